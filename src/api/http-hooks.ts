@@ -1,0 +1,108 @@
+/**
+ * Cross-cutting HTTP behaviour, registered once: raw-body capture (the HMAC signs the body as
+ * sent), per-source and per-key rate limits, authentication by route config, metrics, the
+ * error envelope and the 404 envelope.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceError } from '../domain/errors.ts';
+import { canonicalString } from '../domain/auth/hmac.ts';
+import { authenticateRequest } from '../services/auth/authenticate-request.ts';
+import { mapError } from './error-map.ts';
+import type { ApiContext } from './context.ts';
+
+function header(request: FastifyRequest, name: string): string | null {
+  const value = request.headers[name];
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+function bearer(request: FastifyRequest): string | null {
+  const value = header(request, 'authorization');
+  if (!value) return null;
+  const match = /^Bearer\s+(\S+)$/i.exec(value);
+  return match ? match[1]! : null;
+}
+
+function splitUrl(url: string): { path: string; query: string } {
+  const index = url.indexOf('?');
+  return index === -1 ? { path: url, query: '' } : { path: url.slice(0, index), query: url.slice(index + 1) };
+}
+
+function applyRateLimit(reply: FastifyReply, decision: { allowed: boolean; limit: number; remaining: number; resetMs: number }): void {
+  reply.header('X-RateLimit-Limit', decision.limit);
+  reply.header('X-RateLimit-Remaining', decision.remaining);
+  reply.header('X-RateLimit-Reset', Math.ceil(decision.resetMs / 1000));
+  if (!decision.allowed) {
+    reply.header('Retry-After', Math.max(1, Math.ceil(decision.resetMs / 1000)));
+    throw new ServiceError('RATE_LIMITED', 'too many requests', { retryAfterMs: decision.resetMs });
+  }
+}
+
+function adminTokenMatches(expected: string, presented: string | null): boolean {
+  if (!presented) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function registerHttpHooks(app: FastifyInstance, context: ApiContext): void {
+  app.decorateRequest('auth', null);
+  app.decorateRequest('rawBody', '');
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: 256 * 1024 }, (request, body, done) => {
+    const text = body as string;
+    request.rawBody = text;
+    if (text.length === 0) return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ServiceError('INVALID_REQUEST', 'body is not valid JSON', { errors: [{ field: '(body)', reason: 'json', message: 'body is not valid JSON' }] }), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const auth = request.routeOptions.config.auth ?? 'none';
+    if (auth === 'admin') return;
+    applyRateLimit(reply, context.rateLimiter.hit(`ip:${request.ip}`, context.rateLimit.perSourcePerSec, Date.now()));
+  });
+
+  app.addHook('preHandler', async (request, reply) => {
+    const auth = request.routeOptions.config.auth ?? 'none';
+    if (auth === 'none') return;
+    if (auth === 'admin') {
+      if (!adminTokenMatches(context.adminToken, bearer(request))) throw new ServiceError('ADMIN_UNAUTHORIZED', 'operator token required');
+      return;
+    }
+    const { path, query } = splitUrl(request.url);
+    const accessKey = bearer(request);
+    request.auth = await authenticateRequest(context.authentication, {
+      accessKey,
+      timestamp: header(request, 'service-api-timestamp'),
+      signature: header(request, 'service-api-signature'),
+      canonical: (timestamp) => canonicalString({ timestamp, method: request.method, path, query, body: request.rawBody }),
+    });
+    applyRateLimit(reply, context.rateLimiter.hit(`key:${request.auth.accessKey}`, context.rateLimit.perKeyPerSec, Date.now()));
+    if (auth === 'maker' && !request.auth.makerScoped) {
+      throw new ServiceError('MAKER_SCOPE_REQUIRED', 'this endpoint needs a maker-scoped credential');
+    }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    context.metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    context.metrics.latency.observe({ method: request.method, route }, seconds);
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const mapped = mapError(error);
+    if (mapped.internal) request.log.error({ err: error }, 'request failed');
+    else if (mapped.status >= 500) request.log.warn({ code: mapped.body.error.code }, 'request refused');
+    return reply.status(mapped.status).send(mapped.body);
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    return reply.status(404).send({ error: { code: 'NOT_FOUND', message: `no route ${request.method} ${splitUrl(request.url).path}` } });
+  });
+}

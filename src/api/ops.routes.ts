@@ -1,0 +1,28 @@
+/** Liveness, readiness, Prometheus metrics and the server clock. */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { UnixMillis } from './schemas/common.ts';
+import type { ApiContext } from './context.ts';
+
+export function opsRoutes(context: ApiContext) {
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } as object }, async () => ({ status: 'ok' }));
+
+    app.get('/readyz', { config: { auth: 'none' }, schema: { hide: true } as object }, async (_request, reply) => {
+      const storeReady = !context.draining.value && (await context.store.ping());
+      return reply.status(storeReady ? 200 : 503).send({ status: storeReady ? 'ready' : 'not ready', store: storeReady });
+    });
+
+    app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } as object }, async (_request, reply) => {
+      reply.header('content-type', context.metrics.registry.contentType);
+      return context.metrics.registry.metrics();
+    });
+
+    app.get('/v1/time', {
+      config: { auth: 'none' },
+      schema: { tags: ['ops'], response: { 200: Type.Object({ serverTime: UnixMillis }) } },
+    }, async () => ({ serverTime: context.service.clock.now() }));
+  };
+}

@@ -1,0 +1,30 @@
+/** Typed calls to the operator surface `/admin/v1`, used by the admin CLI and the tests. */
+import { HttpTransport } from './http.ts';
+
+export interface AdminInstrumentInput { base: string; quote: string; type: 'SPOT' | 'PERP'; takerFeeTenthBp: number; minQuoteNotional?: string; enabled?: boolean }
+export interface AdminMakerInput { active: boolean; pairs: string[]; settlementModes: Array<'permit2' | 'promised' | 'xchange'>; spender?: string; adapterSigner?: string }
+
+export class AdminClient {
+  readonly http: HttpTransport;
+  readonly #token: string;
+
+  constructor(baseUrl: string, token: string) {
+    this.http = new HttpTransport(baseUrl);
+    this.#token = token;
+  }
+
+  call<R>(method: string, path: string, body?: unknown, query?: Record<string, string | undefined>): Promise<R> {
+    return this.http.send<R>(method, `/admin/v1${path}`, { bearer: this.#token, ...(body === undefined ? {} : { body }), ...(query ? { query } : {}) });
+  }
+
+  putToken(symbol: string, body: { decimals: number; address?: string }) { return this.call<Record<string, unknown>>('PUT', `/tokens/${symbol}`, body); }
+  putInstrument(instrumentId: string, body: AdminInstrumentInput) { return this.call<Record<string, unknown>>('PUT', `/instruments/${instrumentId}`, body); }
+  putMaker(address: string, body: AdminMakerInput) { return this.call<{ makerId: string } & Record<string, unknown>>('PUT', `/makers/${address}`, body); }
+  listMakers() { return this.call<{ makers: Array<Record<string, unknown>> }>('GET', '/makers'); }
+  adjustBalance(body: { address: string; token: string; amount: string; rail?: 'EVM' | 'VENUE'; memo: string }) {
+    return this.call<{ movementId: string; balance: Record<string, string> }>('POST', '/balances/adjust', body);
+  }
+  invariants() { return this.call<{ ok: boolean; violations: Array<Record<string, unknown>> }>('GET', '/invariants'); }
+  settings() { return this.call<Record<string, number>>('GET', '/settings'); }
+  putSettings(body: Record<string, number>) { return this.call<Record<string, number>>('PUT', '/settings', body); }
+}

@@ -1,0 +1,83 @@
+/**
+ * The typed v1 client used by tests, demo makers, the CLI and integrators: SIWE login, then
+ * every call signed with the issued credential.
+ */
+import type { LocalAccount } from 'viem';
+import { HttpTransport, type Credentials, type RequestOptions } from './http.ts';
+import { signSiwe } from './siwe.ts';
+import type * as T from './types.ts';
+
+export interface LoginOptions {
+  domain?: string;
+  chainId?: number;
+  expiresInSecs?: number;
+}
+
+export class RfqClient {
+  readonly http: HttpTransport;
+  credentials: Credentials | undefined;
+  login: T.LoginResponse | undefined;
+
+  constructor(baseUrl: string, credentials?: Credentials) {
+    this.http = new HttpTransport(baseUrl);
+    this.credentials = credentials;
+  }
+
+  /** Challenge, SIWE-sign with `account`, exchange for an API key; the client keeps it. */
+  async signIn(account: LocalAccount, options: LoginOptions = {}): Promise<T.LoginResponse> {
+    const { nonce } = await this.challenge();
+    const signed = await signSiwe(account, { domain: options.domain ?? 'localhost', chainId: options.chainId ?? 31337, nonce });
+    const login = await this.createApiKey({ ...signed, ...(options.expiresInSecs ? { expiresInSecs: options.expiresInSecs } : {}) });
+    this.credentials = { accessKey: login.accessKey, secret: login.secret };
+    this.login = login;
+    return login;
+  }
+
+  challenge(): Promise<{ nonce: string; expiresAt: number }> {
+    return this.http.send('POST', '/v1/auth/challenge', { body: {} });
+  }
+
+  createApiKey(body: { message: string; signature: string; expiresInSecs?: number | null }): Promise<T.LoginResponse> {
+    return this.http.send('POST', '/v1/auth/api-keys', { body });
+  }
+
+  /** A signed call to any path (used for paths without a typed method and by tests). */
+  signed<R>(method: string, path: string, options: RequestOptions = {}): Promise<R> {
+    return this.http.send<R>(method, path, { ...options, credentials: this.credentials });
+  }
+
+  listApiKeys(): Promise<{ keys: T.ApiKeyView[] }> { return this.signed('GET', '/v1/auth/api-keys'); }
+  revokeApiKey(accessKey: string): Promise<{ accessKey: string; revoked: boolean }> {
+    return this.signed('DELETE', `/v1/auth/api-keys/${encodeURIComponent(accessKey)}`);
+  }
+  time(): Promise<{ serverTime: number }> { return this.http.send('GET', '/v1/time'); }
+
+  instruments(): Promise<{ instruments: T.Instrument[] }> { return this.signed('GET', '/v1/rfq/instruments'); }
+  balances(): Promise<{ balances: T.Balance[] }> { return this.signed('GET', '/v1/rfq/balances'); }
+  ledger(query: { limit?: number; cursor?: string } = {}): Promise<{ entries: T.LedgerView[]; hasMore?: boolean; nextCursor?: string | null }> {
+    return this.signed('GET', '/v1/rfq/ledger', { query });
+  }
+
+  createRfq(body: T.CreateRfqInput): Promise<T.CreateRfqResponse> { return this.signed('POST', '/v1/rfq/requests', { body }); }
+  getRfq(id: string): Promise<T.Rfq> { return this.signed('GET', `/v1/rfq/requests/${encodeURIComponent(id)}`); }
+  listRfqs(query: { status?: T.RfqStatus; limit?: number; cursor?: string } = {}): Promise<T.Page<T.Rfq>> {
+    return this.signed('GET', '/v1/rfq/requests', { query });
+  }
+  cancelRfq(id: string): Promise<T.Rfq> { return this.signed('POST', `/v1/rfq/requests/${encodeURIComponent(id)}/cancel`); }
+  rfqQuotes(id: string, query: { status?: T.QuoteStatus; limit?: number; cursor?: string } = {}): Promise<T.Page<T.Quote>> {
+    return this.signed('GET', `/v1/rfq/requests/${encodeURIComponent(id)}/quotes`, { query });
+  }
+  getQuote(quoteId: string): Promise<T.Quote> { return this.signed('GET', `/v1/rfq/quotes/${encodeURIComponent(quoteId)}`); }
+  accept(rfqId: string, body: { quoteId: string; expectedVersion?: number }): Promise<{ rfqId: string; quoteId: string; status: T.RfqStatus }> {
+    return this.signed('POST', `/v1/rfq/requests/${encodeURIComponent(rfqId)}/accept`, { body });
+  }
+
+  openRfqs(query: { limit?: number; cursor?: string } = {}): Promise<T.Page<T.OpenRfq>> { return this.signed('GET', '/v1/rfq/requests/open', { query }); }
+  submitQuote(body: T.CreateQuoteInput): Promise<{ status: T.QuoteStatus; quoteId: string; version: number }> {
+    return this.signed('POST', '/v1/rfq/quotes', { body });
+  }
+  makerQuotes(query: { status?: T.QuoteStatus[]; limit?: number; cursor?: string } = {}): Promise<T.Page<T.MakerQuote>> {
+    return this.signed('GET', '/v1/rfq/quotes', { query });
+  }
+  cancelQuote(quoteId: string): Promise<T.MakerQuote> { return this.signed('POST', `/v1/rfq/quotes/${encodeURIComponent(quoteId)}/cancel`); }
+}

@@ -1,0 +1,41 @@
+/** Wire types of the v1 REST surface, as a client sees them (amounts are decimal strings). */
+export type Side = 'BUY' | 'SELL';
+export type RfqStatus = 'PENDING' | 'QUOTED' | 'SETTLED' | 'FAILED' | 'CANCELLED';
+export type QuoteStatus = 'SUBMITTED' | 'SELECTED' | 'NOT_SELECTED' | 'EXPIRED' | 'SETTLED' | 'FAILED' | 'CANCELLED';
+
+export interface Page<T> { items: T[]; hasMore: boolean; nextCursor?: string | null }
+export interface LoginResponse { userId: string; account: string; accessKey: string; secret: string; expiresAt: number; makerId?: string }
+export interface ApiKeyView { accessKey: string; createdAt: number; expiresAt: number }
+export interface Instrument { instrumentId: string; base: string; quote: string; type: 'SPOT' | 'PERP'; instrumentType: 'SPOT' | 'PERP'; minQuoteNotional?: string; takerFeeTenthBp: number; enabled?: boolean }
+export interface Balance { token: string; available: string; locked: string; total: string; rail: 'EVM' | 'VENUE' }
+export interface LedgerView { ledgerId: string; token: string; delta: string; source: string; createdAt: number; rail?: string }
+export interface QuoteLeg { token: string; amount: string }
+
+export interface Rfq {
+  id: string; instrumentId: string; side: Side; baseQty: string; status: RfqStatus; autoAccept: boolean;
+  createdAt: number; auctionEndsAt: number; expiresAt: number; settlementDeadline: number;
+  quoteLimit?: string | null; quotedAt?: number | null; settledAt?: number | null;
+  executedPayAmount?: string | null; executedRecvAmount?: string | null; takerFee?: string | null;
+  txHash?: string | null; failureCode?: string | null; failureReason?: string | null;
+}
+export interface CreateRfqInput {
+  instrumentId: string; side: Side; baseQty: string; quoteLimit?: string; autoAccept?: boolean;
+  windowMs?: number; windowSecs?: number; idempotencyKey?: string;
+}
+export interface CreateRfqResponse { rfqId: string; status: RfqStatus; auctionEndsAt: number; expiresAt: number }
+export interface Quote {
+  rfqId: string; quoteId: string; version: number; instrumentId: string; side: Side; status: QuoteStatus;
+  makerPays: QuoteLeg; makerReceives: QuoteLeg; takerTotal: string; receivedAt: number;
+  acceptableForMs?: number | null; expiryMs?: number | null;
+}
+export interface MakerQuote {
+  rfqId: string; quoteId: string; version: number; instrumentId: string; side: Side; status: QuoteStatus;
+  makerPays: QuoteLeg; makerReceives: QuoteLeg; receivedAt: number; acceptableForMs?: number | null;
+  settlementDeadline?: number | null; deliveryDeadline?: number | null; permitSignature?: string | null; spender?: string | null;
+  windowStartsAt?: number | null; windowEndsAt?: number | null; settledAt?: number | null; txHash?: string | null;
+}
+export interface OpenRfq { id: string; instrumentId: string; side: Side; baseQty: string; autoAccept: boolean; createdAt: number; auctionEndsAt: number; expiresAt: number; settlementDeadline: number }
+export interface CreateQuoteInput {
+  rfqId: string; instrumentId: string; side: Side; makerPays: QuoteLeg; makerReceives: QuoteLeg;
+  acceptableForMs?: number; expiryMs?: number;
+}

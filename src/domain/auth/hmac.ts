@@ -1,0 +1,33 @@
+/**
+ * The HMAC request-signing recipe of DESIGN.md section 4, shared by the server and the client.
+ * Canonical string: timestamp, METHOD, path, query (no '?'), body, joined by '\n'.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export interface CanonicalRequest {
+  timestamp: string;
+  method: string;
+  path: string;
+  query: string;
+  body: string;
+}
+
+export function canonicalString(request: CanonicalRequest): string {
+  return [request.timestamp, request.method.toUpperCase(), request.path, request.query, request.body].join('\n');
+}
+
+/** base64(HMAC-SHA256(base64decode(secret), canonical)). */
+export function signCanonical(secretBase64: string, canonical: string): string {
+  return createHmac('sha256', Buffer.from(secretBase64, 'base64')).update(canonical, 'utf8').digest('base64');
+}
+
+export function signatureMatches(secretBase64: string, canonical: string, presented: string): boolean {
+  const expected = Buffer.from(signCanonical(secretBase64, canonical), 'base64');
+  const actual = Buffer.from(presented, 'base64');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** The WebSocket `auth` frame signs GET of the socket path with empty query and body. */
+export function wsAuthCanonical(signedAt: number, path: string): string {
+  return canonicalString({ timestamp: String(signedAt), method: 'GET', path, query: '', body: '' });
+}

@@ -1,0 +1,45 @@
+/**
+ * The closed list of error codes this service emits, with the HTTP status each maps to.
+ * The spec calls the set open (clients tolerate new codes); adding one here is additive.
+ * `docs/errors.md` lists the same codes; a test keeps the two in sync.
+ */
+export const errorCodes = {
+  INVALID_REQUEST: { status: 400, meaning: 'Body, query or path failed validation; details.errors lists each field.' },
+  AMOUNT_OVER_PRECISE: { status: 400, meaning: 'More fractional digits than the token allows; details.maxDecimals.' },
+  BELOW_MIN_NOTIONAL: { status: 400, meaning: 'BUY limit below minQuoteNotional plus fee; details.minQuoteNotional.' },
+  PERP_AUTO_ACCEPT_UNSUPPORTED: { status: 400, meaning: 'autoAccept true on a perp instrument.' },
+  INSTRUMENT_NOT_FOUND: { status: 400, meaning: 'No such instrument.' },
+  INSTRUMENT_DISABLED: { status: 400, meaning: 'The instrument exists but is not enabled.' },
+  TOKEN_NOT_FOUND: { status: 400, meaning: 'No such token.' },
+  LEGS_MISMATCH: { status: 400, meaning: 'Quote legs do not match the RFQ instrument, side or quantity.' },
+  SELF_QUOTE: { status: 400, meaning: 'A maker cannot quote on its own RFQ.' },
+  INSUFFICIENT_BALANCE: { status: 400, meaning: 'Available balance does not cover the amount to lock.' },
+  UNAUTHENTICATED: { status: 401, meaning: 'Missing, unknown, expired or revoked credential, or missing auth headers.' },
+  TIMESTAMP_OUT_OF_WINDOW: { status: 401, meaning: 'Service-API-Timestamp more than 30 s from the server clock; details.serverTime.' },
+  TIMESTAMP_REUSED: { status: 401, meaning: 'This (access key, timestamp) pair was already accepted; details.serverTime.' },
+  SIWE_INVALID: { status: 401, meaning: 'The sign-in message or its signature failed verification; details.reason.' },
+  SIGNATURE_MISMATCH: { status: 403, meaning: 'Known access key, wrong request signature.' },
+  MAKER_SCOPE_REQUIRED: { status: 403, meaning: 'The credential is not maker-scoped.' },
+  MAKER_NOT_APPROVED: { status: 403, meaning: 'The maker is not approved for this pair or is inactive or suspended.' },
+  FORBIDDEN: { status: 403, meaning: 'The object belongs to another account.' },
+  ADMIN_UNAUTHORIZED: { status: 401, meaning: 'Missing or wrong operator bearer token.' },
+  NOT_FOUND: { status: 404, meaning: 'No such route or object.' },
+  QUOTE_VERSION_MISMATCH: { status: 409, meaning: 'expectedVersion differs from the quote version.' },
+  QUOTE_NOT_ACCEPTABLE: { status: 409, meaning: 'Quote not SUBMITTED, outside the maker window, or outside quoteLimit.' },
+  RFQ_NOT_PENDING: { status: 409, meaning: 'The RFQ is no longer PENDING.' },
+  AUCTION_CLOSED: { status: 409, meaning: 'auctionEndsAt has passed.' },
+  QUOTE_NOT_OPEN: { status: 409, meaning: 'Maker cancel of a quote that is no longer open.' },
+  CONFLICT: { status: 409, meaning: 'The object is not in a state that allows this operation.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, meaning: 'The idempotencyKey was already used for a different request.' },
+  RATE_LIMITED: { status: 429, meaning: 'Too many requests; Retry-After says when to retry.' },
+  PAYLOAD_TOO_LARGE: { status: 413, meaning: 'Request body over the size limit.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'Body is not application/json.' },
+  NOT_AVAILABLE: { status: 503, meaning: 'Feature not available in this deployment (e.g. devnet-only).' },
+  INTERNAL: { status: 500, meaning: 'Internal server error; nothing internal is revealed.' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export function httpStatusOf(code: ErrorCode): number {
+  return errorCodes[code].status;
+}

@@ -1,0 +1,44 @@
+/**
+ * Builds the Fastify application (no listen): hooks, every route plugin, OpenAPI from the same
+ * TypeBox schemas. `listen()` is the caller's business, so tests and nodes share this.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import websocket from '@fastify/websocket';
+import type { Logger } from 'pino';
+import { registerHttpHooks } from '../api/http-hooks.ts';
+import { validatorCompiler } from '../api/validation.ts';
+import { opsRoutes } from '../api/ops.routes.ts';
+import { authRoutes } from '../api/v1/auth.routes.ts';
+import type { ApiContext } from '../api/context.ts';
+import { routePlugins } from './route-plugins.ts';
+
+export async function buildApp(context: ApiContext, logger: Logger): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    trustProxy: false,
+    bodyLimit: 256 * 1024,
+    requestIdHeader: 'x-request-id',
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'rfq-service', version: '1.0.0', description: 'RFQ venue: REST v1, operator surface. See docs/ for the WebSocket reference.' },
+      components: {
+        securitySchemes: {
+          hmac: { type: 'http', scheme: 'bearer', description: 'Access key as bearer plus Service-API-Timestamp and Service-API-Signature headers' },
+        },
+      },
+    },
+  });
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  registerHttpHooks(app, context);
+  await app.register(opsRoutes(context));
+  await app.register(authRoutes(context));
+  for (const plugin of routePlugins(context)) await app.register(plugin);
+  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } as object }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,178 @@
+/**
+ * Configuration, read once from the environment, validated and frozen. Names and defaults follow
+ * DESIGN.md section 7; every added setting carries its unit in the name. Unknown `RFQ_*` variables
+ * are refused so a typo cannot silently fall back to a default.
+ *
+ * Mode: `RFQ_MODE=embedded|production`; when unset it is `production` if `DATABASE_URL`,
+ * `CHAIN_RPC_URL` or `VENUE_URL` is set, else `embedded`. Embedded mode starts what is missing
+ * (PGlite, anvil, venue simulator) and generates keys into the data directory; production starts
+ * nothing and requires every external setting.
+ */
+import path from 'node:path';
+
+export interface RateLimitConfig {
+  /** Requests per second allowed per access key (signed requests). */
+  perKeyPerSec: number;
+  /** Requests per second allowed per source address (every request). */
+  perSourcePerSec: number;
+}
+
+export interface WsConfig {
+  handshakeDeadlineMs: number;
+  maxUnauthenticatedPerSource: number;
+  maxSessionsPerAccount: number;
+  inboundFramesPerSec: number;
+  pingIntervalMs: number;
+  sendBufferBytes: number;
+  priceStaleMs: number;
+  outboxRetentionMs: number;
+}
+
+export interface Config {
+  mode: 'embedded' | 'production';
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | null;
+  databasePoolSize: number;
+  chainRpcUrl: string | null;
+  venueUrl: string | null;
+  siweDomain: string;
+  chainId: number;
+  /** Operator bearer token; null in embedded mode means "generate into the data dir". */
+  adminToken: string | null;
+  /** Base64 32-byte key encrypting API secrets at rest; null in embedded mode means generate. */
+  secretKey: string | null;
+  demoMakers: boolean;
+  logLevel: string;
+  rateLimit: RateLimitConfig;
+  ws: WsConfig;
+  /** Background workers this node runs: auctions, settlement, dispatch, withdrawals. */
+  workers: ReadonlySet<string>;
+  shutdownGraceMs: number;
+}
+
+const KNOWN = new Set([
+  'RFQ_MODE', 'RFQ_DATA_DIR', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_SIWE_DOMAIN', 'RFQ_CHAIN_ID', 'RFQ_DEMO_MAKERS',
+  'RFQ_LOG_LEVEL', 'RFQ_RATE_LIMIT_PER_KEY_PER_SEC', 'RFQ_RATE_LIMIT_PER_SOURCE_PER_SEC', 'RFQ_WS_HANDSHAKE_DEADLINE_MS',
+  'RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE', 'RFQ_WS_MAX_SESSIONS_PER_ACCOUNT', 'RFQ_WS_INBOUND_FRAMES_PER_SEC',
+  'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WORKERS',
+  'RFQ_DATABASE_POOL_SIZE', 'RFQ_SHUTDOWN_GRACE_MS',
+]);
+
+export const ALL_WORKERS = ['auctions', 'settlement', 'dispatch', 'withdrawals'] as const;
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Readonly<Config> {
+  const problems: string[] = [];
+  for (const name of Object.keys(env)) {
+    if (name.startsWith('RFQ_') && !KNOWN.has(name)) problems.push(`${name}: unknown setting (see docs/operator-guide.md)`);
+  }
+  const text = (name: string): string | null => {
+    const value = env[name];
+    return value === undefined || value === '' ? null : value;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = text(name);
+    if (raw === null) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name}: must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = text(name);
+    if (raw === null) return fallback;
+    if (['1', 'true', 'yes'].includes(raw)) return true;
+    if (['0', 'false', 'no'].includes(raw)) return false;
+    problems.push(`${name}: must be 1/true/yes or 0/false/no, got ${JSON.stringify(raw)}`);
+    return fallback;
+  };
+  const url = (name: string, protocols: string[]): string | null => {
+    const raw = text(name);
+    if (raw === null) return null;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) problems.push(`${name}: protocol must be one of ${protocols.join(', ')}`);
+    } catch {
+      problems.push(`${name}: not a valid URL`);
+    }
+    return raw;
+  };
+
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const chainRpcUrl = url('CHAIN_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']);
+  const venueUrl = url('VENUE_URL', ['http:', 'https:']);
+  const explicitMode = text('RFQ_MODE');
+  if (explicitMode !== null && explicitMode !== 'embedded' && explicitMode !== 'production') {
+    problems.push(`RFQ_MODE: must be embedded or production, got ${JSON.stringify(explicitMode)}`);
+  }
+  const mode: Config['mode'] =
+    explicitMode === 'embedded' || explicitMode === 'production'
+      ? explicitMode
+      : databaseUrl || chainRpcUrl || venueUrl
+        ? 'production'
+        : 'embedded';
+
+  const adminToken = text('RFQ_ADMIN_TOKEN');
+  const secretKey = text('RFQ_SECRET_KEY');
+  if (adminToken !== null && adminToken.length < 16) problems.push('RFQ_ADMIN_TOKEN: must be at least 16 characters');
+  if (secretKey !== null && Buffer.from(secretKey, 'base64').length !== 32) problems.push('RFQ_SECRET_KEY: must be 32 bytes, base64-encoded');
+  if (mode === 'production') {
+    if (!databaseUrl) problems.push('DATABASE_URL: required in production mode (postgres://...)');
+    if (!chainRpcUrl) problems.push('CHAIN_RPC_URL: required in production mode (EVM JSON-RPC URL)');
+    if (!venueUrl) problems.push('VENUE_URL: required in production mode (Hyperliquid-compatible API URL)');
+    if (!adminToken) problems.push('RFQ_ADMIN_TOKEN: required in production mode (operator bearer token)');
+    if (!secretKey) problems.push('RFQ_SECRET_KEY: required in production mode (32 bytes, base64; encrypts API secrets)');
+  }
+
+  const workersRaw = text('RFQ_WORKERS');
+  const workers = new Set<string>(workersRaw === null ? ALL_WORKERS : workersRaw === 'none' ? [] : workersRaw.split(','));
+  for (const worker of workers) {
+    if (!(ALL_WORKERS as readonly string[]).includes(worker)) problems.push(`RFQ_WORKERS: unknown worker ${JSON.stringify(worker)} (known: ${ALL_WORKERS.join(', ')}, or none)`);
+  }
+
+  const config: Config = {
+    mode,
+    host: text('HOST') ?? '127.0.0.1',
+    port: int('PORT', 8080, 0, 65535),
+    dataDir: path.resolve(cwd, text('RFQ_DATA_DIR') ?? './.rfq-data'),
+    databaseUrl,
+    databasePoolSize: int('RFQ_DATABASE_POOL_SIZE', 10, 1, 200),
+    chainRpcUrl,
+    venueUrl,
+    siweDomain: text('RFQ_SIWE_DOMAIN') ?? 'localhost',
+    chainId: int('RFQ_CHAIN_ID', 31337, 1, 2 ** 31),
+    adminToken,
+    secretKey,
+    demoMakers: bool('RFQ_DEMO_MAKERS', mode === 'embedded'),
+    logLevel: text('RFQ_LOG_LEVEL') ?? 'info',
+    rateLimit: {
+      perKeyPerSec: int('RFQ_RATE_LIMIT_PER_KEY_PER_SEC', 100, 1, 1_000_000),
+      perSourcePerSec: int('RFQ_RATE_LIMIT_PER_SOURCE_PER_SEC', 1000, 1, 1_000_000),
+    },
+    ws: {
+      handshakeDeadlineMs: int('RFQ_WS_HANDSHAKE_DEADLINE_MS', 5000, 100, 60_000),
+      maxUnauthenticatedPerSource: int('RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE', 32, 1, 1_000_000),
+      maxSessionsPerAccount: int('RFQ_WS_MAX_SESSIONS_PER_ACCOUNT', 16, 1, 1_000_000),
+      inboundFramesPerSec: int('RFQ_WS_INBOUND_FRAMES_PER_SEC', 50, 1, 1_000_000),
+      pingIntervalMs: int('RFQ_WS_PING_INTERVAL_MS', 15_000, 100, 600_000),
+      sendBufferBytes: int('RFQ_WS_SEND_BUFFER_BYTES', 1 << 20, 1024, 1 << 30),
+      priceStaleMs: int('RFQ_PRICE_STALE_MS', 5000, 100, 600_000),
+      outboxRetentionMs: int('RFQ_OUTBOX_RETENTION_MS', 24 * 3600_000, 1000, 30 * 24 * 3600_000),
+    },
+    workers,
+    shutdownGraceMs: int('RFQ_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

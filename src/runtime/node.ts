@@ -1,0 +1,97 @@
+/**
+ * One service node: store (opened and migrated), dependencies, HTTP/WS app, background workers.
+ * The embedded stack and the tests both start nodes through here.
+ */
+import { randomBytes } from 'node:crypto';
+import pino, { type Logger } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { openStore, type Store, type StoreLocation } from '../store/database.ts';
+import { migrateToLatest } from '../store/migrate.ts';
+import { ReferenceData } from '../store/reference-data.ts';
+import { SettingsCache } from '../store/settings.ts';
+import { systemIds } from '../services/ids.ts';
+import { createSecretBox } from '../services/secret-box.ts';
+import { defaultAuthSettings, systemClock, type Clock, type ServiceDeps } from '../services/deps.ts';
+import { CredentialCache } from '../services/auth/credential-cache.ts';
+import { TimestampClaims } from '../services/auth/timestamp-claims.ts';
+import { SharedRateLimiter } from '../api/rate-limiter.ts';
+import { createHttpMetrics } from '../api/metrics.ts';
+import type { ApiContext } from '../api/context.ts';
+import { buildApp } from './build-app.ts';
+import { startWorkers, type Workers } from './workers.ts';
+
+export interface NodeOptions {
+  store: StoreLocation | Store;
+  host?: string;
+  port?: number;
+  adminToken: string;
+  secretKey: string;
+  siweDomain?: string;
+  chainId?: number;
+  rateLimit?: { perKeyPerSec: number; perSourcePerSec: number };
+  workers?: ReadonlySet<string>;
+  embedded?: boolean;
+  logLevel?: string;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface RunningNode {
+  app: FastifyInstance;
+  context: ApiContext;
+  url: string;
+  store: Store;
+  close(): Promise<void>;
+}
+
+export function generateSecretKey(): string {
+  return randomBytes(32).toString('base64');
+}
+
+export async function startNode(options: NodeOptions): Promise<RunningNode> {
+  const logger = options.logger ?? pino({ level: options.logLevel ?? 'warn', redact: ['req.headers.authorization', 'req.headers["service-api-signature"]', '*.secret'] });
+  const store = 'db' in options.store ? options.store : await openStore(options.store);
+  await migrateToLatest(store.db);
+  const clock = options.clock ?? systemClock;
+  const service: ServiceDeps = {
+    db: store.db,
+    clock,
+    ids: systemIds,
+    secrets: createSecretBox(options.secretKey),
+    refdata: new ReferenceData(store.db, () => clock.now()),
+    settings: new SettingsCache(store.db),
+    auth: { siweDomain: options.siweDomain ?? 'localhost', chainId: options.chainId ?? 31337, ...defaultAuthSettings },
+  };
+  const rateLimiter = new SharedRateLimiter(store.db);
+  const context: ApiContext = {
+    service,
+    authentication: { service, credentials: new CredentialCache(), claims: new TimestampClaims(store.db) },
+    store,
+    adminToken: options.adminToken,
+    rateLimiter,
+    rateLimit: options.rateLimit ?? { perKeyPerSec: 100, perSourcePerSec: 1000 },
+    metrics: createHttpMetrics(),
+    embedded: options.embedded ?? false,
+    draining: { value: false },
+    extraInvariants: [],
+  };
+  const app = await buildApp(context, logger);
+  const workers: Workers = await startWorkers(context, options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals']), logger);
+  const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  let closed = false;
+  return {
+    app,
+    context,
+    url: address.replace('[::1]', '127.0.0.1'),
+    store,
+    async close() {
+      if (closed) return;
+      closed = true;
+      context.draining.value = true;
+      await app.close();
+      await workers.stop();
+      rateLimiter.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,9 @@
+/** Every route plugin beyond ops and auth, in registration order. */
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../api/context.ts';
+import { accountRoutes } from '../api/v1/account.routes.ts';
+import { adminRoutes } from '../api/admin/admin.routes.ts';
+
+export function routePlugins(context: ApiContext): Array<(app: FastifyInstance) => Promise<void>> {
+  return [accountRoutes(context), adminRoutes(context)];
+}

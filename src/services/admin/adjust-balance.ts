@@ -1,0 +1,65 @@
+/**
+ * POST /admin/v1/balances/adjust: an ADJUSTMENT movement between the user's book and the
+ * adjustments book. A debit that would take `available` below zero is refused.
+ */
+import { getAddress } from 'viem';
+import { ServiceError, invalidField } from '../../domain/errors.ts';
+import { formatAmount, parseAmount } from '../../domain/money/index.ts';
+import { postMovement, type Rail } from '../../store/ledger.ts';
+import { appendEvent } from '../../store/outbox.ts';
+import { balanceSnapshotFrame } from '../account/balances.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { ensureAccount } from './makers.ts';
+
+export interface AdjustInput { address: string; token: string; amount: string; rail?: Rail; memo: string }
+
+export async function adjustBalance(deps: ServiceDeps, input: AdjustInput) {
+  let address: string;
+  try {
+    address = getAddress(input.address);
+  } catch {
+    throw invalidField('address', 'address', 'address is not a valid EVM address');
+  }
+  const reference = await deps.refdata.current();
+  const token = reference.tokens.get(input.token);
+  if (!token) throw new ServiceError('TOKEN_NOT_FOUND', `token ${input.token} is not listed`);
+  const delta = parseAmount(input.amount, token.decimals, { field: 'amount', signed: true });
+  if (delta === 0n) throw invalidField('amount', 'zero', 'amount must not be zero');
+  const rail: Rail = input.rail ?? 'EVM';
+  const now = deps.clock.now();
+  const movementId = deps.ids.uuid();
+  return deps.db.transaction().execute(async (tx) => {
+    const accountId = await ensureAccount(tx, deps, address);
+    await postMovement(tx, {
+      movementId,
+      kind: 'ADJUSTMENT',
+      memo: input.memo,
+      at: now,
+      postingIds: [deps.ids.uuid(), deps.ids.uuid()],
+      postings: [
+        { book: 'user', accountId, token: token.symbol, rail, delta, source: 'ADJUSTMENT' },
+        { book: 'adjustments', token: token.symbol, rail, delta: -delta, source: 'ADJUSTMENT' },
+      ],
+    });
+    const frame = await balanceSnapshotFrame(tx, deps, accountId);
+    await appendEvent(tx, { accountId, topic: 'balances', frame }, now);
+    const row = await tx
+      .selectFrom('balances')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('token', '=', token.symbol)
+      .where('rail', '=', rail)
+      .executeTakeFirstOrThrow();
+    return {
+      movementId,
+      accountId,
+      balance: {
+        token: token.symbol,
+        rail,
+        available: formatAmount(row.available, token.decimals),
+        locked: formatAmount(row.locked, token.decimals),
+        total: formatAmount(row.available + row.locked, token.decimals),
+      },
+    };
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * Maker registration (PUT /admin/v1/makers/{address}): creates the account when new, records the
+ * approved pairs and settlement modes. A suspension after repeated settlement failures shows here
+ * and can be lifted by the operator.
+ */
+import { getAddress } from 'viem';
+import { invalidField } from '../../domain/errors.ts';
+import type { Tx } from '../../store/transaction.ts';
+import type { ServiceDeps } from '../deps.ts';
+
+export type SettlementMode = 'permit2' | 'promised' | 'xchange';
+
+export interface MakerInput {
+  active: boolean;
+  pairs: string[];
+  settlementModes: SettlementMode[];
+  spender?: string | null;
+  adapterSigner?: string | null;
+  /** Set false to lift a suspension. */
+  suspended?: boolean;
+}
+
+/** Checks a spender is a wrapper the project's factory deployed for this maker (chain adapter). */
+export type SpenderCheck = (maker: string, spender: string) => Promise<boolean>;
+
+export interface MakerView {
+  makerId: string;
+  address: string;
+  active: boolean;
+  pairs: string[];
+  settlementModes: string[];
+  spender: string | null;
+  adapterSigner: string | null;
+  suspendedUntil: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export async function ensureAccount(tx: Tx, deps: ServiceDeps, address: string): Promise<string> {
+  await tx
+    .insertInto('accounts')
+    .values({ id: deps.ids.uuid(), address, created_at: deps.clock.now() })
+    .onConflict((oc) => oc.column('address').doNothing())
+    .execute();
+  const row = await tx.selectFrom('accounts').select('id').where('address', '=', address).executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function putMaker(deps: ServiceDeps, rawAddress: string, input: MakerInput, spenderCheck?: SpenderCheck): Promise<MakerView> {
+  let address: string;
+  try {
+    address = getAddress(rawAddress);
+  } catch {
+    throw invalidField('address', 'address', 'address is not a valid EVM address');
+  }
+  const pairs = [...new Set(input.pairs)];
+  for (const [i, pair] of pairs.entries()) {
+    if (!/^[A-Z0-9]{1,16}-[A-Z0-9]{1,16}$/.test(pair)) throw invalidField(`pairs[${i}]`, 'pattern', 'pair must be BASE-QUOTE');
+  }
+  const spender = input.spender ? normaliseAddress(input.spender, 'spender') : null;
+  const adapterSigner = input.adapterSigner ? normaliseAddress(input.adapterSigner, 'adapterSigner') : null;
+  if (input.settlementModes.includes('xchange') && !adapterSigner) {
+    throw invalidField('adapterSigner', 'required', 'adapterSigner is required for xchange mode');
+  }
+  if (spender && spenderCheck && !(await spenderCheck(address, spender))) {
+    throw invalidField('spender', 'notFactoryWrapper', 'spender must be wrapperOf(maker) on the RfqMakerWrapperFactory');
+  }
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (tx) => {
+    const accountId = await ensureAccount(tx, deps, address);
+    const values = {
+      maker_id: deps.ids.uuid(),
+      account_id: accountId,
+      active: input.active,
+      pairs: JSON.stringify(pairs),
+      settlement_modes: JSON.stringify([...new Set(input.settlementModes)]),
+      spender,
+      adapter_signer: adapterSigner,
+      suspended_until: null,
+      created_at: now,
+      updated_at: now,
+    };
+    const row = await tx
+      .insertInto('makers')
+      .values(values)
+      .onConflict((oc) =>
+        oc.column('account_id').doUpdateSet({
+          active: values.active,
+          pairs: values.pairs,
+          settlement_modes: values.settlement_modes,
+          spender,
+          adapter_signer: adapterSigner,
+          updated_at: now,
+          ...(input.suspended === false ? { suspended_until: null } : {}),
+        }),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toMakerView(row, address);
+  });
+}
+
+function normaliseAddress(value: string, field: string): string {
+  try {
+    return getAddress(value);
+  } catch {
+    throw invalidField(field, 'address', `${field} is not a valid EVM address`);
+  }
+}
+
+export function toMakerView(
+  row: { maker_id: string; active: boolean; pairs: string[]; settlement_modes: string[]; spender: string | null; adapter_signer: string | null; suspended_until: number | null; created_at: number; updated_at: number },
+  address: string,
+): MakerView {
+  return {
+    makerId: row.maker_id,
+    address,
+    active: row.active,
+    pairs: row.pairs,
+    settlementModes: row.settlement_modes,
+    spender: row.spender,
+    adapterSigner: row.adapter_signer,
+    suspendedUntil: row.suspended_until,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function listMakers(deps: ServiceDeps): Promise<MakerView[]> {
+  const rows = await deps.db
+    .selectFrom('makers')
+    .innerJoin('accounts', 'accounts.id', 'makers.account_id')
+    .selectAll('makers')
+    .select('accounts.address')
+    .orderBy('makers.created_at')
+    .execute();
+  return rows.map((row) => toMakerView(row, row.address));
+}

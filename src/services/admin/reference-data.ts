@@ -1,0 +1,72 @@
+/** Operator writes of tokens and instruments (PUT = create or update). */
+import { ServiceError, invalidField } from '../../domain/errors.ts';
+import { parseAmount } from '../../domain/money/index.ts';
+import type { ServiceDeps } from '../deps.ts';
+
+export interface TokenInput { decimals: number; address?: string | null }
+
+export async function putToken(deps: ServiceDeps, symbol: string, input: TokenInput) {
+  const now = deps.clock.now();
+  const values = { symbol, decimals: input.decimals, address: input.address ?? null, updated_at: now };
+  await deps.db.transaction().execute(async (tx) => {
+    const existing = await tx.selectFrom('tokens').select('decimals').where('symbol', '=', symbol).forUpdate().executeTakeFirst();
+    // Changing decimals would silently rescale every stored amount of this token.
+    if (existing && existing.decimals !== input.decimals) {
+      throw new ServiceError('CONFLICT', `decimals of ${symbol} cannot change (stored ${existing.decimals})`);
+    }
+    await tx.insertInto('tokens').values(values).onConflict((oc) => oc.column('symbol').doUpdateSet({ address: values.address, updated_at: now })).execute();
+  });
+  deps.refdata.invalidate();
+  return { symbol, decimals: input.decimals, address: input.address ?? null };
+}
+
+export interface InstrumentInput {
+  base: string;
+  quote: string;
+  type: 'SPOT' | 'PERP';
+  takerFeeTenthBp: number;
+  minQuoteNotional?: string | null;
+  enabled?: boolean;
+}
+
+export async function putInstrument(deps: ServiceDeps, instrumentId: string, input: InstrumentInput) {
+  if (instrumentId !== `${input.base}-${input.quote}-${input.type}`) {
+    throw invalidField('instrumentId', 'mismatch', `instrumentId must be ${input.base}-${input.quote}-${input.type}`);
+  }
+  const now = deps.clock.now();
+  const result = await deps.db.transaction().execute(async (tx) => {
+    const tokens = await tx.selectFrom('tokens').select(['symbol', 'decimals']).where('symbol', 'in', [input.base, input.quote]).execute();
+    const quoteToken = tokens.find((t) => t.symbol === input.quote);
+    if (!tokens.some((t) => t.symbol === input.base)) throw new ServiceError('TOKEN_NOT_FOUND', `token ${input.base} is not listed`);
+    if (!quoteToken) throw new ServiceError('TOKEN_NOT_FOUND', `token ${input.quote} is not listed`);
+    const minQuoteNotional =
+      input.minQuoteNotional === undefined || input.minQuoteNotional === null
+        ? null
+        : parseAmount(input.minQuoteNotional, quoteToken.decimals, { field: 'minQuoteNotional' });
+    const row = {
+      instrument_id: instrumentId,
+      base: input.base,
+      quote: input.quote,
+      type: input.type,
+      taker_fee_tenth_bp: input.takerFeeTenthBp,
+      min_quote_notional: minQuoteNotional,
+      enabled: input.enabled ?? true,
+      updated_at: now,
+    };
+    await tx
+      .insertInto('instruments')
+      .values(row)
+      .onConflict((oc) =>
+        oc.column('instrument_id').doUpdateSet({
+          taker_fee_tenth_bp: row.taker_fee_tenth_bp,
+          min_quote_notional: row.min_quote_notional,
+          enabled: row.enabled,
+          updated_at: now,
+        }),
+      )
+      .execute();
+    return { instrumentId, base: input.base, quote: input.quote, type: input.type, takerFeeTenthBp: input.takerFeeTenthBp, minQuoteNotional: input.minQuoteNotional ?? null, enabled: row.enabled };
+  });
+  deps.refdata.invalidate();
+  return result;
+}

@@ -1,0 +1,64 @@
+/**
+ * Verifies a signed REST request or WebSocket `auth` frame (DESIGN.md section 4):
+ * credential known, live and unrevoked (401 UNAUTHENTICATED); timestamp within the skew either
+ * way (401 TIMESTAMP_OUT_OF_WINDOW); signature (403 SIGNATURE_MISMATCH); then the
+ * (access key, timestamp) pair is claimed once across all nodes (401 TIMESTAMP_REUSED).
+ * The claim comes last so a forged request cannot burn a legitimate timestamp.
+ */
+import { ServiceError } from '../../domain/errors.ts';
+import { signatureMatches } from '../../domain/auth/hmac.ts';
+import type { ServiceDeps } from '../deps.ts';
+import type { CredentialCache, Credential } from './credential-cache.ts';
+import type { TimestampClaims } from './timestamp-claims.ts';
+
+export interface SignedRequest {
+  accessKey: string | null;
+  timestamp: string | null;
+  signature: string | null;
+  canonical: (timestamp: string) => string;
+}
+
+export interface AuthContext {
+  accountId: string;
+  address: string;
+  accessKey: string;
+  makerScoped: boolean;
+}
+
+export interface AuthenticateDeps {
+  service: ServiceDeps;
+  credentials: CredentialCache;
+  claims: TimestampClaims;
+}
+
+export async function authenticateRequest(deps: AuthenticateDeps, request: SignedRequest): Promise<AuthContext> {
+  const now = deps.service.clock.now();
+  if (!request.accessKey) throw new ServiceError('UNAUTHENTICATED', 'missing credential (Authorization: Bearer <accessKey>)');
+  if (!request.timestamp) throw new ServiceError('UNAUTHENTICATED', 'missing Service-API-Timestamp header');
+  if (!request.signature) throw new ServiceError('UNAUTHENTICATED', 'missing Service-API-Signature header');
+  const credential: Credential | null = await deps.credentials.get(deps.service, request.accessKey);
+  if (!credential) throw new ServiceError('UNAUTHENTICATED', 'unknown access key');
+  if (credential.revokedAt !== null) throw new ServiceError('UNAUTHENTICATED', 'access key revoked');
+  if (credential.expiresAt <= now) throw new ServiceError('UNAUTHENTICATED', 'access key expired');
+  if (!/^\d{1,16}$/.test(request.timestamp)) {
+    throw new ServiceError('TIMESTAMP_OUT_OF_WINDOW', 'Service-API-Timestamp must be unix milliseconds', { serverTime: now });
+  }
+  const signedAt = Number(request.timestamp);
+  if (Math.abs(now - signedAt) > deps.service.auth.timestampSkewMs) {
+    throw new ServiceError('TIMESTAMP_OUT_OF_WINDOW', 'Service-API-Timestamp is more than 30 s from the server clock', {
+      serverTime: now,
+    });
+  }
+  if (!signatureMatches(credential.secret, request.canonical(request.timestamp), request.signature)) {
+    throw new ServiceError('SIGNATURE_MISMATCH', 'signature does not match the request');
+  }
+  if (!(await deps.claims.claim(credential.accessKey, signedAt))) {
+    throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime: now });
+  }
+  return {
+    accountId: credential.accountId,
+    address: credential.address,
+    accessKey: credential.accessKey,
+    makerScoped: credential.makerScoped,
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * What every use case receives as its first argument. No globals: tests and nodes build their own.
+ */
+import type { Db } from '../store/transaction.ts';
+import type { ReferenceData } from '../store/reference-data.ts';
+import type { SettingsCache } from '../store/settings.ts';
+import type { IdSource } from './ids.ts';
+import type { SecretBox } from './secret-box.ts';
+
+export interface Clock {
+  /** Unix milliseconds. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export interface AuthSettings {
+  siweDomain: string;
+  chainId: number;
+  /** Allowed distance between Service-API-Timestamp and the server clock, either way. */
+  timestampSkewMs: number;
+  challengeTtlMs: number;
+  defaultKeyLifetimeSecs: number;
+  maxKeyLifetimeSecs: number;
+}
+
+export const defaultAuthSettings = {
+  timestampSkewMs: 30_000,
+  challengeTtlMs: 5 * 60_000,
+  defaultKeyLifetimeSecs: 14 * 24 * 3600,
+  maxKeyLifetimeSecs: 90 * 24 * 3600,
+} as const;
+
+export interface ServiceDeps {
+  db: Db;
+  clock: Clock;
+  ids: IdSource;
+  secrets: SecretBox;
+  refdata: ReferenceData;
+  settings: SettingsCache;
+  auth: AuthSettings;
+}

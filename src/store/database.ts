@@ -1,0 +1,119 @@
+/**
+ * Opens the store: a real PostgreSQL server through `pg`, or embedded PGlite (WASM Postgres)
+ * in a directory or in memory. Both are driven by the same Kysely dialect and the same SQL.
+ *
+ * Type parsing is pinned the same on both: NUMERIC (amounts, NUMERIC(78,0)) -> bigint and
+ * INT8 (UnixMillis, sequence numbers) -> number, so repositories never see driver differences.
+ */
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+import { PGlitePool } from './pglite-pool.ts';
+import type { DB } from './schema.ts';
+
+const NUMERIC_OID = 1700;
+const INT8_OID = 20;
+
+export type StoreLocation =
+  | { kind: 'postgres'; url: string; poolSize?: number }
+  | { kind: 'pglite'; dataDir: string | null };
+
+export type Notification = { channel: string; payload: string };
+
+export interface Store {
+  readonly db: Kysely<DB>;
+  readonly kind: 'postgres' | 'pglite';
+  /** Subscribes to a NOTIFY channel; returns an unsubscribe function. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /** True when the store answers a trivial query. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const parseNumeric = (text: string): bigint => BigInt(text);
+const parseInt8 = (text: string): number => Number(text);
+
+export async function openStore(location: StoreLocation): Promise<Store> {
+  return location.kind === 'postgres' ? openPostgres(location.url, location.poolSize ?? 10) : openPGlite(location.dataDir);
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Store> {
+  const types = {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === NUMERIC_OID) return parseNumeric;
+      if (oid === INT8_OID) return parseInt8;
+      return pg.types.getTypeParser(oid, format);
+    },
+  };
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it. Queries in flight see their own error.
+  });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  let listener: pg.Client | null = null;
+  const handlers = new Map<string, Set<(payload: string) => void>>();
+  const ensureListener = async (): Promise<pg.Client> => {
+    if (listener) return listener;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    client.on('notification', (message) => {
+      for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? '');
+    });
+    client.on('error', () => {
+      // Surfaced to readiness through ping(); the dispatcher resyncs from the outbox on reconnect.
+    });
+    listener = client;
+    return client;
+  };
+  return {
+    db,
+    kind: 'postgres',
+    async listen(channel, onPayload) {
+      const client = await ensureListener();
+      let set = handlers.get(channel);
+      if (!set) {
+        set = new Set();
+        handlers.set(channel, set);
+        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      }
+      set.add(onPayload);
+      return async () => {
+        set.delete(onPayload);
+      };
+    },
+    ping: () => pingStore(db),
+    async close() {
+      await listener?.end().catch(() => undefined);
+      await db.destroy();
+    },
+  };
+}
+
+async function openPGlite(dataDir: string | null): Promise<Store> {
+  const instance = await PGlite.create(dataDir ?? undefined, {
+    parsers: { [NUMERIC_OID]: parseNumeric, [INT8_OID]: parseInt8 },
+  });
+  const pool = new PGlitePool(instance);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
+  return {
+    db,
+    kind: 'pglite',
+    async listen(channel, onPayload) {
+      const unsubscribe = await instance.listen(channel, onPayload);
+      return unsubscribe;
+    },
+    ping: () => pingStore(db),
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+async function pingStore(db: Kysely<DB>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}

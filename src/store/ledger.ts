@@ -1,0 +1,190 @@
+/**
+ * The double-entry ledger (DESIGN.md section 3). A movement is a set of postings summing to zero
+ * per token; user-book postings also move the balance projection in the same transaction, so a
+ * balance always equals the sum of that user's postings. Locks move funds between `available`
+ * and `locked` without a ledger entry (the total does not change) and belong to exactly one owner.
+ */
+import { sql } from 'kysely';
+import { ServiceError } from '../domain/errors.ts';
+import type { Tx } from './transaction.ts';
+
+export type Rail = 'EVM' | 'VENUE';
+export type LedgerSource = 'DEPOSIT' | 'WITHDRAWAL' | 'SETTLEMENT' | 'FEE' | 'ADJUSTMENT' | 'ORDER_FILL';
+/** System books that balance user postings; `user` postings carry an account id. */
+export type Book = 'user' | 'custody' | 'fees' | 'adjustments' | 'maker_settlement' | 'venue' | 'unattributed';
+
+export interface Posting {
+  book: Book;
+  accountId?: string;
+  token: string;
+  rail: Rail;
+  delta: bigint;
+  source: LedgerSource;
+  /** For user debits: take from `locked` (a consumed lock) instead of `available`. */
+  fromLocked?: boolean;
+}
+
+export interface Movement {
+  movementId: string;
+  kind: string;
+  reference?: string;
+  memo?: string;
+  postings: Posting[];
+  /** Ids for the postings, one per posting, in order. */
+  postingIds: string[];
+  at: number;
+}
+
+export function assertBalanced(postings: Posting[]): void {
+  const sums = new Map<string, bigint>();
+  for (const p of postings) sums.set(p.token, (sums.get(p.token) ?? 0n) + p.delta);
+  for (const [token, sum] of sums) {
+    if (sum !== 0n) throw new Error(`ledger movement does not balance for ${token}: ${sum}`);
+  }
+}
+
+async function ensureBalanceRow(tx: Tx, accountId: string, token: string, rail: Rail): Promise<void> {
+  await tx
+    .insertInto('balances')
+    .values({ account_id: accountId, token, rail, available: 0n, locked: 0n })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+/** Applies a user delta to the projection; refuses (INSUFFICIENT_BALANCE) rather than go negative. */
+async function applyUserDelta(tx: Tx, posting: Posting): Promise<void> {
+  const accountId = posting.accountId;
+  if (!accountId) throw new Error('user posting without account');
+  await ensureBalanceRow(tx, accountId, posting.token, posting.rail);
+  const column = posting.fromLocked ? 'locked' : 'available';
+  const result = await tx
+    .updateTable('balances')
+    .set({ [column]: sql`${sql.ref(column)} + ${posting.delta}` })
+    .where('account_id', '=', accountId)
+    .where('token', '=', posting.token)
+    .where('rail', '=', posting.rail)
+    .where(sql.ref(column), '>=', -posting.delta < 0n ? 0n : -posting.delta)
+    .executeTakeFirst();
+  if (result.numUpdatedRows !== 1n) {
+    throw new ServiceError('INSUFFICIENT_BALANCE', `insufficient ${posting.token} balance`, { token: posting.token });
+  }
+}
+
+export async function postMovement(tx: Tx, movement: Movement): Promise<void> {
+  assertBalanced(movement.postings);
+  if (movement.postingIds.length !== movement.postings.length) throw new Error('one posting id per posting');
+  await tx
+    .insertInto('ledger_movements')
+    .values({
+      movement_id: movement.movementId,
+      kind: movement.kind,
+      reference: movement.reference ?? null,
+      memo: movement.memo ?? null,
+      created_at: movement.at,
+    })
+    .execute();
+  for (const posting of movement.postings) {
+    if (posting.book === 'user') {
+      await applyUserDelta(tx, posting);
+    }
+  }
+  await tx
+    .insertInto('ledger_postings')
+    .values(
+      movement.postings.map((p, i) => ({
+        posting_id: movement.postingIds[i]!,
+        movement_id: movement.movementId,
+        book: p.book,
+        account_id: p.accountId ?? null,
+        token: p.token,
+        rail: p.rail,
+        delta: p.delta,
+        source: p.source,
+        created_at: movement.at,
+      })),
+    )
+    .execute();
+}
+
+export interface LockRequest {
+  lockId: string;
+  accountId: string;
+  token: string;
+  rail: Rail;
+  amount: bigint;
+  ownerKind: 'rfq' | 'withdrawal' | 'order';
+  ownerId: string;
+  at: number;
+}
+
+/** Moves `amount` from available to locked for one owner; INSUFFICIENT_BALANCE if not covered. */
+export async function lockFunds(tx: Tx, lock: LockRequest): Promise<void> {
+  if (lock.amount <= 0n) throw new Error('lock amount must be positive');
+  const result = await tx
+    .updateTable('balances')
+    .set({ available: sql`available - ${lock.amount}`, locked: sql`locked + ${lock.amount}` })
+    .where('account_id', '=', lock.accountId)
+    .where('token', '=', lock.token)
+    .where('rail', '=', lock.rail)
+    .where('available', '>=', lock.amount)
+    .executeTakeFirst();
+  if (result.numUpdatedRows !== 1n) {
+    throw new ServiceError('INSUFFICIENT_BALANCE', `insufficient available ${lock.token} to lock`, {
+      token: lock.token,
+    });
+  }
+  await tx
+    .insertInto('locks')
+    .values({
+      lock_id: lock.lockId,
+      account_id: lock.accountId,
+      token: lock.token,
+      rail: lock.rail,
+      amount: lock.amount,
+      owner_kind: lock.ownerKind,
+      owner_id: lock.ownerId,
+      created_at: lock.at,
+      released_at: null,
+      release_reason: null,
+    })
+    .execute();
+}
+
+export interface LiveLock {
+  lockId: string;
+  accountId: string;
+  token: string;
+  rail: Rail;
+  amount: bigint;
+}
+
+/** Ends the owner's live lock. `release` returns the funds to available; `consume` leaves them in
+ * `locked` for the caller's ledger movement to debit (fromLocked postings). */
+export async function endLock(
+  tx: Tx,
+  ownerKind: LockRequest['ownerKind'],
+  ownerId: string,
+  how: 'release' | 'consume',
+  reason: string,
+  at: number,
+): Promise<LiveLock | null> {
+  const row = await tx
+    .updateTable('locks')
+    .set({ released_at: at, release_reason: reason })
+    .where('owner_kind', '=', ownerKind)
+    .where('owner_id', '=', ownerId)
+    .where('released_at', 'is', null)
+    .returning(['lock_id', 'account_id', 'token', 'rail', 'amount'])
+    .executeTakeFirst();
+  if (!row) return null;
+  if (how === 'release') {
+    await tx
+      .updateTable('balances')
+      .set({ available: sql`available + ${row.amount}`, locked: sql`locked - ${row.amount}` })
+      .where('account_id', '=', row.account_id)
+      .where('token', '=', row.token)
+      .where('rail', '=', row.rail)
+      .execute();
+  }
+  return { lockId: row.lock_id, accountId: row.account_id, token: row.token, rail: row.rail as Rail, amount: row.amount };
+}

@@ -1,0 +1,27 @@
+/**
+ * Applies the schema migrations in order, the same on PGlite and PostgreSQL. Runs at start;
+ * concurrent starters on one PostgreSQL are serialised by Kysely's migration lock.
+ */
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import * as foundation from './migrations/0001-foundation.ts';
+import * as outboxNotify from './migrations/0002-outbox-notify.ts';
+
+const migrations: Record<string, Migration> = {
+  '0001-foundation': foundation,
+  '0002-outbox-notify': outboxNotify,
+};
+
+class InCodeMigrations implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrations;
+  }
+}
+
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new InCodeMigrations() });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+export const migrationNames = Object.keys(migrations);

@@ -1,0 +1,153 @@
+/**
+ * Row types of every table, as Kysely sees them. Column names are the SQL names (snake_case) so
+ * raw SQL and typed queries read the same. NUMERIC -> bigint, INT8 -> number (see database.ts).
+ */
+import type { ColumnType, Generated } from 'kysely';
+
+type Json<T> = ColumnType<T, string, string>;
+
+export interface AccountsTable { id: string; address: string; created_at: number }
+export interface AuthChallengesTable { nonce: string; created_at: number; expires_at: number; used_at: number | null }
+export interface ApiKeysTable {
+  access_key: string;
+  account_id: string;
+  secret_enc: string;
+  maker_scoped: boolean;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+export interface RequestTimestampsTable { access_key: string; signed_at: number }
+export interface TokensTable { symbol: string; decimals: number; address: string | null; updated_at: number }
+export interface InstrumentsTable {
+  instrument_id: string;
+  base: string;
+  quote: string;
+  type: 'SPOT' | 'PERP';
+  taker_fee_tenth_bp: number;
+  min_quote_notional: bigint | null;
+  enabled: boolean;
+  updated_at: number;
+}
+export interface MakersTable {
+  maker_id: string;
+  account_id: string;
+  active: boolean;
+  pairs: Json<string[]>;
+  settlement_modes: Json<string[]>;
+  spender: string | null;
+  adapter_signer: string | null;
+  suspended_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+export interface SettingsTable { key: string; value: Json<unknown> }
+export interface BalancesTable { account_id: string; token: string; rail: string; available: bigint; locked: bigint }
+export interface LedgerMovementsTable { movement_id: string; kind: string; reference: string | null; memo: string | null; created_at: number }
+export interface LedgerPostingsTable {
+  posting_id: string;
+  movement_id: string;
+  book: string;
+  account_id: string | null;
+  token: string;
+  rail: string;
+  delta: bigint;
+  source: string;
+  created_at: number;
+}
+export interface LocksTable {
+  lock_id: string;
+  account_id: string;
+  token: string;
+  rail: string;
+  amount: bigint;
+  owner_kind: string;
+  owner_id: string;
+  created_at: number;
+  released_at: number | null;
+  release_reason: string | null;
+}
+export interface RfqsTable {
+  id: string;
+  account_id: string;
+  instrument_id: string;
+  side: 'BUY' | 'SELL';
+  base_qty: bigint;
+  quote_limit: bigint | null;
+  taker_fee_tenth_bp: number;
+  auto_accept: boolean;
+  status: string;
+  created_at: number;
+  auction_ends_at: number;
+  settlement_deadline_secs: number;
+  quoted_at: number | null;
+  settled_at: number | null;
+  executed_pay_amount: bigint | null;
+  executed_recv_amount: bigint | null;
+  taker_fee: bigint | null;
+  tx_hash: string | null;
+  failure_code: string | null;
+  failure_reason: string | null;
+  selected_quote_id: string | null;
+  idempotency_key: string | null;
+  request_fingerprint: string;
+  updated_at: number;
+}
+export interface QuotesTable {
+  id: string;
+  rfq_id: string;
+  maker_id: string;
+  maker_account_id: string;
+  version: number;
+  status: string;
+  maker_pays_token: string;
+  maker_pays_amount: bigint;
+  maker_receives_token: string;
+  maker_receives_amount: bigint;
+  taker_fee: bigint;
+  taker_total: bigint;
+  received_at: number;
+  acceptable_for_ms: number | null;
+  settlement_mode: string;
+  settlement_deadline_secs: number | null;
+  permit_signature: string | null;
+  spender: string | null;
+  delivery_deadline_secs: number | null;
+  window_starts_at: number | null;
+  window_ends_at: number | null;
+  xchange: Json<unknown> | null;
+  settled_at: number | null;
+  tx_hash: string | null;
+  created_at: number;
+  updated_at: number;
+}
+export interface EventSeqsTable { account_id: string; topic: string; last_seq: number }
+export interface OutboxTable {
+  id: Generated<number>;
+  account_id: string | null;
+  topic: string;
+  seq: number | null;
+  frame: Json<Record<string, unknown>>;
+  created_at: number;
+}
+export interface RateLimitWindowsTable { bucket: string; window_start: number; hits: number }
+
+export interface DB {
+  accounts: AccountsTable;
+  auth_challenges: AuthChallengesTable;
+  api_keys: ApiKeysTable;
+  request_timestamps: RequestTimestampsTable;
+  tokens: TokensTable;
+  instruments: InstrumentsTable;
+  makers: MakersTable;
+  settings: SettingsTable;
+  balances: BalancesTable;
+  ledger_movements: LedgerMovementsTable;
+  ledger_postings: LedgerPostingsTable;
+  locks: LocksTable;
+  rfqs: RfqsTable;
+  quotes: QuotesTable;
+  event_seqs: EventSeqsTable;
+  outbox: OutboxTable;
+  rate_limit_windows: RateLimitWindowsTable;
+}

@@ -1,0 +1,39 @@
+/**
+ * The store matrix: every store-backed test runs on PGlite, and on the PostgreSQL server named by
+ * TEST_DATABASE_URL when set (each test node gets a fresh database there, dropped afterwards).
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { StoreLocation } from '../../src/store/database.ts';
+
+export type Backend = 'pglite' | 'postgres';
+
+export function backends(): Backend[] {
+  return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+export interface TestDatabase {
+  location: StoreLocation;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(backend: Backend): Promise<TestDatabase> {
+  if (backend === 'pglite') return { location: { kind: 'pglite', dataDir: null }, drop: async () => undefined };
+  const adminUrl = process.env.TEST_DATABASE_URL!;
+  const name = `rfq_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    location: { kind: 'postgres', url: url.toString(), poolSize: 10 },
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
