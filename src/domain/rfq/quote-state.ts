@@ -1,0 +1,85 @@
+/**
+ * The quote state machine (spec, "States and transitions", Quote). The only code that decides a
+ * quote's next status. Each event is allowed from exactly one status; anything else is a named
+ * refusal, chosen by who sent the event:
+ * - maker events (`makerCancel`, `requote`) on a quote that is no longer SUBMITTED: QUOTE_NOT_OPEN
+ *   (spec: maker cancel answers 409 "quote no longer open");
+ * - `select` (the taker's accept, or the auction close) on a non-SUBMITTED quote:
+ *   QUOTE_NOT_ACCEPTABLE with `details.reason` `status`, as `quoteRefusal` reports it;
+ * - service-internal events (`notSelect`, `expire`, `perpRefused`, `settle`, `fail`) on the wrong
+ *   status mean a race or a bug: CONFLICT.
+ */
+import { ServiceError } from '../errors.ts';
+import type { ErrorCode } from '../error-codes.ts';
+import type { QuoteStatus } from './types.ts';
+
+export type QuoteEvent =
+  /** Maker re-prices: same quoteId, new terms, version advances, receivedAt restamped. */
+  | 'requote'
+  /** Chosen by an accept or by the auction close. */
+  | 'select'
+  /** Another quote was chosen. */
+  | 'notSelect'
+  /** The auction ended (or the taker cancelled) with no winner. */
+  | 'expire'
+  /** Settlement succeeded. */
+  | 'settle'
+  /** Settlement did not complete. */
+  | 'fail'
+  /** Maker withdraws the quote before selection. */
+  | 'makerCancel'
+  /** The taker's perp order for this quote was refused after the 202. */
+  | 'perpRefused';
+
+export const QUOTE_EVENTS = [
+  'requote',
+  'select',
+  'notSelect',
+  'expire',
+  'settle',
+  'fail',
+  'makerCancel',
+  'perpRefused',
+] as const satisfies readonly QuoteEvent[];
+
+interface QuoteRule {
+  from: QuoteStatus;
+  to: QuoteStatus;
+  refusal: ErrorCode;
+}
+
+const RULES: Record<QuoteEvent, QuoteRule> = {
+  requote: { from: 'SUBMITTED', to: 'SUBMITTED', refusal: 'QUOTE_NOT_OPEN' },
+  makerCancel: { from: 'SUBMITTED', to: 'CANCELLED', refusal: 'QUOTE_NOT_OPEN' },
+  select: { from: 'SUBMITTED', to: 'SELECTED', refusal: 'QUOTE_NOT_ACCEPTABLE' },
+  notSelect: { from: 'SUBMITTED', to: 'NOT_SELECTED', refusal: 'CONFLICT' },
+  expire: { from: 'SUBMITTED', to: 'EXPIRED', refusal: 'CONFLICT' },
+  perpRefused: { from: 'SUBMITTED', to: 'FAILED', refusal: 'CONFLICT' },
+  settle: { from: 'SELECTED', to: 'SETTLED', refusal: 'CONFLICT' },
+  fail: { from: 'SELECTED', to: 'FAILED', refusal: 'CONFLICT' },
+};
+
+/**
+ * The status after `event`, or a refusal.
+ * @throws ServiceError QUOTE_NOT_OPEN, QUOTE_NOT_ACCEPTABLE or CONFLICT, with `details.status`
+ *   and `details.event` (and `details.reason` `status` on QUOTE_NOT_ACCEPTABLE).
+ */
+export function transitionQuote(status: QuoteStatus, event: QuoteEvent): QuoteStatus {
+  const rule = RULES[event];
+  if (status !== rule.from) {
+    const details: Record<string, unknown> = { status, event };
+    if (rule.refusal === 'QUOTE_NOT_ACCEPTABLE') details['reason'] = 'status';
+    throw new ServiceError(rule.refusal, `quote is ${status}; ${event} needs ${rule.from}`, details);
+  }
+  return rule.to;
+}
+
+/** Open means the maker may still cancel or re-price it and it may still win: SUBMITTED only. */
+export function isOpenQuote(status: QuoteStatus): boolean {
+  return status === 'SUBMITTED';
+}
+
+/** No event moves a quote out of these. */
+export function isTerminalQuote(status: QuoteStatus): boolean {
+  return status !== 'SUBMITTED' && status !== 'SELECTED';
+}
