@@ -11,7 +11,7 @@ import { ReferenceData } from '../store/reference-data.ts';
 import { SettingsCache } from '../store/settings.ts';
 import { systemIds } from '../services/ids.ts';
 import { createSecretBox } from '../services/secret-box.ts';
-import { defaultAuthSettings, systemClock, type Clock, type ServiceDeps } from '../services/deps.ts';
+import { defaultAuthSettings, noHooks, systemClock, type Clock, type ServiceDeps } from '../services/deps.ts';
 import { CredentialCache } from '../services/auth/credential-cache.ts';
 import { TimestampClaims } from '../services/auth/timestamp-claims.ts';
 import { SharedRateLimiter } from '../api/rate-limiter.ts';
@@ -60,8 +60,11 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     secrets: createSecretBox(options.secretKey),
     refdata: new ReferenceData(store.db, () => clock.now()),
     settings: new SettingsCache(store.db),
+    hooks: { ...noHooks },
+    settlement: {},
     auth: { siweDomain: options.siweDomain ?? 'localhost', chainId: options.chainId ?? 31337, ...defaultAuthSettings },
   };
+  await service.refdata.reload();
   const rateLimiter = new SharedRateLimiter(store.db);
   const context: ApiContext = {
     service,

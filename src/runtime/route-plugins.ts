@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../api/context.ts';
 import { accountRoutes } from '../api/v1/account.routes.ts';
 import { adminRoutes } from '../api/admin/admin.routes.ts';
+import { rfqRoutes } from '../api/v1/rfq.routes.ts';
+import { makerRoutes } from '../api/v1/maker.routes.ts';
 
 export function routePlugins(context: ApiContext): Array<(app: FastifyInstance) => Promise<void>> {
-  return [accountRoutes(context), adminRoutes(context)];
+  return [accountRoutes(context), rfqRoutes(context), makerRoutes(context), adminRoutes(context)];
 }

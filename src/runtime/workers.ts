@@ -1,24 +1,57 @@
 /** Background work a node runs, each switchable per node (RFQ_WORKERS). */
 import type { Logger } from 'pino';
 import type { ApiContext } from '../api/context.ts';
+import { closeAuction, dueAuctions } from '../services/rfq/close-auction.ts';
+import { expireSettlement, overdueSettlements } from '../services/rfq/expire-settlement.ts';
+import { DeadlineWorker } from './deadline-worker.ts';
 
 export interface Workers {
   stop(): Promise<void>;
 }
 
 export async function startWorkers(context: ApiContext, enabled: ReadonlySet<string>, logger: Logger): Promise<Workers> {
+  const deps = context.service;
   const timers: NodeJS.Timeout[] = [];
+  const workers: DeadlineWorker[] = [];
   // Replay claims only matter inside the skew window; older ones are dead weight.
   const prune = setInterval(() => {
-    const horizon = context.service.clock.now() - 2 * context.service.auth.timestampSkewMs;
+    const horizon = deps.clock.now() - 2 * deps.auth.timestampSkewMs;
     context.authentication.claims.prune(horizon).catch((error: unknown) => logger.warn({ err: error }, 'pruning replay claims failed'));
   }, 10_000);
   prune.unref();
   timers.push(prune);
-  void enabled;
+
+  if (enabled.has('auctions')) {
+    const auctions = new DeadlineWorker({
+      name: 'auctions',
+      sweepIntervalMs: 250,
+      concurrency: 4,
+      findDue: (limit) => dueAuctions(deps, limit),
+      process: (id) => closeAuction(deps, id).then((closed) => closed && context.auctionCloses?.(closed)),
+      logger,
+    });
+    deps.hooks.auctionScheduled = (id, at) => auctions.schedule(id, at);
+    auctions.start();
+    workers.push(auctions);
+  }
+  if (enabled.has('settlement')) {
+    const expiry = new DeadlineWorker({
+      name: 'settlement-expiry',
+      sweepIntervalMs: 1000,
+      concurrency: 2,
+      findDue: (limit) => overdueSettlements(deps, limit),
+      process: (id) => expireSettlement(deps, id),
+      logger,
+    });
+    // Deadlines are whole seconds and inclusive: the RFQ fails once the clock is past the second.
+    deps.hooks.quoteSelected = (id, deadlineSecs) => expiry.schedule(id, (deadlineSecs + 1) * 1000 + 5);
+    expiry.start();
+    workers.push(expiry);
+  }
   return {
     async stop() {
       for (const timer of timers) clearInterval(timer);
+      await Promise.all(workers.map((w) => w.stop()));
     },
   };
 }

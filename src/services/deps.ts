@@ -6,6 +6,7 @@ import type { ReferenceData } from '../store/reference-data.ts';
 import type { SettingsCache } from '../store/settings.ts';
 import type { IdSource } from './ids.ts';
 import type { SecretBox } from './secret-box.ts';
+import type { SettlementGateways } from './rfq/settlement-gateway.ts';
 
 export interface Clock {
   /** Unix milliseconds. */
@@ -31,6 +32,16 @@ export const defaultAuthSettings = {
   maxKeyLifetimeSecs: 90 * 24 * 3600,
 } as const;
 
+/** Per-node reactions to committed changes (timers); they never carry state of their own. */
+export interface ServiceHooks {
+  /** An RFQ was committed with this auction deadline: schedule its close precisely. */
+  auctionScheduled(rfqId: string, auctionEndsAt: number): void;
+  /** A quote was selected: settlement may begin (timers for its deadline). */
+  quoteSelected(rfqId: string, settlementDeadlineSecs: number): void;
+}
+
+export const noHooks: ServiceHooks = { auctionScheduled: () => undefined, quoteSelected: () => undefined };
+
 export interface ServiceDeps {
   db: Db;
   clock: Clock;
@@ -39,4 +50,7 @@ export interface ServiceDeps {
   refdata: ReferenceData;
   settings: SettingsCache;
   auth: AuthSettings;
+  hooks: ServiceHooks;
+  /** Settlement adapters by mode (permit2, promised, xchange); absent modes settle nothing. */
+  settlement: SettlementGateways;
 }

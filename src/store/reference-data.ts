@@ -54,24 +54,32 @@ export class ReferenceData {
     this.#ttlMs = ttlMs;
   }
 
+  /**
+   * The current snapshot. Past its TTL it is still returned while a refresh runs in the
+   * background (stale-while-revalidate), so a caller inside a transaction never waits for a
+   * second connection (PGlite has only one). Only the very first load is awaited.
+   */
   async current(): Promise<ReferenceSnapshot> {
     const snapshot = this.#snapshot;
-    if (snapshot && this.#now() - snapshot.loadedAt < this.#ttlMs) return snapshot;
-    this.#loading ??= loadReferenceData(this.#db, this.#now()).then(
+    if (snapshot === null) return this.#loading ?? this.reload();
+    if (this.#now() - snapshot.loadedAt >= this.#ttlMs && this.#loading === null) void this.reload().catch(() => undefined);
+    return snapshot;
+  }
+
+  /** Loads a fresh snapshot now (operator writes await this so their change is visible at once). */
+  reload(): Promise<ReferenceSnapshot> {
+    const loading: Promise<ReferenceSnapshot> = loadReferenceData(this.#db, this.#now()).then(
       (loaded) => {
-        this.#snapshot = loaded;
-        this.#loading = null;
+        if (this.#snapshot === null || loaded.loadedAt >= this.#snapshot.loadedAt) this.#snapshot = loaded;
+        if (this.#loading === loading) this.#loading = null;
         return loaded;
       },
       (error: unknown) => {
-        this.#loading = null;
+        if (this.#loading === loading) this.#loading = null;
         throw error;
       },
     );
-    return this.#loading;
-  }
-
-  invalidate(): void {
-    this.#snapshot = null;
+    this.#loading = loading;
+    return loading;
   }
 }

@@ -16,7 +16,7 @@ export async function putToken(deps: ServiceDeps, symbol: string, input: TokenIn
     }
     await tx.insertInto('tokens').values(values).onConflict((oc) => oc.column('symbol').doUpdateSet({ address: values.address, updated_at: now })).execute();
   });
-  deps.refdata.invalidate();
+  await deps.refdata.reload();
   return { symbol, decimals: input.decimals, address: input.address ?? null };
 }
 
@@ -67,6 +67,6 @@ export async function putInstrument(deps: ServiceDeps, instrumentId: string, inp
       .execute();
     return { instrumentId, base: input.base, quote: input.quote, type: input.type, takerFeeTenthBp: input.takerFeeTenthBp, minQuoteNotional: input.minQuoteNotional ?? null, enabled: row.enabled };
   });
-  deps.refdata.invalidate();
+  await deps.refdata.reload();
   return result;
 }

@@ -1,0 +1,132 @@
+/** Schemas of the RFQ surface (spec: Rfq, Quote, MakerQuote, OpenRfq, request bodies). */
+import { Type } from 'typebox';
+import { DecimalString, InstrumentId, Nullable, Page, PositiveDecimalString, Side, TokenSymbol, UnixMillis, UnixSeconds } from './common.ts';
+
+export const RfqStatus = Type.Union([Type.Literal('PENDING'), Type.Literal('QUOTED'), Type.Literal('SETTLED'), Type.Literal('FAILED'), Type.Literal('CANCELLED')]);
+export const QuoteStatus = Type.Union([
+  Type.Literal('SUBMITTED'), Type.Literal('SELECTED'), Type.Literal('NOT_SELECTED'), Type.Literal('EXPIRED'),
+  Type.Literal('SETTLED'), Type.Literal('FAILED'), Type.Literal('CANCELLED'),
+]);
+const Id = Type.String({ minLength: 1, maxLength: 100 });
+
+export const QuoteLeg = Type.Object({ token: TokenSymbol, amount: PositiveDecimalString }, { additionalProperties: false });
+const QuoteLegOut = Type.Object({ token: TokenSymbol, amount: DecimalString });
+
+export const CreateRfqRequest = Type.Object(
+  {
+    instrumentId: InstrumentId,
+    side: Side,
+    baseQty: PositiveDecimalString,
+    quoteLimit: Type.Optional(Nullable(PositiveDecimalString)),
+    autoAccept: Type.Optional(Type.Boolean()),
+    windowMs: Type.Optional(Nullable(Type.Integer())),
+    windowSecs: Type.Optional(Nullable(Type.Integer())),
+    idempotencyKey: Type.Optional(Nullable(Type.String({ format: 'uuid' }))),
+  },
+  { additionalProperties: false },
+);
+export const CreateRfqResponse = Type.Object({ rfqId: Type.String(), status: RfqStatus, auctionEndsAt: UnixMillis, expiresAt: UnixMillis });
+
+export const Rfq = Type.Object({
+  id: Type.String(),
+  instrumentId: InstrumentId,
+  side: Side,
+  baseQty: DecimalString,
+  status: RfqStatus,
+  autoAccept: Type.Boolean(),
+  createdAt: UnixMillis,
+  auctionEndsAt: UnixMillis,
+  expiresAt: UnixMillis,
+  settlementDeadline: UnixSeconds,
+  quoteLimit: Type.Optional(DecimalString),
+  quotedAt: Type.Optional(UnixMillis),
+  settledAt: Type.Optional(UnixMillis),
+  executedPayAmount: Type.Optional(DecimalString),
+  executedRecvAmount: Type.Optional(DecimalString),
+  takerFee: Type.Optional(DecimalString),
+  txHash: Type.Optional(Type.String()),
+  failureCode: Type.Optional(Type.String()),
+  failureReason: Type.Optional(Type.String()),
+});
+
+export const Quote = Type.Object({
+  rfqId: Type.String(),
+  quoteId: Type.String(),
+  version: Type.Integer(),
+  instrumentId: InstrumentId,
+  side: Side,
+  status: QuoteStatus,
+  makerPays: QuoteLegOut,
+  makerReceives: QuoteLegOut,
+  takerTotal: DecimalString,
+  receivedAt: UnixMillis,
+  acceptableForMs: Type.Optional(Type.Integer()),
+  expiryMs: Type.Optional(UnixMillis),
+});
+
+export const MakerQuote = Type.Object({
+  rfqId: Type.String(),
+  quoteId: Type.String(),
+  version: Type.Integer(),
+  instrumentId: InstrumentId,
+  side: Side,
+  status: QuoteStatus,
+  makerPays: QuoteLegOut,
+  makerReceives: QuoteLegOut,
+  receivedAt: UnixMillis,
+  settlementMode: Type.String(),
+  acceptableForMs: Type.Optional(Type.Integer()),
+  expiryMs: Type.Optional(UnixMillis),
+  settlementDeadline: Type.Optional(UnixSeconds),
+  deliveryDeadline: Type.Optional(UnixSeconds),
+  permitSignature: Type.Optional(Type.String()),
+  spender: Type.Optional(Type.String()),
+  windowStartsAt: Type.Optional(UnixMillis),
+  windowEndsAt: Type.Optional(UnixMillis),
+  settledAt: Type.Optional(UnixMillis),
+  txHash: Type.Optional(Type.String()),
+});
+
+export const OpenRfq = Type.Object({
+  id: Type.String(),
+  instrumentId: InstrumentId,
+  side: Side,
+  baseQty: DecimalString,
+  autoAccept: Type.Boolean(),
+  createdAt: UnixMillis,
+  auctionEndsAt: UnixMillis,
+  expiresAt: UnixMillis,
+  settlementDeadline: UnixSeconds,
+});
+
+export const AcceptRequest = Type.Object(
+  {
+    quoteId: Id,
+    expectedVersion: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+    perpTakerOrder: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+export const AcceptResponse = Type.Object({ rfqId: Type.String(), quoteId: Type.String(), status: RfqStatus });
+
+export const CreateQuoteRequest = Type.Object(
+  {
+    rfqId: Id,
+    instrumentId: InstrumentId,
+    side: Side,
+    makerPays: QuoteLeg,
+    makerReceives: QuoteLeg,
+    acceptableForMs: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    expiryMs: Type.Optional(Nullable(Type.Integer())),
+    xchange: Type.Optional(Nullable(Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+export const CreateQuoteResponse = Type.Object({ status: QuoteStatus, quoteId: Type.String(), version: Type.Integer() });
+
+export const RfqsPage = Page(Rfq);
+export const QuotesPage = Page(Quote);
+export const MakerQuotesPage = Page(MakerQuote);
+export const OpenRfqsPage = Page(OpenRfq);
+export const IdParams = Type.Object({ id: Id });
+export const QuoteIdParams = Type.Object({ quoteId: Id });

@@ -1,0 +1,46 @@
+/** The maker REST surface: open RFQs, quote and re-quote, own quotes, cancel. */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { submitQuote } from '../../services/rfq/submit-quote.ts';
+import { cancelQuote } from '../../services/rfq/cancel-quote.ts';
+import { listMakerQuotes, listOpenRfqs } from '../../services/rfq/read-maker.ts';
+import type { QuoteStatus as QuoteStatusValue } from '../../domain/rfq/index.ts';
+import { errorResponses, PageQuery } from '../schemas/common.ts';
+import { CreateQuoteRequest, CreateQuoteResponse, MakerQuote, MakerQuotesPage, OpenRfqsPage, QuoteIdParams, QuoteStatus } from '../schemas/rfq.ts';
+import type { ApiContext } from '../context.ts';
+
+export function makerRoutes(context: ApiContext) {
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    const deps = context.service;
+    const tags = ['maker'];
+    const maker = { auth: 'maker' as const };
+
+    for (const path of ['/v1/rfq/requests/open', '/v1/rfq/maker/requests']) {
+      app.get(path, {
+        config: maker,
+        schema: { tags, querystring: PageQuery, response: { 200: OpenRfqsPage, ...errorResponses } },
+      }, async (request) => listOpenRfqs(deps, request.auth!.accountId, request.query) as never);
+    }
+
+    app.post('/v1/rfq/quotes', {
+      config: maker,
+      schema: { tags, body: CreateQuoteRequest, response: { 202: CreateQuoteResponse, ...errorResponses } },
+    }, async (request, reply) => reply.status(202).send(await submitQuote(deps, request.auth!.accountId, request.body)));
+
+    app.get('/v1/rfq/quotes', {
+      config: maker,
+      schema: {
+        tags,
+        querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(Type.Array(QuoteStatus, { maxItems: 7 })) }, { additionalProperties: false }),
+        response: { 200: MakerQuotesPage, ...errorResponses },
+      },
+    }, async (request) => listMakerQuotes(deps, request.auth!.accountId, { ...request.query, status: request.query.status as QuoteStatusValue[] | undefined }) as never);
+
+    app.post('/v1/rfq/quotes/:quoteId/cancel', {
+      config: maker,
+      schema: { tags, params: QuoteIdParams, response: { 200: MakerQuote, ...errorResponses } },
+    }, async (request) => cancelQuote(deps, request.auth!.accountId, request.params.quoteId) as never);
+  };
+}

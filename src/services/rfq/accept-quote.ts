@@ -1,0 +1,52 @@
+/**
+ * POST /v1/rfq/requests/{id}/accept (spot). Locks the RFQ and its quotes, checks the auction is
+ * open, the quote is this RFQ's, its version is the one the taker saw, and it conforms (status,
+ * maker window, quoteLimit), then selects it. A retry of the accept that already won (same quote
+ * and version) replays the 202; any other accept after selection is 409.
+ */
+import { ServiceError } from '../../domain/errors.ts';
+import { assertAuctionOpen, assertQuoteAcceptable } from '../../domain/rfq/index.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { resolveInstrument } from './create-rfq.ts';
+import { ownRfq, quoteTerms, quotesOfRfq, rfqTerms } from './rows.ts';
+import { selectQuote } from './select-quote.ts';
+
+export interface AcceptInput {
+  quoteId: string;
+  expectedVersion?: number | null;
+  perpTakerOrder?: unknown;
+}
+
+export interface AcceptResult {
+  rfqId: string;
+  quoteId: string;
+  status: string;
+  replayed: boolean;
+}
+
+export async function acceptQuote(deps: ServiceDeps, accountId: string, rfqId: string, input: AcceptInput): Promise<AcceptResult> {
+  const now = deps.clock.now();
+  const outcome = await deps.db.transaction().execute(async (tx) => {
+    const rfq = await ownRfq(tx, rfqId, accountId, 'update');
+    const quotes = await quotesOfRfq(tx, rfq.id, 'update');
+    const quote = quotes.find((q) => q.id === input.quoteId);
+    if (!quote) throw new ServiceError('NOT_FOUND', 'no such quote on this RFQ');
+    if (rfq.status !== 'PENDING') {
+      const sameAccept =
+        rfq.selected_quote_id === quote.id && (input.expectedVersion === undefined || input.expectedVersion === null || input.expectedVersion === quote.version);
+      if (sameAccept && rfq.quoted_at !== null) return { rfqId: rfq.id, quoteId: quote.id, status: rfq.status, replayed: true, settlementDeadline: null };
+      assertAuctionOpen(rfq.auction_ends_at, now);
+      throw new ServiceError('RFQ_NOT_PENDING', 'the RFQ is no longer pending', { status: rfq.status });
+    }
+    assertAuctionOpen(rfq.auction_ends_at, now);
+    if (input.expectedVersion !== undefined && input.expectedVersion !== null && input.expectedVersion !== quote.version) {
+      throw new ServiceError('QUOTE_VERSION_MISMATCH', 'the quote was re-priced; read it again', { currentVersion: quote.version });
+    }
+    const instrument = await resolveInstrument(deps, rfq.instrument_id);
+    assertQuoteAcceptable(rfqTerms(rfq, instrument), quoteTerms(quote), now);
+    const selected = await selectQuote(tx, deps, { rfq, winner: quote, quotes, instrument, how: 'accept', now });
+    return { rfqId: rfq.id, quoteId: quote.id, status: selected.rfq.status, replayed: false, settlementDeadline: selected.rfq.settlement_deadline_secs };
+  });
+  if (outcome.settlementDeadline !== null) deps.hooks.quoteSelected(outcome.rfqId, outcome.settlementDeadline);
+  return { rfqId: outcome.rfqId, quoteId: outcome.quoteId, status: outcome.status, replayed: outcome.replayed };
+}

@@ -1,0 +1,33 @@
+/**
+ * POST /v1/rfq/quotes/{quoteId}/cancel: a maker withdraws its open quote before selection.
+ * 404 no such quote; 403 another maker's; 409 QUOTE_NOT_OPEN once selected, settled, expired or
+ * cancelled. The RFQ is locked first (same order as accept), so cancel and selection serialise.
+ */
+import { ServiceError } from '../../domain/errors.ts';
+import { transitionQuote, type QuoteStatus } from '../../domain/rfq/index.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { resolveInstrument } from './create-rfq.ts';
+import { emitQuoteStatus, emitQuoteUpdate } from './events.ts';
+import { makerQuoteView } from './views.ts';
+
+export async function cancelQuote(deps: ServiceDeps, accountId: string, quoteId: string) {
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (tx) => {
+    const probe = await tx.selectFrom('quotes').select(['rfq_id', 'maker_account_id']).where('id', '=', quoteId).executeTakeFirst();
+    if (!probe) throw new ServiceError('NOT_FOUND', 'no such quote');
+    if (probe.maker_account_id !== accountId) throw new ServiceError('FORBIDDEN', 'this quote belongs to another maker');
+    const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', probe.rfq_id).forUpdate().executeTakeFirstOrThrow();
+    const quote = await tx.selectFrom('quotes').selectAll().where('id', '=', quoteId).forUpdate().executeTakeFirstOrThrow();
+    const status = transitionQuote(quote.status as QuoteStatus, 'makerCancel');
+    const cancelled = await tx
+      .updateTable('quotes')
+      .set({ status, updated_at: now })
+      .where('id', '=', quote.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const instrument = await resolveInstrument(deps, rfq.instrument_id);
+    await emitQuoteStatus(tx, cancelled, rfq, instrument, now);
+    await emitQuoteUpdate(tx, cancelled, rfq, instrument, now);
+    return makerQuoteView(cancelled, rfq, instrument);
+  });
+}

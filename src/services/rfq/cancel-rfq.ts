@@ -1,0 +1,43 @@
+/**
+ * POST /v1/rfq/requests/{id}/cancel: the taker calls off a PENDING RFQ before `auctionEndsAt`.
+ * Releases any lock, expires open quotes (each maker is told), sets `failureReason`.
+ */
+import { ServiceError } from '../../domain/errors.ts';
+import { assertAuctionOpen, transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
+import { endLock } from '../../store/ledger.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { resolveInstrument } from './create-rfq.ts';
+import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
+import { ownRfq, quotesOfRfq } from './rows.ts';
+import { rfqView } from './views.ts';
+
+export async function cancelRfq(deps: ServiceDeps, accountId: string, rfqId: string) {
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (tx) => {
+    const rfq = await ownRfq(tx, rfqId, accountId, 'update');
+    if (rfq.status !== 'PENDING') throw new ServiceError('RFQ_NOT_PENDING', 'only a PENDING RFQ can be cancelled', { status: rfq.status });
+    assertAuctionOpen(rfq.auction_ends_at, now);
+    const instrument = await resolveInstrument(deps, rfq.instrument_id);
+    const quotes = await quotesOfRfq(tx, rfq.id, 'update');
+    const updated = await tx
+      .updateTable('rfqs')
+      .set({ status: transitionRfq(rfq.status as RfqStatus, 'takerCancel'), failure_reason: 'cancelled by the taker', updated_at: now })
+      .where('id', '=', rfq.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    for (const quote of quotes) {
+      if (quote.status !== 'SUBMITTED') continue;
+      const expired = await tx
+        .updateTable('quotes')
+        .set({ status: transitionQuote(quote.status as QuoteStatus, 'expire'), updated_at: now })
+        .where('id', '=', quote.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await emitQuoteStatus(tx, expired, updated, instrument, now);
+    }
+    const released = await endLock(tx, 'rfq', rfq.id, 'release', 'takerCancel', now);
+    await emitRfqStatus(tx, updated, instrument, now);
+    if (released) await emitBalances(tx, deps, accountId, now);
+    return rfqView(updated, instrument);
+  });
+}

@@ -1,0 +1,149 @@
+/**
+ * POST /v1/rfq/requests. Validates against the instrument and the spec's rules, then in one
+ * transaction: inserts the RFQ (the idempotency key is claimed by a unique index, so a concurrent
+ * duplicate replays the winner), locks the taker's funds for an autoAccept spot RFQ, and writes
+ * the taker's `rfqStatus` and the makers' `rfq` frames.
+ */
+import { ServiceError } from '../../domain/errors.ts';
+import { parseAmount } from '../../domain/money/index.ts';
+import {
+  auctionWindowMs,
+  minNotionalCheck,
+  settlementDeadlineSecs,
+  submissionLockAmount,
+  takerPayToken,
+  type Instrument,
+  type Side,
+} from '../../domain/rfq/index.ts';
+import { lockFunds } from '../../store/ledger.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { emitBalances, emitOpenRfq, emitRfqStatus } from './events.ts';
+import type { RfqRow } from './rows.ts';
+
+export interface CreateRfqInput {
+  instrumentId: string;
+  side: Side;
+  baseQty: string;
+  quoteLimit?: string | null;
+  autoAccept?: boolean;
+  windowMs?: number | null;
+  windowSecs?: number | null;
+  idempotencyKey?: string | null;
+}
+
+export interface CreateRfqResult {
+  rfqId: string;
+  status: string;
+  auctionEndsAt: number;
+  expiresAt: number;
+  replayed: boolean;
+}
+
+export async function resolveInstrument(deps: ServiceDeps, instrumentId: string): Promise<Instrument> {
+  const instrument = (await deps.refdata.current()).instruments.get(instrumentId);
+  if (!instrument) throw new ServiceError('INSTRUMENT_NOT_FOUND', `no instrument ${instrumentId}`, { instrumentId });
+  return instrument;
+}
+
+function result(row: RfqRow, replayed: boolean): CreateRfqResult {
+  return { rfqId: row.id, status: row.status, auctionEndsAt: row.auction_ends_at, expiresAt: row.auction_ends_at, replayed };
+}
+
+export async function createRfq(deps: ServiceDeps, accountId: string, input: CreateRfqInput): Promise<CreateRfqResult> {
+  const instrument = await resolveInstrument(deps, input.instrumentId);
+  if (!instrument.enabled) throw new ServiceError('INSTRUMENT_DISABLED', `instrument ${input.instrumentId} is disabled`, { instrumentId: input.instrumentId });
+  const autoAccept = input.autoAccept ?? false;
+  if (instrument.type === 'PERP') {
+    if (autoAccept) throw new ServiceError('PERP_AUTO_ACCEPT_UNSUPPORTED', 'autoAccept is not supported on perp instruments');
+    throw new ServiceError('NOT_AVAILABLE', 'perp settlement is not available in this deployment yet');
+  }
+  const baseQty = parseAmount(input.baseQty, instrument.baseDecimals, { field: 'baseQty', positive: true });
+  const quoteLimit =
+    input.quoteLimit === undefined || input.quoteLimit === null
+      ? null
+      : parseAmount(input.quoteLimit, instrument.quoteDecimals, { field: 'quoteLimit', positive: true });
+  const now = deps.clock.now();
+  const settings = await deps.settings.current(now);
+  const windowMs = auctionWindowMs({ windowMs: input.windowMs ?? null, windowSecs: input.windowSecs ?? null }, settings.maxWindowMs);
+  minNotionalCheck(instrument, input.side, quoteLimit);
+  const terms = {
+    side: input.side,
+    baseQty,
+    quoteLimit,
+    takerFeeTenthBp: instrument.takerFeeTenthBp,
+    autoAccept,
+    auctionEndsAt: now + windowMs,
+    base: instrument.base,
+    quote: instrument.quote,
+    instrumentType: instrument.type,
+  };
+  const lockAmount = autoAccept ? submissionLockAmount(terms) : null;
+  const fingerprint = JSON.stringify([input.instrumentId, input.side, String(baseQty), String(quoteLimit), autoAccept, input.windowMs ?? null, input.windowSecs ?? null]);
+  const idempotencyKey = input.idempotencyKey ?? null;
+
+  const row: RfqRow = {
+    id: deps.ids.rfqId(),
+    account_id: accountId,
+    instrument_id: instrument.instrumentId,
+    side: input.side,
+    base_qty: baseQty,
+    quote_limit: quoteLimit,
+    taker_fee_tenth_bp: instrument.takerFeeTenthBp,
+    auto_accept: autoAccept,
+    status: 'PENDING',
+    created_at: now,
+    auction_ends_at: terms.auctionEndsAt,
+    settlement_deadline_secs: settlementDeadlineSecs(terms.auctionEndsAt, settings.settlementHeadroomSecs),
+    quoted_at: null,
+    settled_at: null,
+    executed_pay_amount: null,
+    executed_recv_amount: null,
+    taker_fee: null,
+    tx_hash: null,
+    failure_code: null,
+    failure_reason: null,
+    selected_quote_id: null,
+    idempotency_key: idempotencyKey,
+    request_fingerprint: fingerprint,
+    updated_at: now,
+  };
+
+  const created = await deps.db.transaction().execute(async (tx) => {
+    const inserted = await tx
+      .insertInto('rfqs')
+      .values(row)
+      .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!inserted) {
+      const original = await tx
+        .selectFrom('rfqs')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('idempotency_key', '=', idempotencyKey)
+        .executeTakeFirstOrThrow();
+      if (original.request_fingerprint !== fingerprint) {
+        throw new ServiceError('IDEMPOTENCY_KEY_REUSED', 'idempotencyKey was already used for a different request', { rfqId: original.id });
+      }
+      return { row: original, replayed: true };
+    }
+    if (lockAmount !== null) {
+      await lockFunds(tx, {
+        lockId: deps.ids.uuid(),
+        accountId,
+        token: takerPayToken(terms),
+        rail: 'EVM',
+        amount: lockAmount,
+        ownerKind: 'rfq',
+        ownerId: row.id,
+        at: now,
+      });
+      await emitBalances(tx, deps, accountId, now);
+    }
+    await emitRfqStatus(tx, row, instrument, now);
+    await emitOpenRfq(tx, row, instrument, now);
+    return { row, replayed: false };
+  });
+  if (!created.replayed) deps.hooks.auctionScheduled(created.row.id, created.row.auction_ends_at);
+  return result(created.row, created.replayed);
+}

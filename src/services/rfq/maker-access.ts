@@ -1,0 +1,49 @@
+/**
+ * Who may quote: an active, unsuspended maker approved for the instrument's pair with at least
+ * one settlement mode. Read per request (makers change rarely but suspensions must bite at once).
+ */
+import { ServiceError } from '../../domain/errors.ts';
+import type { Instrument } from '../../domain/rfq/index.ts';
+import type { Reader } from '../../store/transaction.ts';
+
+export interface MakerRecord {
+  makerId: string;
+  accountId: string;
+  pairs: string[];
+  settlementModes: string[];
+  spender: string | null;
+  adapterSigner: string | null;
+}
+
+export async function activeMaker(db: Reader, accountId: string, now: number): Promise<MakerRecord> {
+  const row = await db.selectFrom('makers').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+  if (!row || !row.active) throw new ServiceError('MAKER_NOT_APPROVED', 'this account is not an active maker');
+  if (row.suspended_until !== null && row.suspended_until > now) {
+    throw new ServiceError('MAKER_NOT_APPROVED', 'this maker is suspended after failed settlements', { suspendedUntil: row.suspended_until });
+  }
+  return {
+    makerId: row.maker_id,
+    accountId: row.account_id,
+    pairs: row.pairs,
+    settlementModes: row.settlement_modes,
+    spender: row.spender,
+    adapterSigner: row.adapter_signer,
+  };
+}
+
+export function pairOf(instrument: Pick<Instrument, 'base' | 'quote'>): string {
+  return `${instrument.base}-${instrument.quote}`;
+}
+
+export function assertApprovedFor(maker: MakerRecord, instrument: Instrument): void {
+  if (!maker.pairs.includes(pairOf(instrument))) {
+    throw new ServiceError('MAKER_NOT_APPROVED', `maker is not approved for ${pairOf(instrument)}`);
+  }
+}
+
+/** The mode a quote without an xchange bundle settles in: permit2 when offered, else promised. */
+export function inventoryMode(maker: MakerRecord): 'permit2' | 'promised' {
+  if (maker.settlementModes.includes('permit2')) return 'permit2';
+  if (maker.settlementModes.includes('promised')) return 'promised';
+  throw new ServiceError('MAKER_NOT_APPROVED', 'maker has no inventory settlement mode (permit2 or promised)');
+}

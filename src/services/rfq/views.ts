@@ -1,0 +1,111 @@
+/**
+ * Wire views of RFQs and quotes (spec: Rfq, Quote, MakerQuote, OpenRfq). Amounts are formatted
+ * here with the instrument's token decimals; absent optional fields are omitted, not null.
+ * The taker's Quote names no maker and carries no permit; the OpenRfq never shows quoteLimit.
+ */
+import { formatAmount } from '../../domain/money/index.ts';
+import { makerBaseQty, type Instrument } from '../../domain/rfq/index.ts';
+import type { QuoteRow, RfqRow } from './rows.ts';
+import { rfqTerms } from './rows.ts';
+
+function decimalsOf(instrument: Instrument, token: string): number {
+  return token === instrument.base ? instrument.baseDecimals : instrument.quoteDecimals;
+}
+
+function present<T>(key: string, value: T | null | undefined): Record<string, T> {
+  return value === null || value === undefined ? {} : { [key]: value };
+}
+
+/** The pay token of the taker: the quote token on a BUY, the base on a SELL. */
+function payDecimals(row: RfqRow, instrument: Instrument): number {
+  return row.side === 'BUY' ? instrument.quoteDecimals : instrument.baseDecimals;
+}
+
+export function rfqView(row: RfqRow, instrument: Instrument) {
+  const recvDecimals = row.side === 'BUY' ? instrument.baseDecimals : instrument.quoteDecimals;
+  return {
+    id: row.id,
+    instrumentId: row.instrument_id,
+    side: row.side,
+    baseQty: formatAmount(row.base_qty, instrument.baseDecimals),
+    status: row.status,
+    autoAccept: row.auto_accept,
+    createdAt: row.created_at,
+    auctionEndsAt: row.auction_ends_at,
+    expiresAt: row.auction_ends_at,
+    settlementDeadline: row.settlement_deadline_secs,
+    ...present('quoteLimit', row.quote_limit === null ? null : formatAmount(row.quote_limit, instrument.quoteDecimals)),
+    ...present('quotedAt', row.quoted_at),
+    ...present('settledAt', row.settled_at),
+    ...present('executedPayAmount', row.executed_pay_amount === null ? null : formatAmount(row.executed_pay_amount, payDecimals(row, instrument))),
+    ...present('executedRecvAmount', row.executed_recv_amount === null ? null : formatAmount(row.executed_recv_amount, recvDecimals)),
+    ...present('takerFee', row.taker_fee === null ? null : formatAmount(row.taker_fee, payDecimals(row, instrument))),
+    ...present('txHash', row.tx_hash),
+    ...present('failureCode', row.failure_code),
+    ...present('failureReason', row.failure_reason),
+  };
+}
+
+function legs(row: QuoteRow, instrument: Instrument) {
+  return {
+    makerPays: { token: row.maker_pays_token, amount: formatAmount(row.maker_pays_amount, decimalsOf(instrument, row.maker_pays_token)) },
+    makerReceives: { token: row.maker_receives_token, amount: formatAmount(row.maker_receives_amount, decimalsOf(instrument, row.maker_receives_token)) },
+  };
+}
+
+/** The taker's view of a competing quote: anonymous, no settlement authorisation. */
+export function quoteView(row: QuoteRow, rfq: RfqRow, instrument: Instrument) {
+  return {
+    rfqId: row.rfq_id,
+    quoteId: row.id,
+    version: row.version,
+    instrumentId: rfq.instrument_id,
+    side: rfq.side,
+    status: row.status,
+    ...legs(row, instrument),
+    takerTotal: formatAmount(row.taker_total, payDecimals(rfq, instrument)),
+    receivedAt: row.received_at,
+    ...present('acceptableForMs', row.acceptable_for_ms),
+    ...present('expiryMs', row.acceptable_for_ms === null ? null : row.received_at + row.acceptable_for_ms),
+  };
+}
+
+/** The maker's view of its own quote, with the settlement fields once it wins. */
+export function makerQuoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' | 'side'>, instrument: Instrument) {
+  return {
+    rfqId: row.rfq_id,
+    quoteId: row.id,
+    version: row.version,
+    instrumentId: rfq.instrument_id,
+    side: rfq.side,
+    status: row.status,
+    ...legs(row, instrument),
+    receivedAt: row.received_at,
+    settlementMode: row.settlement_mode,
+    ...present('acceptableForMs', row.acceptable_for_ms),
+    ...present('expiryMs', row.acceptable_for_ms === null ? null : row.received_at + row.acceptable_for_ms),
+    ...present('settlementDeadline', row.settlement_deadline_secs),
+    ...present('deliveryDeadline', row.delivery_deadline_secs),
+    ...present('permitSignature', row.permit_signature),
+    ...present('spender', row.spender),
+    ...present('windowStartsAt', row.window_starts_at),
+    ...present('windowEndsAt', row.window_ends_at),
+    ...present('settledAt', row.settled_at),
+    ...present('txHash', row.tx_hash),
+  };
+}
+
+/** What makers see of an open RFQ: no taker, no quoteLimit; on a SELL the fee-carved baseQty. */
+export function openRfqView(row: RfqRow, instrument: Instrument) {
+  return {
+    id: row.id,
+    instrumentId: row.instrument_id,
+    side: row.side,
+    baseQty: formatAmount(makerBaseQty(rfqTerms(row, instrument)), instrument.baseDecimals),
+    autoAccept: row.auto_accept,
+    createdAt: row.created_at,
+    auctionEndsAt: row.auction_ends_at,
+    expiresAt: row.auction_ends_at,
+    settlementDeadline: row.settlement_deadline_secs,
+  };
+}
