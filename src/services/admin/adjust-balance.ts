@@ -6,7 +6,7 @@ import { getAddress } from 'viem';
 import { ServiceError, invalidField } from '../../domain/errors.ts';
 import { formatAmount, parseAmount } from '../../domain/money/index.ts';
 import { postMovement, type Rail } from '../../store/ledger.ts';
-import { appendEvent } from '../../store/outbox.ts';
+import { appendEvent, inTransaction } from '../../store/outbox.ts';
 import { balanceSnapshotFrame } from '../account/balances.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { ensureAccount } from './makers.ts';
@@ -28,7 +28,7 @@ export async function adjustBalance(deps: ServiceDeps, input: AdjustInput) {
   const rail: Rail = input.rail ?? 'EVM';
   const now = deps.clock.now();
   const movementId = deps.ids.uuid();
-  return deps.db.transaction().execute(async (tx) => {
+  return inTransaction(deps.db, async (tx) => {
     const accountId = await ensureAccount(tx, deps, address);
     await postMovement(tx, {
       movementId,

@@ -4,6 +4,7 @@
  * maker window, quoteLimit), then selects it. A retry of the accept that already won (same quote
  * and version) replays the 202; any other accept after selection is 409.
  */
+import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { assertAuctionOpen, assertQuoteAcceptable } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -26,7 +27,7 @@ export interface AcceptResult {
 
 export async function acceptQuote(deps: ServiceDeps, accountId: string, rfqId: string, input: AcceptInput): Promise<AcceptResult> {
   const now = deps.clock.now();
-  const outcome = await deps.db.transaction().execute(async (tx) => {
+  const outcome = await inTransaction(deps.db, async (tx) => {
     const rfq = await ownRfq(tx, rfqId, accountId, 'update');
     const quotes = await quotesOfRfq(tx, rfq.id, 'update');
     const quote = quotes.find((q) => q.id === input.quoteId);

@@ -3,6 +3,7 @@
  * 404 no such quote; 403 another maker's; 409 QUOTE_NOT_OPEN once selected, settled, expired or
  * cancelled. The RFQ is locked first (same order as accept), so cancel and selection serialise.
  */
+import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { transitionQuote, type QuoteStatus } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -12,7 +13,7 @@ import { makerQuoteView } from './views.ts';
 
 export async function cancelQuote(deps: ServiceDeps, accountId: string, quoteId: string) {
   const now = deps.clock.now();
-  return deps.db.transaction().execute(async (tx) => {
+  return inTransaction(deps.db, async (tx) => {
     const probe = await tx.selectFrom('quotes').select(['rfq_id', 'maker_account_id']).where('id', '=', quoteId).executeTakeFirst();
     if (!probe) throw new ServiceError('NOT_FOUND', 'no such quote');
     if (probe.maker_account_id !== accountId) throw new ServiceError('FORBIDDEN', 'this quote belongs to another maker');

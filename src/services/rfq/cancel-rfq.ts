@@ -2,6 +2,7 @@
  * POST /v1/rfq/requests/{id}/cancel: the taker calls off a PENDING RFQ before `auctionEndsAt`.
  * Releases any lock, expires open quotes (each maker is told), sets `failureReason`.
  */
+import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { assertAuctionOpen, transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
 import { endLock } from '../../store/ledger.ts';
@@ -13,7 +14,7 @@ import { rfqView } from './views.ts';
 
 export async function cancelRfq(deps: ServiceDeps, accountId: string, rfqId: string) {
   const now = deps.clock.now();
-  return deps.db.transaction().execute(async (tx) => {
+  return inTransaction(deps.db, async (tx) => {
     const rfq = await ownRfq(tx, rfqId, accountId, 'update');
     if (rfq.status !== 'PENDING') throw new ServiceError('RFQ_NOT_PENDING', 'only a PENDING RFQ can be cancelled', { status: rfq.status });
     assertAuctionOpen(rfq.auction_ends_at, now);

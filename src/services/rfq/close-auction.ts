@@ -5,6 +5,7 @@
  * instant itself so a late closer changes nothing, is selected, else FAILED with the lock
  * released. Taker-driven: CANCELLED. Open quotes that were not selected become EXPIRED.
  */
+import { inTransaction } from '../../store/outbox.ts';
 import { auctionEndEvent, selectBest, transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
 import { endLock } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
@@ -24,7 +25,7 @@ export interface ClosedAuction {
 
 export async function closeAuction(deps: ServiceDeps, rfqId: string): Promise<ClosedAuction | null> {
   const now = deps.clock.now();
-  const closed = await deps.db.transaction().execute(async (tx) => {
+  const closed = await inTransaction(deps.db, async (tx) => {
     const rfq = await tx
       .selectFrom('rfqs')
       .selectAll()

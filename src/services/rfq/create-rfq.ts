@@ -4,6 +4,7 @@
  * duplicate replays the winner), locks the taker's funds for an autoAccept spot RFQ, and writes
  * the taker's `rfqStatus` and the makers' `rfq` frames.
  */
+import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money/index.ts';
 import {
@@ -108,7 +109,7 @@ export async function createRfq(deps: ServiceDeps, accountId: string, input: Cre
     updated_at: now,
   };
 
-  const created = await deps.db.transaction().execute(async (tx) => {
+  const created = await inTransaction(deps.db, async (tx) => {
     const inserted = await tx
       .insertInto('rfqs')
       .values(row)

@@ -3,6 +3,7 @@
  * SETTLEMENT_FAILED; its winning quote FAILED; the taker's lock released. Settlement adapters
  * that must wait for chain finality past the deadline register a `settlementFinalityCheck`.
  */
+import { inTransaction } from '../../store/outbox.ts';
 import { transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
 import { endLock } from '../../store/ledger.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -25,7 +26,7 @@ export async function overdueSettlements(deps: ServiceDeps, limit: number): Prom
 export async function expireSettlement(deps: ServiceDeps, rfqId: string): Promise<boolean> {
   const now = deps.clock.now();
   const nowSecs = Math.floor(now / 1000);
-  return deps.db.transaction().execute(async (tx) => {
+  return inTransaction(deps.db, async (tx) => {
     const rfq = await tx
       .selectFrom('rfqs')
       .selectAll()

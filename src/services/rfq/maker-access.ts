@@ -4,7 +4,9 @@
  */
 import { ServiceError } from '../../domain/errors.ts';
 import type { Instrument } from '../../domain/rfq/index.ts';
+import type { Selectable } from 'kysely';
 import type { Reader } from '../../store/transaction.ts';
+import type { MakersTable } from '../../store/schema.ts';
 
 export interface MakerRecord {
   makerId: string;
@@ -15,8 +17,15 @@ export interface MakerRecord {
   adapterSigner: string | null;
 }
 
+export type MakerRow = Pick<Selectable<MakersTable>, 'maker_id' | 'account_id' | 'active' | 'pairs' | 'settlement_modes' | 'spender' | 'adapter_signer' | 'suspended_until'>;
+
 export async function activeMaker(db: Reader, accountId: string, now: number): Promise<MakerRecord> {
   const row = await db.selectFrom('makers').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+  return activeMakerFrom(row ?? null, now);
+}
+
+/** The maker record from its row, or MAKER_NOT_APPROVED when it may not quote now. */
+export function activeMakerFrom(row: MakerRow | null, now: number): MakerRecord {
   if (!row || !row.active) throw new ServiceError('MAKER_NOT_APPROVED', 'this account is not an active maker');
   if (row.suspended_until !== null && row.suspended_until > now) {
     throw new ServiceError('MAKER_NOT_APPROVED', 'this maker is suspended after failed settlements', { suspendedUntil: row.suspended_until });

@@ -3,6 +3,8 @@
  * and `receivedAt` is restamped. The RFQ row is read FOR SHARE so quotes on one RFQ proceed in
  * parallel while an accept or auction close (FOR UPDATE) waits for them and sees their result.
  */
+import { inTransaction } from '../../store/outbox.ts';
+import { sql } from 'kysely';
 import { ServiceError } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money/index.ts';
 import {
@@ -18,7 +20,7 @@ import {
 } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { emitQuoteStatus, emitQuoteUpdate } from './events.ts';
-import { activeMaker, assertApprovedFor, inventoryMode } from './maker-access.ts';
+import { activeMakerFrom, assertApprovedFor, inventoryMode, type MakerRow } from './maker-access.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { rfqStatus, rfqTerms, type QuoteRow } from './rows.ts';
 
@@ -52,13 +54,20 @@ export async function submitQuote(deps: ServiceDeps, accountId: string, input: S
   if (input.xchange !== undefined && input.xchange !== null) {
     throw new ServiceError('NOT_AVAILABLE', 'xchange settlement is not available in this deployment yet');
   }
-  const maker = await activeMaker(deps.db, accountId, now);
-  assertApprovedFor(maker, instrument);
-  const mode = inventoryMode(maker);
-
-  return deps.db.transaction().execute(async (tx) => {
-    const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', input.rfqId).forShare().executeTakeFirst();
-    if (!rfq) throw new ServiceError('NOT_FOUND', 'no such RFQ');
+  return inTransaction(deps.db, async (tx) => {
+    // One round trip: the RFQ (locked FOR SHARE) and the caller's maker record beside it.
+    const found = await tx
+      .selectFrom('rfqs')
+      .selectAll('rfqs')
+      .select(sql<MakerRow | null>`(select to_jsonb(m) from makers m where m.account_id = ${accountId})`.as('maker'))
+      .where('rfqs.id', '=', input.rfqId)
+      .forShare()
+      .executeTakeFirst();
+    if (!found) throw new ServiceError('NOT_FOUND', 'no such RFQ');
+    const { maker: makerRow, ...rfq } = found;
+    const maker = activeMakerFrom(makerRow, now);
+    assertApprovedFor(maker, instrument);
+    const mode = inventoryMode(maker);
     if (rfq.account_id === accountId) throw new ServiceError('SELF_QUOTE', 'a maker cannot quote on its own RFQ');
     checkQuoteTarget({ instrumentId: rfq.instrument_id, side: rfq.side }, input);
     if (rfqStatus(rfq) !== 'PENDING') throw new ServiceError('RFQ_NOT_PENDING', 'the RFQ is no longer taking quotes', { status: rfq.status });

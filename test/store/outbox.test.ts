@@ -1,0 +1,69 @@
+/**
+ * The outbox writes a transaction's frames in append order with gap-free per-(account, topic)
+ * sequences, leaves broadcast frames unsequenced, and writes nothing when the transaction aborts.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
+import { appendEvent, inTransaction } from '../../src/store/outbox.ts';
+
+for (const backend of backends()) {
+  describe(`outbox [${backend}]`, () => {
+    let database: TestDatabase;
+    let store: Store;
+    before(async () => {
+      database = await createTestDatabase(backend);
+      store = await openStore(database.location);
+      await migrateToLatest(store.db);
+    });
+    after(async () => {
+      await store.close();
+      await database.drop();
+    });
+
+    it('numbers frames per account and topic across transactions, in append order', async () => {
+      const alice = randomUUID();
+      const bob = randomUUID();
+      await inTransaction(store.db, async (tx) => {
+        await appendEvent(tx, { accountId: alice, topic: 'quotes', frame: { n: 1 } }, 1);
+        await appendEvent(tx, { accountId: null, topic: 'openRfqs', frame: { n: 2 } }, 1);
+        await appendEvent(tx, { accountId: alice, topic: 'quotes', frame: { n: 3 } }, 1);
+        await appendEvent(tx, { accountId: bob, topic: 'quotes', frame: { n: 4 } }, 1);
+        await appendEvent(tx, { accountId: alice, topic: 'balances', frame: { n: 5 } }, 1);
+      });
+      await inTransaction(store.db, async (tx) => {
+        await appendEvent(tx, { accountId: alice, topic: 'quotes', frame: { n: 6 } }, 2);
+      });
+      await assert.rejects(
+        inTransaction(store.db, async (tx) => {
+          await appendEvent(tx, { accountId: alice, topic: 'quotes', frame: { n: 7 } }, 3);
+          throw new Error('abort');
+        }),
+      );
+      await inTransaction(store.db, async (tx) => {
+        await appendEvent(tx, { accountId: alice, topic: 'quotes', frame: { n: 8 } }, 4);
+      });
+      const rows = await store.db.selectFrom('outbox').select(['account_id', 'topic', 'seq', 'frame']).orderBy('id').execute();
+      const seen = rows.map((r) => [r.account_id === alice ? 'alice' : r.account_id === bob ? 'bob' : null, r.topic, r.seq, (r.frame as { n: number }).n]);
+      assert.deepEqual(seen, [
+        ['alice', 'quotes', 1, 1],
+        [null, 'openRfqs', null, 2],
+        ['alice', 'quotes', 2, 3],
+        ['bob', 'quotes', 1, 4],
+        ['alice', 'balances', 1, 5],
+        ['alice', 'quotes', 3, 6],
+        ['alice', 'quotes', 4, 8],
+      ]);
+    });
+
+    it('refuses an event appended outside inTransaction', async () => {
+      await assert.rejects(
+        store.db.transaction().execute((tx) => appendEvent(tx, { accountId: null, topic: 'openRfqs', frame: {} }, 1)),
+        /outside inTransaction/,
+      );
+    });
+  });
+}
