@@ -58,6 +58,8 @@ const KNOWN = new Set([
   'RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE', 'RFQ_WS_MAX_SESSIONS_PER_ACCOUNT', 'RFQ_WS_INBOUND_FRAMES_PER_SEC',
   'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WORKERS',
   'RFQ_DATABASE_POOL_SIZE', 'RFQ_SHUTDOWN_GRACE_MS',
+  // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
+  'RFQ_URL',
 ]);
 
 export const ALL_WORKERS = ['auctions', 'settlement', 'dispatch', 'withdrawals'] as const;
@@ -156,11 +158,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secretKey,
     demoMakers: bool('RFQ_DEMO_MAKERS', mode === 'embedded'),
     logLevel: text('RFQ_LOG_LEVEL') ?? 'info',
-    rateLimit: {
+    rateLimit: Object.freeze({
       perKeyPerSec: int('RFQ_RATE_LIMIT_PER_KEY_PER_SEC', 100, 1, 1_000_000),
       perSourcePerSec: int('RFQ_RATE_LIMIT_PER_SOURCE_PER_SEC', 1000, 1, 1_000_000),
-    },
-    ws: {
+    }),
+    ws: Object.freeze({
       handshakeDeadlineMs: int('RFQ_WS_HANDSHAKE_DEADLINE_MS', 5000, 100, 60_000),
       maxUnauthenticatedPerSource: int('RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE', 32, 1, 1_000_000),
       maxSessionsPerAccount: int('RFQ_WS_MAX_SESSIONS_PER_ACCOUNT', 16, 1, 1_000_000),
@@ -169,7 +171,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sendBufferBytes: int('RFQ_WS_SEND_BUFFER_BYTES', 1 << 20, 1024, 1 << 30),
       priceStaleMs: int('RFQ_PRICE_STALE_MS', 5000, 100, 600_000),
       outboxRetentionMs: int('RFQ_OUTBOX_RETENTION_MS', 24 * 3600_000, 1000, 30 * 24 * 3600_000),
-    },
+    }),
     workers,
     shutdownGraceMs: int('RFQ_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };
