@@ -97,7 +97,11 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
 
   app.setErrorHandler(async (error, request, reply) => {
     const mapped = mapError(error);
-    if (mapped.internal) request.log.error({ err: error }, 'request failed');
+    if (mapped.internal) {
+      request.log.error({ err: error }, 'request failed');
+      // The request id lets a user's report be matched to the log line; it reveals nothing else.
+      mapped.body.error.details = { requestId: request.id };
+    }
     else if (mapped.status >= 500) request.log.warn({ code: mapped.body.error.code }, 'request refused');
     return reply.status(mapped.status).send(mapped.body);
   });

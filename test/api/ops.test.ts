@@ -304,7 +304,9 @@ for (const backend of backends()) {
         const response = await fetch(`${h.url}${path}`, { headers: { ...signRequest(client.credentials!, Date.now(), 'GET', path, '', '') } });
         assert.equal(response.status, 500);
         const text = await response.text();
-        assert.deepEqual(JSON.parse(text), { error: { code: 'INTERNAL', message: 'internal server error' } });
+        const body = JSON.parse(text) as { error: { code: string; message: string; details: { requestId: string } } };
+        assert.deepEqual(Object.keys(body.error.details), ['requestId'], 'only the request id, to match the log line');
+        assert.deepEqual({ ...body, error: { ...body.error, details: undefined } }, { error: { code: 'INTERNAL', message: 'internal server error', details: undefined } });
         for (const leak of ['stack', 'at ', 'pool', 'PGlite', 'pg', 'sql', 'Error', '/src/']) assert.ok(!text.includes(leak), `response mentions ${leak}: ${text}`);
         assert.equal(response.headers.get('x-powered-by'), null);
         const failure = logged.find((entry) => entry.msg === 'request failed');
@@ -312,6 +314,7 @@ for (const backend of backends()) {
         assert.equal(failure.level, 50, 'at error level');
         assert.ok(failure.err && typeof (failure.err as { stack?: unknown }).stack === 'string', 'with the stack, in the log only');
         assert.ok(typeof failure.reqId === 'string' || typeof failure.reqId === 'number', 'with the request id');
+        assert.equal(String(failure.reqId), body.error.details.requestId, 'the response names the logged request');
 
         const ready = await fetch(`${h.url}/readyz`);
         assert.equal(ready.status, 503);

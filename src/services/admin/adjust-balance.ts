@@ -2,24 +2,18 @@
  * POST /admin/v1/balances/adjust: an ADJUSTMENT movement between the user's book and the
  * adjustments book. A debit that would take `available` below zero is refused.
  */
-import { getAddress } from 'viem';
 import { ServiceError, invalidField } from '../../domain/errors.ts';
 import { formatAmount, parseAmount } from '../../domain/money/index.ts';
 import { postMovement, type Rail } from '../../store/ledger.ts';
 import { appendEvent, inTransaction } from '../../store/outbox.ts';
 import { balanceSnapshotFrame } from '../account/balances.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { ensureAccount } from './makers.ts';
+import { ensureAccount, normaliseAddress } from './makers.ts';
 
 export interface AdjustInput { address: string; token: string; amount: string; rail?: Rail; memo: string }
 
 export async function adjustBalance(deps: ServiceDeps, input: AdjustInput) {
-  let address: string;
-  try {
-    address = getAddress(input.address);
-  } catch {
-    throw invalidField('address', 'address', 'address is not a valid EVM address');
-  }
+  const address = normaliseAddress(input.address, 'address');
   const reference = await deps.refdata.current();
   const token = reference.tokens.get(input.token);
   if (!token) throw new ServiceError('TOKEN_NOT_FOUND', `token ${input.token} is not listed`);

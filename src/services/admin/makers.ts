@@ -3,7 +3,7 @@
  * approved pairs and settlement modes. A suspension after repeated settlement failures shows here
  * and can be lifted by the operator.
  */
-import { getAddress } from 'viem';
+import { getAddress, isAddress } from 'viem';
 import { invalidField } from '../../domain/errors.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -47,12 +47,7 @@ export async function ensureAccount(tx: Tx, deps: ServiceDeps, address: string):
 }
 
 export async function putMaker(deps: ServiceDeps, rawAddress: string, input: MakerInput, spenderCheck?: SpenderCheck): Promise<MakerView> {
-  let address: string;
-  try {
-    address = getAddress(rawAddress);
-  } catch {
-    throw invalidField('address', 'address', 'address is not a valid EVM address');
-  }
+  const address = normaliseAddress(rawAddress, 'address');
   const pairs = [...new Set(input.pairs)];
   for (const [i, pair] of pairs.entries()) {
     if (!/^[A-Z0-9]{1,16}-[A-Z0-9]{1,16}$/.test(pair)) throw invalidField(`pairs[${i}]`, 'pattern', 'pair must be BASE-QUOTE');
@@ -100,12 +95,10 @@ export async function putMaker(deps: ServiceDeps, rawAddress: string, input: Mak
   });
 }
 
-function normaliseAddress(value: string, field: string): string {
-  try {
-    return getAddress(value);
-  } catch {
-    throw invalidField(field, 'address', `${field} is not a valid EVM address`);
-  }
+/** EIP-55 checksummed form; a mixed-case address with a wrong checksum is refused, not corrected. */
+export function normaliseAddress(value: string, field: string): string {
+  if (!isAddress(value, { strict: true })) throw invalidField(field, 'address', `${field} is not a valid EVM address (or its EIP-55 checksum is wrong)`);
+  return getAddress(value);
 }
 
 export function toMakerView(

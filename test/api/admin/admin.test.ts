@@ -134,6 +134,9 @@ for (const backend of backends()) {
       assert.equal(listed.length, 1);
       assert.deepEqual(listed[0], updated);
 
+      const badChecksum = '0xD8dA6BF26964aF9D7eEd9e03E53415D37aA96045';
+      await rejects(h.admin.putMaker(badChecksum, { active: true, pairs: ['ETH-USDC'], settlementModes: ['permit2'] }), 400, 'INVALID_REQUEST');
+      await rejects(h.admin.adjustBalance({ address: badChecksum, token: 'USDC', amount: '1', memo: 'x' }), 400, 'INVALID_REQUEST');
       const invalid = await rejects(h.admin.putMaker('0x1234', { active: true, pairs: ['ETH-USDC'], settlementModes: ['permit2'] }), 400, 'INVALID_REQUEST');
       assert.ok(fieldsOf(invalid).some((f) => f.includes('address')), JSON.stringify(invalid.details));
       await rejects(h.admin.putMaker(newAddress(), { active: true, pairs: ['eth/usdc'], settlementModes: ['permit2'] }), 400, 'INVALID_REQUEST');
