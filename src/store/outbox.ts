@@ -66,7 +66,8 @@ async function writeEvents(tx: Tx, events: Buffered[]): Promise<void> {
     ),
     bumped as (
       insert into event_seqs (account_id, topic, last_seq)
-      select account_id, topic, n from counts
+      -- One global order for the row locks, so concurrent transactions cannot deadlock here.
+      select account_id, topic, n from counts order by account_id, topic
       on conflict (account_id, topic) do update set last_seq = event_seqs.last_seq + excluded.last_seq
       returning account_id, topic, last_seq
     ),

@@ -36,7 +36,9 @@ export async function acceptQuote(deps: ServiceDeps, accountId: string, rfqId: s
       const sameAccept =
         rfq.selected_quote_id === quote.id && (input.expectedVersion === undefined || input.expectedVersion === null || input.expectedVersion === quote.version);
       if (sameAccept && rfq.quoted_at !== null) return { rfqId: rfq.id, quoteId: quote.id, status: rfq.status, replayed: true, settlementDeadline: null };
-      assertAuctionOpen(rfq.auction_ends_at, now);
+      // The clock as of now, not as of arrival: an accept that queued behind the auction close for
+      // the row lock lost to the deadline, and says so (AUCTION_CLOSED, not RFQ_NOT_PENDING).
+      assertAuctionOpen(rfq.auction_ends_at, deps.clock.now());
       throw new ServiceError('RFQ_NOT_PENDING', 'the RFQ is no longer pending', { status: rfq.status });
     }
     assertAuctionOpen(rfq.auction_ends_at, now);

@@ -1,0 +1,114 @@
+/**
+ * Preloaded into the service process by the benchmark (`node --import bench/lib/service-probe.ts`),
+ * never by the service itself. Counts the SQL statements the process sends (by normalised
+ * prefix, with their client-observed time), how long callers wait for and hold a pool
+ * connection, and event-loop delay. On SIGUSR2 it writes a snapshot to $BENCH_PROBE_FILE and
+ * starts counting afresh. Overhead: one Map update and two clock reads per statement.
+ */
+import { writeFileSync, renameSync } from 'node:fs';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import pg from 'pg';
+
+const file = process.env.BENCH_PROBE_FILE;
+if (file) install(file);
+
+function normalise(text: string): string {
+  return text.replace(/\s+/g, ' ').replace(/\$\d+/g, '?').trim().slice(0, 70);
+}
+
+function summary(samples: number[]): { count: number; p50: number; p99: number; max: number; totalMs: number } {
+  const sorted = Float64Array.from(samples).sort();
+  const at = (p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!);
+  let total = 0;
+  for (const v of sorted) total += v;
+  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.length ? sorted[sorted.length - 1]! : 0, totalMs: total };
+}
+
+function install(target: string): void {
+  let queries = new Map<string, { count: number; totalMs: number }>();
+  let totalQueries = 0;
+  let waits: number[] = [];
+  let holds: number[] = [];
+  let seq = 0;
+  // One example (text and parameters) per statement kind, for EXPLAIN / pgbench replays.
+  const samples = new Map<string, { text: string; values: unknown }>();
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+
+  type QueryFn = (this: pg.Client, ...args: unknown[]) => unknown;
+  const proto = pg.Client.prototype as unknown as { query: QueryFn };
+  const originalQuery = proto.query;
+  proto.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0];
+    const text = typeof first === 'string' ? first : first && typeof first === 'object' && 'text' in first ? String((first as { text: unknown }).text) : '?';
+    const key = normalise(text);
+    const started = performance.now();
+    const result = originalQuery.apply(this, args);
+    totalQueries += 1;
+    let entry = queries.get(key);
+    if (!entry) {
+      entry = { count: 0, totalMs: 0 };
+      queries.set(key, entry);
+    }
+    entry.count += 1;
+    if (!samples.has(key) && samples.size < 200) {
+      const values = Array.isArray(args[1]) ? args[1] : first && typeof first === 'object' && 'values' in first ? (first as { values: unknown }).values : null;
+      samples.set(key, { text, values: JSON.parse(JSON.stringify(values ?? null, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) });
+    }
+    const record = entry;
+    if (result && typeof (result as Promise<unknown>).then === 'function') {
+      const done = () => {
+        record.totalMs += performance.now() - started;
+      };
+      (result as Promise<unknown>).then(done, done);
+    }
+    return result;
+  };
+
+  type ConnectFn = (this: pg.Pool, ...args: unknown[]) => unknown;
+  const poolProto = pg.Pool.prototype as unknown as { connect: ConnectFn };
+  const originalConnect = poolProto.connect;
+  poolProto.connect = function (this: pg.Pool, ...args: unknown[]) {
+    const started = performance.now();
+    const onClient = (client: pg.PoolClient) => {
+      const acquired = performance.now();
+      waits.push(acquired - started);
+      const release = client.release.bind(client);
+      client.release = ((error?: Error | boolean) => {
+        holds.push(performance.now() - acquired);
+        return release(error);
+      }) as typeof client.release;
+    };
+    if (typeof args[0] === 'function') {
+      const callback = args[0] as (error: Error | undefined, client: pg.PoolClient, done: unknown) => void;
+      return originalConnect.call(this, (error: Error | undefined, client: pg.PoolClient, done: unknown) => {
+        if (!error && client) onClient(client);
+        callback(error, client, error ? done : client?.release);
+      });
+    }
+    return (originalConnect.apply(this, args) as Promise<pg.PoolClient>).then((client) => {
+      onClient(client);
+      return client;
+    });
+  };
+
+  process.on('SIGUSR2', () => {
+    seq += 1;
+    const snapshot = {
+      seq,
+      queries: Object.fromEntries([...queries.entries()].sort((a, b) => b[1].count - a[1].count)),
+      totalQueries,
+      poolWait: summary(waits),
+      poolHold: summary(holds),
+      samples: Object.fromEntries(samples),
+      eventLoopDelay: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+    };
+    queries = new Map();
+    totalQueries = 0;
+    waits = [];
+    holds = [];
+    loop.reset();
+    writeFileSync(`${target}.tmp`, JSON.stringify(snapshot));
+    renameSync(`${target}.tmp`, target);
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * Summarises a V8 .cpuprofile (from `node bench/run.ts --cpu-prof`): self time by area
+ * (package or source directory) and the top functions.
+ *
+ *   node bench/profile-summary.ts bench/results/<stamp>.cpuprofile [--top 30]
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+interface CallFrame { functionName: string; url: string; lineNumber: number }
+interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
+interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
+
+const { values, positionals } = parseArgs({ options: { top: { type: 'string', default: '30' } }, allowPositionals: true });
+const file = positionals[0];
+if (!file) {
+  process.stderr.write('usage: node bench/profile-summary.ts <file.cpuprofile> [--top N]\n');
+  process.exit(2);
+}
+const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const selfUs = new Map<number, number>();
+for (let i = 0; i < profile.samples.length; i++) {
+  const id = profile.samples[i]!;
+  selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+}
+
+function area(frame: CallFrame): string {
+  const { url, functionName } = frame;
+  if (!url) {
+    if (functionName === '(garbage collector)') return 'GC';
+    if (functionName === '(idle)') return 'idle';
+    if (functionName === '(program)') return 'V8/native (program)';
+    return `native: ${functionName || '(anonymous)'}`;
+  }
+  const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (nm) return `pkg ${nm[1]}`;
+  const src = /\/(src\/[^/]+(?:\/[^/]+)?)\//.exec(url);
+  if (src) return src[1]!;
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
+  return url.replace(/^file:\/\//, '');
+}
+
+const areas = new Map<string, number>();
+const functions = new Map<string, number>();
+let total = 0;
+for (const [id, us] of selfUs) {
+  const node = byId.get(id)!;
+  total += us;
+  const a = area(node.callFrame);
+  areas.set(a, (areas.get(a) ?? 0) + us);
+  const key = `${node.callFrame.functionName || '(anonymous)'}  ${node.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/main\//, '')}:${node.callFrame.lineNumber + 1}`;
+  functions.set(key, (functions.get(key) ?? 0) + us);
+}
+const idle = areas.get('idle') ?? 0;
+const busy = total - idle;
+const top = Number(values.top);
+const pct = (us: number) => `${((100 * us) / busy).toFixed(1).padStart(5)}%`;
+process.stdout.write(`profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, busy ${(busy / 1e6).toFixed(1)} s (percentages are of busy time)\n\nself time by area:\n`);
+for (const [a, us] of [...areas].filter(([a]) => a !== 'idle').sort((x, y) => y[1] - x[1]).slice(0, top)) {
+  process.stdout.write(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${a}\n`);
+}
+process.stdout.write(`\ntop functions by self time:\n`);
+for (const [f, us] of [...functions].filter(([f]) => !f.startsWith('(idle)')).sort((x, y) => y[1] - x[1]).slice(0, top)) {
+  process.stdout.write(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${f}\n`);
+}
