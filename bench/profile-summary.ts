@@ -60,6 +60,37 @@ process.stdout.write(`profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, bu
 for (const [a, us] of [...areas].filter(([a]) => a !== 'idle').sort((x, y) => y[1] - x[1]).slice(0, top)) {
   process.stdout.write(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${a}\n`);
 }
+// Inclusive time of a few groups: a sample counts for a group when any frame on its stack matches.
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const groups: Array<[string, RegExp]> = [
+  ['socket write syscalls (incl. time preempted in them)', /^(writev|writeBuffer|writeUtf8String) /],
+  ['signed-request auth (HMAC, credential cache, replay claims)', /^authenticateRequest /],
+  ['submitQuote use case (incl. its SQL building and pg calls)', /^submitQuote /],
+  ['kysely (query building and compiling)', /node_modules\/kysely\//],
+  ['pg driver (protocol, result parsing)', /node_modules\/pg(-protocol|-pool|-types)?\//],
+  ['fastify core', /node_modules\/fastify\//],
+  ['request validation (ajv)', /node_modules\/ajv\//],
+  ['response serialization (fast-json-stringify)', /node_modules\/fast-json-stringify\//],
+  ['metrics (prom-client)', /node_modules\/prom-client\//],
+  ['pino logging', /node_modules\/pino/],
+  ['garbage collector', /^\(garbage collector\)/],
+  ['benchmark probe (bench/lib/service-probe.ts)', /service-probe\.ts/],
+];
+const inclusive = new Map<string, number>();
+for (let i = 0; i < profile.samples.length; i++) {
+  const hit = new Set<string>();
+  let id: number | undefined = profile.samples[i]!;
+  while (id !== undefined) {
+    const frame = byId.get(id)!.callFrame;
+    const text = `${frame.functionName} ${frame.url}`;
+    for (const [name, re] of groups) if (re.test(text)) hit.add(name);
+    id = parent.get(id);
+  }
+  for (const name of hit) inclusive.set(name, (inclusive.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0));
+}
+process.stdout.write(`\ninclusive time of selected groups (a sample can count in several):\n`);
+for (const [name] of groups) process.stdout.write(`  ${pct(inclusive.get(name) ?? 0)}  ${((inclusive.get(name) ?? 0) / 1000).toFixed(0).padStart(7)} ms  ${name}\n`);
 process.stdout.write(`\ntop functions by self time:\n`);
 for (const [f, us] of [...functions].filter(([f]) => !f.startsWith('(idle)')).sort((x, y) => y[1] - x[1]).slice(0, top)) {
   process.stdout.write(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${f}\n`);

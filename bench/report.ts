@@ -25,7 +25,8 @@ function table(rows: Row[]): string {
     '-'.repeat(118),
   ];
   for (const r of rows) {
-    const ratio = r.bare === null || !Number.isFinite(r.value) || !r.bare ? '-' : `${(r.value / r.bare).toFixed(2)}x`;
+    const x = r.bare === null || !r.bare ? NaN : r.value / r.bare;
+    const ratio = !Number.isFinite(x) ? '-' : `${x.toFixed(x >= 100 ? 0 : x >= 10 ? 1 : 2)}x`;
     const bare = r.bare === null ? '-' : `${r.bareLabel} ${fmt(r.bare, r.unit)}`;
     const target = r.target ? `${r.target.text} ${r.target.ok ? 'PASS' : 'MISS'}` : '';
     lines.push(`${pad(r.figure, 46)} ${pad(fmt(r.value, r.unit), 10, true)}  ${pad(bare, 30)} ${pad(ratio, 7, true)}  ${target}`);
@@ -42,9 +43,9 @@ function resourceLine(name: string, requests: number, r: Resources | undefined):
   if (!r) return '';
   const p = r.probe;
   const probe = p
-    ? ` | stmts/req ${p.statementsPerReq}, pool checkouts/req ${p.poolHoldMs.perReq}, pool wait p99 ${p.poolWaitMs.p99} ms, hold p50/p99 ${p.poolHoldMs.p50}/${p.poolHoldMs.p99} ms, loop delay p99 ${p.eventLoopDelayMs.p99} ms, pg backends ${r.backends.start}->${r.backends.end} (+${r.backends.new})`
+    ? ` | stmts/req ${p.statementsPerReq}, pool checkouts/req ${p.poolHoldMs.perReq}, pool wait p99 ${p.poolWaitMs.p99} ms, hold p50/p99 ${p.poolHoldMs.p50}/${p.poolHoldMs.p99} ms, loop delay p99 ${p.eventLoopDelayMs.p99} ms, pg backends ${r.backends.start}->${r.backends.end} (+${r.backends.new})${p.timers && p.timers.fired > 0 ? `, timers >=200ms fired ${p.timers.fired}, early ${p.timers.early} (max ${p.timers.earlyMaxMs} ms)` : ''}`
     : '';
-  return `${pad(name, 26)} n=${pad(String(requests), 6)} machine ${pad(`${r.machineBusyPct}%`, 6)} service ${pad(`${r.serviceCpuUsPerReq}us`, 7)} pg ${pad(`${r.postgresCpuUsPerReq}us`, 7)} gen ${pad(`${r.generatorCpuUsPerReq}us`, 6)}${r.rollbacks ? ` rollbacks ${r.rollbacks}` : ''}${probe}`;
+  return `${pad(name, 26)} n=${pad(String(requests), 6)} load ${r.loadAverageStart.split(' ')[0]}->${r.loadAverageEnd.split(' ')[0]} machine ${pad(`${r.machineBusyPct}%`, 6)} service ${pad(`${r.serviceCpuUsPerReq}us`, 7)} pg ${pad(`${r.postgresCpuUsPerReq}us`, 7)} gen ${pad(`${r.generatorCpuUsPerReq}us`, 6)}${r.rollbacks ? ` rollbacks ${r.rollbacks}` : ''}${probe}`;
 }
 
 export function printReport(results: BenchResults): string {
@@ -69,7 +70,7 @@ export function printReport(results: BenchResults): string {
     rows.push({ figure: `bare insert: closed loop ${b.closed.connections} conn, throughput`, value: b.closed.throughput, unit: '/s', bareLabel: '', bare: null });
     rows.push({ figure: 'bare insert: closed loop p50', value: b.closed.latency.p50, unit: 'ms', bareLabel: '', bare: null });
     rows.push({ figure: 'bare insert: closed loop p99', value: b.closed.latency.p99, unit: 'ms', bareLabel: '', bare: null });
-    for (const [name, r] of [['100/s', b.rate100], ['1000/s', b.rate1000]] as const) {
+    for (const [name, r] of [['100/s', b.rate100], ['1000/s', b.rate1000], ...(b.extraRates ?? []).map((x) => [`${x.offeredRate}/s`, x] as const)] as const) {
       rows.push({ figure: `bare insert: open loop ${name}, achieved`, value: r.throughput, unit: '/s', bareLabel: '', bare: null });
       rows.push({ figure: `bare insert: open loop ${name}, p50`, value: r.latency.p50, unit: 'ms', bareLabel: '', bare: null });
       rows.push({ figure: `bare insert: open loop ${name}, p99`, value: r.latency.p99, unit: 'ms', bareLabel: '', bare: null });
@@ -88,7 +89,8 @@ export function printReport(results: BenchResults): string {
     });
     rows.push({ figure: 're-quote: closed loop p50', value: q.closed.latency.p50, unit: 'ms', bareLabel: 'closed p50', bare: lat(bareClosed?.latency, 'p50') });
     rows.push({ figure: 're-quote: closed loop p99', value: q.closed.latency.p99, unit: 'ms', bareLabel: 'closed p99', bare: lat(bareClosed?.latency, 'p99') });
-    for (const [name, r, bare, target] of [['100/s', q.rate100, b100, null], ['1000/s', q.rate1000, b1000, 20]] as const) {
+    const extra = (q.extraRates ?? []).map((x) => [`${x.offeredRate}/s`, x, b?.extraRates?.find((y) => y.offeredRate === x.offeredRate), null] as const);
+    for (const [name, r, bare, target] of [['100/s', q.rate100, b100, null], ['1000/s', q.rate1000, b1000, 20], ...extra] as const) {
       if (!r) continue;
       rows.push({ figure: `re-quote: open loop ${name}, achieved`, value: r.throughput, unit: '/s', bareLabel: `${name}`, bare: bare?.throughput ?? null });
       rows.push({ figure: `re-quote: open loop ${name}, p50`, value: r.latency.p50, unit: 'ms', bareLabel: `${name} p50`, bare: lat(bare?.latency, 'p50') });
@@ -103,7 +105,7 @@ export function printReport(results: BenchResults): string {
     }
   }
   if (results.hotTaker) {
-    rows.push({ figure: 're-quote, ALL RFQs of ONE taker: closed', value: results.hotTaker.closed.throughput, unit: '/s', bareLabel: 'closed', bare: bareClosed?.throughput ?? null });
+    rows.push({ figure: 're-quote, 20 RFQs of ONE taker: closed', value: results.hotTaker.closed.throughput, unit: '/s', bareLabel: 'closed', bare: bareClosed?.throughput ?? null });
     rows.push({ figure: 're-quote, ONE taker: closed p99', value: results.hotTaker.closed.latency.p99, unit: 'ms', bareLabel: 'closed p99', bare: lat(bareClosed?.latency, 'p99') });
   }
   if (a) {
@@ -151,6 +153,7 @@ export function printReport(results: BenchResults): string {
   loadErrors('re-quote closed', q?.closed);
   loadErrors('re-quote 100/s', q?.rate100);
   loadErrors('re-quote 1000/s', q?.rate1000);
+  for (const x of q?.extraRates ?? []) loadErrors(`re-quote ${x.offeredRate}/s`, x);
   loadErrors('hot taker closed', results.hotTaker?.closed);
   if (a) {
     out.push(`  ${pad('accept sequential', 28)} ${a.sequential.count}: ${errorsText(a.sequential.errors)}`);
@@ -175,11 +178,29 @@ export function printReport(results: BenchResults): string {
   res('re-quote closed', q?.closed.ok ?? 0, q?.closed.resources);
   res('re-quote 100/s', q?.rate100?.ok ?? 0, q?.rate100?.resources);
   res('re-quote 1000/s', q?.rate1000?.ok ?? 0, q?.rate1000?.resources);
+  for (const x of q?.extraRates ?? []) res(`re-quote ${x.offeredRate}/s`, x.ok, x.resources);
   res('hot taker closed', results.hotTaker?.closed.ok ?? 0, results.hotTaker?.closed.resources);
   res('accept sequential', a?.sequential.count ?? 0, a?.sequential.resources);
   res('accept concurrent', a?.concurrent.count ?? 0, a?.concurrent.resources);
   res('close 100/s (per close)', c?.count ?? 0, c?.resources);
   res('burst (per close)', u?.count ?? 0, u?.resources);
+  if (results.db) {
+    out.push('');
+    out.push('database ceiling: the same SQL from pgbench (no Node), transactions/s (bare = 1.00):');
+    const bareTps = results.db.find((v) => v.name === 'bare insert')?.tps ?? NaN;
+    for (const v of results.db) {
+      const perStatement = v.statements.map((s) => `${s.sql.split(' ').slice(0, 2).join(' ')} ${s.ms}`).join(', ');
+      out.push(`  ${pad(v.name, 32)} ${pad(`${Math.round(v.tps)}/s`, 8, true)} ${pad(`${(v.tps / bareTps).toFixed(2)}`, 5, true)}  mean ms per statement: ${perStatement}`);
+    }
+  }
+  if (results.whatIf) {
+    out.push('');
+    out.push(`what-if: the quote SQL behind a bare route (no auth/validation/kysely), closed loop; vs bare insert closed ${bareClosed ? Math.round(bareClosed.throughput) : '-'}/s:`);
+    for (const w of results.whatIf) {
+      const ratio = bareClosed ? `${(w.throughput / bareClosed.throughput).toFixed(2)}x` : '-';
+      out.push(`  ${pad(w.name, 40)} ${pad(`${Math.round(w.throughput)}/s`, 8, true)} ${pad(ratio, 6, true)}  p50 ${w.latency.p50} ms p99 ${w.latency.p99} ms  server ${w.resources.serviceCpuUsPerReq}us pg ${w.resources.postgresCpuUsPerReq}us per req  errors ${errorsText(w.errors)}`);
+    }
+  }
   const probe = q?.closed.resources.probe;
   if (probe) {
     out.push('');

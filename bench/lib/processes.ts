@@ -139,6 +139,7 @@ export interface ProbeSnapshot {
   poolHold: { count: number; p50: number; p99: number; max: number; totalMs: number };
   eventLoopDelay: { p50: number; p99: number; max: number };
   samples?: Record<string, { text: string; values: unknown }>;
+  timers?: { fired: number; early: number; earlyMaxMs: number };
 }
 
 export const repoRoot = path.resolve(import.meta.dirname, '..', '..');

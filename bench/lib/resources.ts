@@ -37,6 +37,8 @@ export interface ProbeSummary {
   poolWaitMs: { p50: number; p99: number; max: number };
   poolHoldMs: { p50: number; p99: number; max: number; perReq: number };
   eventLoopDelayMs: { p50: number; p99: number; max: number };
+  /** Timers >= 200 ms that fired before their wall-clock due time (see service-probe.ts). */
+  timers: { fired: number; early: number; earlyMaxMs: number } | null;
 }
 
 interface Snapshot {
@@ -115,6 +117,7 @@ function summarizeProbe(probe: ProbeSnapshot, n: number): ProbeSummary {
       .map(([sql, q]) => ({ sql, perReq: round(q.count / n, 3), meanMs: round(q.totalMs / Math.max(1, q.count), 3) })),
     poolWaitMs: { p50: round(probe.poolWait.p50, 3), p99: round(probe.poolWait.p99, 3), max: round(probe.poolWait.max, 3) },
     poolHoldMs: { p50: round(probe.poolHold.p50, 3), p99: round(probe.poolHold.p99, 3), max: round(probe.poolHold.max, 3), perReq: round(probe.poolHold.count / n, 2) },
+    timers: probe.timers ?? null,
     eventLoopDelayMs: { p50: round(probe.eventLoopDelay.p50, 2), p99: round(probe.eventLoopDelay.p99, 2), max: round(probe.eventLoopDelay.max, 2) },
   };
 }

@@ -30,10 +30,34 @@ function install(target: string): void {
   let waits: number[] = [];
   let holds: number[] = [];
   let seq = 0;
+  const keys = new Map<string, string>();
   // One example (text and parameters) per statement kind, for EXPLAIN / pgbench replays.
   const samples = new Map<string, { text: string; values: unknown }>();
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
+
+  // Timers of 200 ms or more (auction deadlines, settlement expiries, pool idle timeouts): how
+  // many fire before the wall-clock instant they were set for (Date.now() at scheduling + delay).
+  let timers = { fired: 0, early: 0, earlyMaxMs: 0 };
+  const originalSetTimeout = globalThis.setTimeout;
+  const patchedSetTimeout = function (callback: unknown, delay?: number, ...rest: unknown[]) {
+    if (typeof callback === 'function' && typeof delay === 'number' && delay >= 200) {
+      const due = Date.now() + delay;
+      const wrapped = function (this: unknown, ...args: unknown[]) {
+        const early = due - Date.now();
+        timers.fired += 1;
+        if (early > 0) {
+          timers.early += 1;
+          if (early > timers.earlyMaxMs) timers.earlyMaxMs = early;
+        }
+        return (callback as (...a: unknown[]) => unknown).apply(this, args);
+      };
+      return (originalSetTimeout as unknown as (...a: unknown[]) => unknown)(wrapped, delay, ...rest);
+    }
+    return (originalSetTimeout as unknown as (...a: unknown[]) => unknown)(callback, delay, ...rest);
+  };
+  Object.assign(patchedSetTimeout, originalSetTimeout);
+  globalThis.setTimeout = patchedSetTimeout as unknown as typeof setTimeout;
 
   type QueryFn = (this: pg.Client, ...args: unknown[]) => unknown;
   const proto = pg.Client.prototype as unknown as { query: QueryFn };
@@ -41,7 +65,13 @@ function install(target: string): void {
   proto.query = function (this: pg.Client, ...args: unknown[]) {
     const first = args[0];
     const text = typeof first === 'string' ? first : first && typeof first === 'object' && 'text' in first ? String((first as { text: unknown }).text) : '?';
-    const key = normalise(text);
+    // Cheap raw key (length + prefix); the regex normalisation runs once per distinct key.
+    const raw = `${text.length}:${text.slice(0, 64)}`;
+    let key = keys.get(raw);
+    if (key === undefined) {
+      key = normalise(text);
+      keys.set(raw, key);
+    }
     const started = performance.now();
     const result = originalQuery.apply(this, args);
     totalQueries += 1;
@@ -101,12 +131,14 @@ function install(target: string): void {
       poolWait: summary(waits),
       poolHold: summary(holds),
       samples: Object.fromEntries(samples),
+      timers,
       eventLoopDelay: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
     };
     queries = new Map();
     totalQueries = 0;
     waits = [];
     holds = [];
+    timers = { fired: 0, early: 0, earlyMaxMs: 0 };
     loop.reset();
     writeFileSync(`${target}.tmp`, JSON.stringify(snapshot));
     renameSync(`${target}.tmp`, target);

@@ -13,6 +13,8 @@ export interface BaselineResult {
   closed: LoadResult & { resources: Resources };
   rate100: LoadResult & { resources: Resources };
   rate1000: LoadResult & { resources: Resources };
+  /** --extra-rates: more open-loop steps, same shape. */
+  extraRates: Array<LoadResult & { resources: Resources }>;
 }
 
 export interface BaselineOptions {
@@ -20,6 +22,7 @@ export interface BaselineOptions {
   durationSecs: number;
   connections: number;
   poolSize: number;
+  extraRates: number[];
   log: (line: string) => void;
 }
 
@@ -54,7 +57,14 @@ export async function runBaseline(options: BaselineOptions): Promise<BaselineRes
     stop = await startSampling(sampling);
     const r1000 = await openLoop({ client, rate: 1000, durationMs: durationSecs * 1000, build });
     const rate1000 = { ...r1000, resources: await stop(r1000.ok) };
-    return { closed: closedRes, rate100, rate1000 };
+    const extraRates: BaselineResult['extraRates'] = [];
+    for (const rate of options.extraRates) {
+      log(`baseline: open loop ${rate}/s, ${durationSecs} s`);
+      stop = await startSampling(sampling);
+      const r = await openLoop({ client, rate, durationMs: durationSecs * 1000, build });
+      extraRates.push({ ...r, resources: await stop(r.ok) });
+    }
+    return { closed: closedRes, rate100, rate1000, extraRates };
   } finally {
     client.close();
     await server.stop();

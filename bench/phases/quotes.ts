@@ -11,12 +11,14 @@ import { createRfq, INSTRUMENT, quoteBody, type Actor } from '../lib/venue.ts';
 
 export interface QuotesResult {
   rfqs: number;
+  rfqIds: string[];
   makers: number;
   takers: number;
   firstQuotes: LoadResult & { resources: Resources };
   closed: LoadResult & { resources: Resources };
   rate100: LoadResult & { resources: Resources } | null;
   rate1000: LoadResult & { resources: Resources } | null;
+  extraRates: Array<LoadResult & { resources: Resources }>;
 }
 
 export interface QuotesOptions {
@@ -30,6 +32,7 @@ export interface QuotesOptions {
   durationSecs: number;
   connections: number;
   openLoop: boolean;
+  extraRates: number[];
   sampling: SamplerDeps;
   log: (line: string) => void;
   label: string;
@@ -73,6 +76,14 @@ export async function runQuotes(options: QuotesOptions): Promise<QuotesResult> {
     next += rate100.sent;
     log(`${label}: re-quotes, open loop 1000/s, ${durationSecs} s`);
     rate1000 = await measure(() => openLoop({ client, rate: 1000, durationMs: durationSecs * 1000, build, startIndex: next }));
+    next += rate1000.sent;
   }
-  return { rfqs: R, makers: M, takers: takers.length, firstQuotes, closed, rate100, rate1000 };
+  const extraRates: QuotesResult['extraRates'] = [];
+  for (const rate of options.openLoop ? options.extraRates : []) {
+    log(`${label}: re-quotes, open loop ${rate}/s, ${durationSecs} s`);
+    const r = await measure(() => openLoop({ client, rate, durationMs: durationSecs * 1000, build, startIndex: next }));
+    next += r.sent;
+    extraRates.push(r);
+  }
+  return { rfqs: R, rfqIds, makers: M, takers: takers.length, firstQuotes, closed, rate100, rate1000, extraRates };
 }
