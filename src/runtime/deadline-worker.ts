@@ -42,7 +42,10 @@ export class DeadlineWorker {
     const delay = Math.max(0, atMs - Date.now());
     const timer = setTimeout(() => {
       this.#timers.delete(id);
-      this.#run(id);
+      // Timers may fire up to a millisecond early; running then would find nothing due and leave
+      // the deadline to the sweep. Wait out the remainder instead.
+      if (Date.now() < atMs) this.schedule(id, atMs);
+      else this.#run(id);
     }, delay);
     timer.unref();
     this.#timers.set(id, timer);

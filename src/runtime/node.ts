@@ -12,6 +12,7 @@ import { SettingsCache } from '../store/settings.ts';
 import { systemIds } from '../services/ids.ts';
 import { createSecretBox } from '../services/secret-box.ts';
 import { defaultAuthSettings, noHooks, systemClock, type Clock, type ServiceDeps } from '../services/deps.ts';
+import { QuoteCaches } from '../services/rfq/quote-caches.ts';
 import { CredentialCache } from '../services/auth/credential-cache.ts';
 import { TimestampClaims } from '../services/auth/timestamp-claims.ts';
 import { SharedRateLimiter } from '../api/rate-limiter.ts';
@@ -62,6 +63,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     settings: new SettingsCache(store.db),
     hooks: { ...noHooks },
     settlement: {},
+    quoteCaches: new QuoteCaches(),
     auth: { siweDomain: options.siweDomain ?? 'localhost', chainId: options.chainId ?? 31337, ...defaultAuthSettings },
   };
   await service.refdata.reload();

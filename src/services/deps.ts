@@ -7,6 +7,7 @@ import type { SettingsCache } from '../store/settings.ts';
 import type { IdSource } from './ids.ts';
 import type { SecretBox } from './secret-box.ts';
 import type { SettlementGateways } from './rfq/settlement-gateway.ts';
+import type { QuoteCaches } from './rfq/quote-caches.ts';
 
 export interface Clock {
   /** Unix milliseconds. */
@@ -53,4 +54,6 @@ export interface ServiceDeps {
   hooks: ServiceHooks;
   /** Settlement adapters by mode (permit2, promised, xchange); absent modes settle nothing. */
   settlement: SettlementGateways;
+  /** Per-node caches of the quote hot path. */
+  quoteCaches: QuoteCaches;
 }

@@ -2,7 +2,7 @@
  * Event outbox: every frame a client may see is written here in the same transaction as the
  * change that caused it, so nothing is pushed for a change that did not commit. Account topics
  * get a per-(account, topic) `seq` for gap detection and replay; broadcast frames (no account)
- * carry none. A statement-level trigger NOTIFYs dispatchers on every node after commit.
+ * carry none. Nothing notifies inside the writing transaction (see migration 0003).
  *
  * Frames are buffered per transaction and written in one statement when the use case's callback
  * returns (`inTransaction`), so a use case pays one round trip for all its events.

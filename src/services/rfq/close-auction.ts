@@ -36,7 +36,8 @@ export async function closeAuction(deps: ServiceDeps, rfqId: string): Promise<Cl
       .skipLocked()
       .executeTakeFirst();
     if (!rfq) return null;
-    return closeLockedAuction(tx, deps, rfq, now);
+    // Stamped once the row is ours, so quotedAt and the lateness it shows include any queueing.
+    return closeLockedAuction(tx, deps, rfq, deps.clock.now());
   });
   if (closed?.settlementDeadline) deps.hooks.quoteSelected(closed.rfqId, closed.settlementDeadline);
   return closed;

@@ -1,10 +1,12 @@
 /**
  * POST /v1/rfq/quotes. A maker's quote or re-quote: the quote keeps its id, its version advances
- * and `receivedAt` is restamped. The RFQ row is read FOR SHARE so quotes on one RFQ proceed in
- * parallel while an accept or auction close (FOR UPDATE) waits for them and sees their result.
+ * and `receivedAt` is restamped.
+ *
+ * The hot path is one round trip: the RFQ's immutable terms and the maker record come from
+ * per-node caches (quote-caches.ts), the domain checks run here, and one statement
+ * (write-quote.ts) re-checks what can change, writes the quote and its two frames. Only a refusal
+ * reads the store again, to say precisely why.
  */
-import { inTransaction } from '../../store/outbox.ts';
-import { sql } from 'kysely';
 import { ServiceError } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money/index.ts';
 import {
@@ -19,10 +21,11 @@ import {
   type Side,
 } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { emitQuoteStatus, emitQuoteUpdate } from './events.ts';
-import { activeMakerFrom, assertApprovedFor, inventoryMode, type MakerRow } from './maker-access.ts';
+import { activeMakerFrom, assertApprovedFor, inventoryMode, pairOf, type MakerRecord } from './maker-access.ts';
 import { resolveInstrument } from './create-rfq.ts';
-import { rfqStatus, rfqTerms, type QuoteRow } from './rows.ts';
+import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
+import { makerQuoteView, quoteView } from './views.ts';
+import { writeQuote } from './write-quote.ts';
 
 export interface SubmitQuoteInput {
   rfqId: string;
@@ -46,6 +49,37 @@ function parseLegs(instrument: Instrument, input: SubmitQuoteInput): QuoteLegs {
   return { makerPays: leg('makerPays'), makerReceives: leg('makerReceives') };
 }
 
+/** The maker, checked on cached data; a refusal is confirmed against a fresh read first. */
+async function quotingMaker(deps: ServiceDeps, accountId: string, instrument: Instrument, now: number): Promise<{ maker: MakerRecord; mode: 'permit2' | 'promised' }> {
+  const check = (row: Parameters<typeof activeMakerFrom>[0]) => {
+    const maker = activeMakerFrom(row, now);
+    assertApprovedFor(maker, instrument);
+    return { maker, mode: inventoryMode(maker) };
+  };
+  try {
+    return check(await deps.quoteCaches.maker(deps.db, accountId, now));
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    return check(await deps.quoteCaches.maker(deps.db, accountId, now, true));
+  }
+}
+
+/** Why the statement wrote nothing, read fresh (refusals only). */
+async function explainRefusal(deps: ServiceDeps, rfqId: string, accountId: string, instrument: Instrument, now: number, rfqOpen: boolean): Promise<ServiceError> {
+  if (!rfqOpen) {
+    const current = await deps.db.selectFrom('rfqs').select(['status', 'auction_ends_at']).where('id', '=', rfqId).executeTakeFirstOrThrow();
+    if (current.status !== 'PENDING') return new ServiceError('RFQ_NOT_PENDING', 'the RFQ is no longer taking quotes', { status: current.status });
+    return new ServiceError('AUCTION_CLOSED', 'the auction has closed', { auctionEndsAt: current.auction_ends_at });
+  }
+  try {
+    await quotingMaker(deps, accountId, instrument, now);
+  } catch (error) {
+    if (error instanceof ServiceError) return error;
+    throw error;
+  }
+  return new ServiceError('MAKER_NOT_APPROVED', 'this maker may not quote on this RFQ now');
+}
+
 export async function submitQuote(deps: ServiceDeps, accountId: string, input: SubmitQuoteInput): Promise<{ status: 'SUBMITTED'; quoteId: string; version: number }> {
   const now = deps.clock.now();
   const instrument = await resolveInstrument(deps, input.instrumentId);
@@ -54,72 +88,63 @@ export async function submitQuote(deps: ServiceDeps, accountId: string, input: S
   if (input.xchange !== undefined && input.xchange !== null) {
     throw new ServiceError('NOT_AVAILABLE', 'xchange settlement is not available in this deployment yet');
   }
-  return inTransaction(deps.db, async (tx) => {
-    // One round trip: the RFQ (locked FOR SHARE) and the caller's maker record beside it.
-    const found = await tx
-      .selectFrom('rfqs')
-      .selectAll('rfqs')
-      .select(sql<MakerRow | null>`(select to_jsonb(m) from makers m where m.account_id = ${accountId})`.as('maker'))
-      .where('rfqs.id', '=', input.rfqId)
-      .forShare()
-      .executeTakeFirst();
-    if (!found) throw new ServiceError('NOT_FOUND', 'no such RFQ');
-    const { maker: makerRow, ...rfq } = found;
-    const maker = activeMakerFrom(makerRow, now);
-    assertApprovedFor(maker, instrument);
-    const mode = inventoryMode(maker);
-    if (rfq.account_id === accountId) throw new ServiceError('SELF_QUOTE', 'a maker cannot quote on its own RFQ');
-    checkQuoteTarget({ instrumentId: rfq.instrument_id, side: rfq.side }, input);
-    if (rfqStatus(rfq) !== 'PENDING') throw new ServiceError('RFQ_NOT_PENDING', 'the RFQ is no longer taking quotes', { status: rfq.status });
-    assertAuctionOpen(rfq.auction_ends_at, now);
-    const terms = rfqTerms(rfq, instrument);
-    checkQuoteLegs(terms, legs);
-    const fee = takerFee(terms, legs.makerReceives.amount);
-    const total = takerTotal(terms, legs);
-    const values = {
-      maker_pays_token: legs.makerPays.token,
-      maker_pays_amount: legs.makerPays.amount,
-      maker_receives_token: legs.makerReceives.token,
-      maker_receives_amount: legs.makerReceives.amount,
-      taker_fee: fee,
-      taker_total: total,
-      received_at: now,
-      acceptable_for_ms: acceptableForMs,
-      settlement_mode: mode,
-      updated_at: now,
-    };
-    const quote: QuoteRow | undefined = await tx
-      .insertInto('quotes')
-      .values({
-        id: deps.ids.quoteId(),
-        rfq_id: rfq.id,
-        maker_id: maker.makerId,
-        maker_account_id: accountId,
-        version: 1,
-        status: 'SUBMITTED',
-        ...values,
-        settlement_deadline_secs: null,
-        permit_signature: null,
-        spender: null,
-        delivery_deadline_secs: null,
-        window_starts_at: null,
-        window_ends_at: null,
-        xchange: null,
-        settled_at: null,
-        tx_hash: null,
-        created_at: now,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(['rfq_id', 'maker_id'])
-          .doUpdateSet((eb) => ({ ...values, version: eb('quotes.version', '+', 1) }))
-          .where('quotes.status', '=', 'SUBMITTED'),
-      )
-      .returningAll()
-      .executeTakeFirst();
-    if (!quote) throw new ServiceError('QUOTE_NOT_OPEN', 'your quote on this RFQ is no longer open and cannot be re-priced');
-    await emitQuoteUpdate(tx, quote, rfq, instrument, now);
-    await emitQuoteStatus(tx, quote, rfq, instrument, now);
-    return { status: 'SUBMITTED' as const, quoteId: quote.id, version: quote.version };
+  const rfq: RfqRow | undefined = await deps.quoteCaches.rfq(deps.db, input.rfqId);
+  if (!rfq) throw new ServiceError('NOT_FOUND', 'no such RFQ');
+  const { mode } = await quotingMaker(deps, accountId, instrument, now);
+  if (rfq.account_id === accountId) throw new ServiceError('SELF_QUOTE', 'a maker cannot quote on its own RFQ');
+  checkQuoteTarget({ instrumentId: rfq.instrument_id, side: rfq.side }, input);
+  assertAuctionOpen(rfq.auction_ends_at, now);
+  const terms = rfqTerms(rfq, instrument);
+  checkQuoteLegs(terms, legs);
+
+  // The frames are rendered from the row the statement will hold; id and version are filled in by SQL.
+  const row: QuoteRow = {
+    id: deps.ids.quoteId(),
+    rfq_id: rfq.id,
+    maker_id: '',
+    maker_account_id: accountId,
+    version: 0,
+    status: 'SUBMITTED',
+    maker_pays_token: legs.makerPays.token,
+    maker_pays_amount: legs.makerPays.amount,
+    maker_receives_token: legs.makerReceives.token,
+    maker_receives_amount: legs.makerReceives.amount,
+    taker_fee: takerFee(terms, legs.makerReceives.amount),
+    taker_total: takerTotal(terms, legs),
+    received_at: now,
+    acceptable_for_ms: acceptableForMs,
+    settlement_mode: mode,
+    settlement_deadline_secs: null,
+    permit_signature: null,
+    spender: null,
+    delivery_deadline_secs: null,
+    window_starts_at: null,
+    window_ends_at: null,
+    xchange: null,
+    settled_at: null,
+    tx_hash: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const outcome = await writeQuote(deps.db, {
+    quoteId: row.id,
+    rfqId: rfq.id,
+    takerAccountId: rfq.account_id,
+    makerAccountId: accountId,
+    pair: pairOf(instrument),
+    mode,
+    makerPaysToken: row.maker_pays_token,
+    makerPaysAmount: row.maker_pays_amount,
+    makerReceivesToken: row.maker_receives_token,
+    makerReceivesAmount: row.maker_receives_amount,
+    takerFee: row.taker_fee,
+    takerTotal: row.taker_total,
+    acceptableForMs,
+    now,
+    takerFrame: { kind: 'quoteUpdate', ...quoteView(row, rfq, instrument) },
+    makerFrame: { kind: 'quoteStatus', ...makerQuoteView(row, rfq, instrument) },
   });
+  if (outcome.quoteId !== null && outcome.version !== null) return { status: 'SUBMITTED', quoteId: outcome.quoteId, version: outcome.version };
+  if (outcome.rfqOpen && outcome.makerAllowed) throw new ServiceError('QUOTE_NOT_OPEN', 'your quote on this RFQ is no longer open and cannot be re-priced');
+  throw await explainRefusal(deps, rfq.id, accountId, instrument, now, outcome.rfqOpen);
 }
