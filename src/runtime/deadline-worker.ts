@@ -1,8 +1,10 @@
 /**
- * Runs a deadline-driven use case (auction close, settlement expiry) exactly when due: a timer per
+ * Runs a deadline-driven use case (auction close, settlement expiry) when due: a timer per
  * deadline this node learned of, plus a periodic sweep of the store that catches deadlines set by
- * other nodes or before a restart. The use case itself claims its row (FOR UPDATE SKIP LOCKED and
- * a status guard), so a timer and a sweep, or two nodes, racing for one deadline do it once.
+ * other nodes or before a restart. Due ids go into one queue that at most `concurrency` drainers
+ * empty in batches of up to `batchSize`, so a burst of deadlines costs a few transactions rather
+ * than one each, and never more connections than the drainers. The use case claims its rows
+ * itself (FOR UPDATE SKIP LOCKED and a status guard), so racing timers, sweeps or nodes are safe.
  */
 import type { Logger } from 'pino';
 
@@ -11,17 +13,20 @@ export interface DeadlineWorkerOptions {
   sweepIntervalMs: number;
   /** Ids of rows due now, oldest first. */
   findDue: (limit: number) => Promise<string[]>;
-  /** Processes one id; must be idempotent and safe to race. */
-  process: (id: string) => Promise<unknown>;
-  /** How many ids are processed at once (bounded by the store's pool). */
+  /** Processes a batch of ids; must be idempotent and safe to race. */
+  processBatch: (ids: string[]) => Promise<unknown>;
+  /** Drainers running at once (each holds one store connection while it works). */
   concurrency: number;
+  /** Most ids handled in one call of processBatch. */
+  batchSize: number;
   logger: Logger;
 }
 
 export class DeadlineWorker {
   readonly #options: DeadlineWorkerOptions;
   readonly #timers = new Map<string, NodeJS.Timeout>();
-  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #queue = new Set<string>();
+  readonly #inFlight = new Set<Promise<void>>();
   #sweepTimer: NodeJS.Timeout | null = null;
   #sweeping = false;
   #stopped = false;
@@ -39,37 +44,50 @@ export class DeadlineWorker {
   /** Runs `id` at `atMs` (unix ms). */
   schedule(id: string, atMs: number): void {
     if (this.#stopped || this.#timers.has(id)) return;
-    const delay = Math.max(0, atMs - Date.now());
     const timer = setTimeout(() => {
       this.#timers.delete(id);
       // Timers may fire up to a millisecond early; running then would find nothing due and leave
       // the deadline to the sweep. Wait out the remainder instead.
       if (Date.now() < atMs) this.schedule(id, atMs);
-      else this.#run(id);
-    }, delay);
+      else this.#enqueue([id]);
+    }, Math.max(0, atMs - Date.now()));
     timer.unref();
     this.#timers.set(id, timer);
   }
 
-  #run(id: string): void {
+  #enqueue(ids: string[]): void {
     if (this.#stopped) return;
-    const task = this.#options.process(id).catch((error: unknown) => {
-      this.#options.logger.error({ err: error, id, worker: this.#options.name }, 'deadline task failed; the sweep retries it');
-    });
-    this.#inFlight.add(task);
-    void task.finally(() => this.#inFlight.delete(task));
+    for (const id of ids) this.#queue.add(id);
+    while (this.#inFlight.size < this.#options.concurrency && this.#queue.size > 0) {
+      const drainer: Promise<void> = this.#drain().finally(() => {
+        this.#inFlight.delete(drainer);
+        if (this.#queue.size > 0 && !this.#stopped) this.#enqueue([]);
+      });
+      this.#inFlight.add(drainer);
+    }
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.size > 0 && !this.#stopped) {
+      const batch: string[] = [];
+      for (const id of this.#queue) {
+        batch.push(id);
+        this.#queue.delete(id);
+        if (batch.length >= this.#options.batchSize) break;
+      }
+      try {
+        await this.#options.processBatch(batch);
+      } catch (error) {
+        this.#options.logger.error({ err: error, ids: batch.length, worker: this.#options.name }, 'deadline batch failed; the sweep retries it');
+      }
+    }
   }
 
   async sweep(): Promise<void> {
     if (this.#sweeping || this.#stopped) return;
     this.#sweeping = true;
     try {
-      const ids = await this.#options.findDue(500);
-      for (let i = 0; i < ids.length && !this.#stopped; i += this.#options.concurrency) {
-        await Promise.all(ids.slice(i, i + this.#options.concurrency).map((id) => this.#options.process(id).catch((error: unknown) => {
-          this.#options.logger.error({ err: error, id, worker: this.#options.name }, 'deadline task failed');
-        })));
-      }
+      this.#enqueue(await this.#options.findDue(500));
     } catch (error) {
       if (!this.#stopped) this.#options.logger.warn({ err: error, worker: this.#options.name }, 'deadline sweep failed');
     } finally {
@@ -82,6 +100,7 @@ export class DeadlineWorker {
     if (this.#sweepTimer) clearInterval(this.#sweepTimer);
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
+    this.#queue.clear();
     await Promise.allSettled([...this.#inFlight]);
   }
 }

@@ -1,7 +1,7 @@
 /** Background work a node runs, each switchable per node (RFQ_WORKERS). */
 import type { Logger } from 'pino';
 import type { ApiContext } from '../api/context.ts';
-import { closeAuction, dueAuctions } from '../services/rfq/close-auction.ts';
+import { closeAuctions, dueAuctions } from '../services/rfq/close-auction.ts';
 import { expireSettlement, overdueSettlements } from '../services/rfq/expire-settlement.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
 
@@ -25,9 +25,12 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
     const auctions = new DeadlineWorker({
       name: 'auctions',
       sweepIntervalMs: 250,
-      concurrency: 4,
+      concurrency: 2,
+      batchSize: 100,
       findDue: (limit) => dueAuctions(deps, limit),
-      process: (id) => closeAuction(deps, id).then((closed) => closed && context.auctionCloses?.(closed)),
+      processBatch: async (ids) => {
+        for (const closed of await closeAuctions(deps, ids)) context.auctionCloses?.(closed);
+      },
       logger,
     });
     deps.hooks.auctionScheduled = (id, at) => auctions.schedule(id, at);
@@ -38,9 +41,12 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
     const expiry = new DeadlineWorker({
       name: 'settlement-expiry',
       sweepIntervalMs: 1000,
-      concurrency: 2,
+      concurrency: 1,
+      batchSize: 50,
       findDue: (limit) => overdueSettlements(deps, limit),
-      process: (id) => expireSettlement(deps, id),
+      processBatch: async (ids) => {
+        for (const id of ids) await expireSettlement(deps, id);
+      },
       logger,
     });
     // Deadlines are whole seconds and inclusive: the RFQ fails once the clock is past the second.

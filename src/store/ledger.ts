@@ -188,3 +188,61 @@ export async function endLock(
   }
   return { lockId: row.lock_id, accountId: row.account_id, token: row.token, rail: row.rail as Rail, amount: row.amount };
 }
+
+export interface LockChange {
+  ownerId: string;
+  /** The lock that replaces the owner's live one (same account, token, rail), or null to release. */
+  replacement: { lockId: string; amount: bigint } | null;
+  reason: string;
+}
+
+/**
+ * Ends many RFQ owners' live locks at once, optionally replacing each with a smaller one, in a
+ * fixed number of statements: the balance rows are locked in key order first (so concurrent
+ * batches cannot deadlock), then the net change per (account, token, rail) is applied once.
+ * A replacement larger than the lock it replaces is refused: this path only ever frees funds.
+ */
+export async function relockMany(tx: Tx, changes: LockChange[], at: number): Promise<Map<string, LiveLock>> {
+  const ended = new Map<string, LiveLock>();
+  if (changes.length === 0) return ended;
+  const rows = await tx
+    .updateTable('locks')
+    .set({ released_at: at, release_reason: sql`(${JSON.stringify(Object.fromEntries(changes.map((c) => [c.ownerId, c.reason])))}::jsonb ->> owner_id)` })
+    .where('owner_kind', '=', 'rfq')
+    .where('owner_id', 'in', changes.map((c) => c.ownerId))
+    .where('released_at', 'is', null)
+    .returning(['lock_id', 'owner_id', 'account_id', 'token', 'rail', 'amount'])
+    .execute();
+  const net = new Map<string, { accountId: string; token: string; rail: string; freed: bigint }>();
+  const inserts: Array<{ lock_id: string; account_id: string; token: string; rail: string; amount: bigint; owner_kind: string; owner_id: string; created_at: number; released_at: null; release_reason: null }> = [];
+  const byOwner = new Map(changes.map((c) => [c.ownerId, c]));
+  for (const row of rows) {
+    ended.set(row.owner_id, { lockId: row.lock_id, accountId: row.account_id, token: row.token, rail: row.rail as Rail, amount: row.amount });
+    const replacement = byOwner.get(row.owner_id)?.replacement ?? null;
+    const kept = replacement?.amount ?? 0n;
+    if (kept > row.amount) throw new Error(`replacement lock for ${row.owner_id} exceeds the lock it replaces`);
+    if (replacement && kept > 0n) {
+      inserts.push({ lock_id: replacement.lockId, account_id: row.account_id, token: row.token, rail: row.rail, amount: kept, owner_kind: 'rfq', owner_id: row.owner_id, created_at: at, released_at: null, release_reason: null });
+    }
+    const key = `${row.account_id}|${row.token}|${row.rail}`;
+    const entry = net.get(key) ?? { accountId: row.account_id, token: row.token, rail: row.rail, freed: 0n };
+    entry.freed += row.amount - kept;
+    net.set(key, entry);
+  }
+  if (inserts.length > 0) await tx.insertInto('locks').values(inserts).execute();
+  const deltas = [...net.values()].filter((d) => d.freed > 0n).sort((a, b) => (a.accountId + a.token + a.rail < b.accountId + b.token + b.rail ? -1 : 1));
+  if (deltas.length > 0) {
+    await sql`
+      select 1 from balances
+      where (account_id, token, rail) in (select * from unnest(${deltas.map((d) => d.accountId)}::uuid[], ${deltas.map((d) => d.token)}::text[], ${deltas.map((d) => d.rail)}::text[]))
+      order by account_id, token, rail for update
+    `.execute(tx);
+    await sql`
+      update balances b set available = b.available + d.freed, locked = b.locked - d.freed
+      from unnest(${deltas.map((d) => d.accountId)}::uuid[], ${deltas.map((d) => d.token)}::text[], ${deltas.map((d) => d.rail)}::text[], ${deltas.map((d) => d.freed.toString())}::numeric[])
+        as d(account_id, token, rail, freed)
+      where b.account_id = d.account_id and b.token = d.token and b.rail = d.rail
+    `.execute(tx);
+  }
+  return ended;
+}

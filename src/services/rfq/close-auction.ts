@@ -1,19 +1,32 @@
 /**
- * Auction close at `auctionEndsAt`, exactly once across nodes: the RFQ row is taken FOR UPDATE
- * SKIP LOCKED while still PENDING and due, so a second closer (timer or sweep, this node or
- * another) finds nothing to do. autoAccept: the best conforming quote, judged at the deadline
- * instant itself so a late closer changes nothing, is selected, else FAILED with the lock
- * released. Taker-driven: CANCELLED. Open quotes that were not selected become EXPIRED.
+ * Auction close at `auctionEndsAt`, exactly once across nodes, many auctions per transaction.
+ *
+ * Due RFQs are claimed FOR UPDATE SKIP LOCKED while still PENDING and due, so a second closer
+ * (timer or sweep, this node or another) skips them. For each: autoAccept selects the best
+ * conforming quote, judged at the `auctionEndsAt` instant itself so a late closer changes nothing,
+ * and re-locks the taker's funds to exactly its cost; without one the RFQ is FAILED and the lock
+ * released. Taker-driven: CANCELLED. Open quotes that were not selected become EXPIRED or
+ * NOT_SELECTED. The statements are set-based, so a batch costs about as much as one close.
  */
-import { inTransaction } from '../../store/outbox.ts';
-import { auctionEndEvent, selectBest, transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
-import { endLock } from '../../store/ledger.ts';
+import { sql } from 'kysely';
+import {
+  auctionEndEvent,
+  selectBest,
+  takerLockAmount,
+  transitionQuote,
+  transitionRfq,
+  type Instrument,
+  type QuoteStatus,
+  type RfqStatus,
+} from '../../domain/rfq/index.ts';
+import { relockMany, type LockChange } from '../../store/ledger.ts';
+import { appendEvent, inTransaction } from '../../store/outbox.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
+import { balanceSnapshotFrames } from '../account/balances.ts';
 import { resolveInstrument } from './create-rfq.ts';
-import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
-import { quoteTerms, quotesOfRfq, rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
-import { selectQuote } from './select-quote.ts';
+import { emitQuoteStatus, emitRfqStatus } from './events.ts';
+import { quoteTerms, rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 
 export interface ClosedAuction {
   rfqId: string;
@@ -23,27 +36,7 @@ export interface ClosedAuction {
   settlementDeadline: number | null;
 }
 
-export async function closeAuction(deps: ServiceDeps, rfqId: string): Promise<ClosedAuction | null> {
-  const now = deps.clock.now();
-  const closed = await inTransaction(deps.db, async (tx) => {
-    const rfq = await tx
-      .selectFrom('rfqs')
-      .selectAll()
-      .where('id', '=', rfqId)
-      .where('status', '=', 'PENDING')
-      .where('auction_ends_at', '<=', now)
-      .forUpdate()
-      .skipLocked()
-      .executeTakeFirst();
-    if (!rfq) return null;
-    // Stamped once the row is ours, so quotedAt and the lateness it shows include any queueing.
-    return closeLockedAuction(tx, deps, rfq, deps.clock.now());
-  });
-  if (closed?.settlementDeadline) deps.hooks.quoteSelected(closed.rfqId, closed.settlementDeadline);
-  return closed;
-}
-
-/** Every due auction this node can claim now, oldest first, each in its own transaction. */
+/** Ids of due auctions, oldest first. */
 export async function dueAuctions(deps: ServiceDeps, limit: number): Promise<string[]> {
   const rows = await deps.db
     .selectFrom('rfqs')
@@ -56,45 +49,127 @@ export async function dueAuctions(deps: ServiceDeps, limit: number): Promise<str
   return rows.map((r) => r.id);
 }
 
-async function expireOpenQuotes(tx: Tx, rfq: RfqRow, quotes: QuoteRow[], deps: ServiceDeps, now: number): Promise<void> {
-  const instrument = await resolveInstrument(deps, rfq.instrument_id);
-  for (const quote of quotes) {
-    if (quote.status !== 'SUBMITTED') continue;
-    const expired = await tx
-      .updateTable('quotes')
-      .set({ status: transitionQuote(quote.status as QuoteStatus, 'expire'), updated_at: now })
-      .where('id', '=', quote.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await emitQuoteStatus(tx, expired, rfq, instrument, now);
-  }
+export async function closeAuction(deps: ServiceDeps, rfqId: string): Promise<ClosedAuction | null> {
+  return (await closeAuctions(deps, [rfqId]))[0] ?? null;
 }
 
-async function closeLockedAuction(tx: Tx, deps: ServiceDeps, rfq: RfqRow, now: number): Promise<ClosedAuction> {
-  const instrument = await resolveInstrument(deps, rfq.instrument_id);
-  const quotes = await quotesOfRfq(tx, rfq.id, 'update');
-  const terms = rfqTerms(rfq, instrument);
-  const winner = rfq.auto_accept ? selectBest(terms, quotes.map((q) => ({ ...quoteTerms(q), row: q })), rfq.auction_ends_at) : null;
-  const event = auctionEndEvent(rfq.auto_accept, winner !== null);
-  if (winner) {
-    const selected = await selectQuote(tx, deps, { rfq, winner: winner.row, quotes, instrument, how: 'autoSelect', now });
-    return { rfqId: rfq.id, outcome: 'QUOTED', auctionEndsAt: rfq.auction_ends_at, closedAt: now, settlementDeadline: selected.rfq.settlement_deadline_secs };
+export async function closeAuctions(deps: ServiceDeps, rfqIds: string[]): Promise<ClosedAuction[]> {
+  if (rfqIds.length === 0) return [];
+  const closed = await inTransaction(deps.db, async (tx) => {
+    const rfqs = await tx
+      .selectFrom('rfqs')
+      .selectAll()
+      .where('id', 'in', rfqIds)
+      .where('status', '=', 'PENDING')
+      .where('auction_ends_at', '<=', deps.clock.now())
+      .orderBy('id')
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (rfqs.length === 0) return [];
+    // Stamped once the rows are ours, so quotedAt and the lateness it shows include any queueing.
+    return closeLocked(tx, deps, rfqs, deps.clock.now());
+  });
+  for (const c of closed) if (c.settlementDeadline !== null) deps.hooks.quoteSelected(c.rfqId, c.settlementDeadline);
+  return closed;
+}
+
+interface Decision {
+  rfq: RfqRow;
+  instrument: Instrument;
+  winner: QuoteRow | null;
+  status: RfqStatus;
+}
+
+async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: number): Promise<ClosedAuction[]> {
+  const quotes = await tx.selectFrom('quotes').selectAll().where('rfq_id', 'in', rfqs.map((r) => r.id)).orderBy('id').forUpdate().execute();
+  const quotesByRfq = new Map<string, QuoteRow[]>();
+  for (const q of quotes) quotesByRfq.set(q.rfq_id, [...(quotesByRfq.get(q.rfq_id) ?? []), q]);
+
+  const decisions: Decision[] = [];
+  const lockChanges: LockChange[] = [];
+  for (const rfq of rfqs) {
+    const instrument = await resolveInstrument(deps, rfq.instrument_id);
+    const terms = rfqTerms(rfq, instrument);
+    const own = quotesByRfq.get(rfq.id) ?? [];
+    const best = rfq.auto_accept ? selectBest(terms, own.map((q) => ({ ...quoteTerms(q), row: q })), rfq.auction_ends_at) : null;
+    const status = transitionRfq(rfq.status as RfqStatus, auctionEndEvent(rfq.auto_accept, best !== null));
+    decisions.push({ rfq, instrument, winner: best?.row ?? null, status });
+    if (rfq.auto_accept) {
+      const kept = best ? takerLockAmount(terms, { makerReceives: { token: best.row.maker_receives_token, amount: best.row.maker_receives_amount } }) : null;
+      lockChanges.push({ ownerId: rfq.id, replacement: kept === null ? null : { lockId: deps.ids.uuid(), amount: kept }, reason: best ? 'selection' : 'auctionFailed' });
+    }
   }
-  const status = transitionRfq(rfq.status as RfqStatus, event);
-  const failed = status === 'FAILED';
-  const updated = await tx
-    .updateTable('rfqs')
-    .set({
-      status,
-      updated_at: now,
-      ...(failed ? { failure_code: 'NO_CONFORMING_QUOTE', failure_reason: 'no conforming quote by the auction deadline' } : {}),
-    })
-    .where('id', '=', rfq.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await expireOpenQuotes(tx, updated, quotes, deps, now);
-  const released = await endLock(tx, 'rfq', rfq.id, 'release', failed ? 'auctionFailed' : 'auctionEnded', now);
-  await emitRfqStatus(tx, updated, instrument, now);
-  if (released) await emitBalances(tx, deps, rfq.account_id, now);
-  return { rfqId: rfq.id, outcome: failed ? 'FAILED' : 'CANCELLED', auctionEndsAt: rfq.auction_ends_at, closedAt: now, settlementDeadline: null };
+  const ended = await relockMany(tx, lockChanges, now);
+  for (const change of lockChanges) {
+    // An autoAccept RFQ always holds its submission lock until it closes; a missing one is a bug.
+    if (!ended.has(change.ownerId)) throw new Error(`autoAccept RFQ ${change.ownerId} has no live lock at close`);
+  }
+
+  const updatedRfqs = await sql<RfqRow>`
+    update rfqs r set
+      status = d.status, updated_at = ${now},
+      quoted_at = case when d.status = 'QUOTED' then ${now}::int8 else r.quoted_at end,
+      selected_quote_id = coalesce(d.selected, r.selected_quote_id),
+      failure_code = case when d.status = 'FAILED' then 'NO_CONFORMING_QUOTE' else r.failure_code end,
+      failure_reason = case when d.status = 'FAILED' then 'no conforming quote by the auction deadline' else r.failure_reason end
+    from unnest(${decisions.map((d) => d.rfq.id)}::text[], ${decisions.map((d) => d.status)}::text[], ${decisions.map((d) => d.winner?.id ?? null)}::text[])
+      as d(id, status, selected)
+    where r.id = d.id
+    returning r.*
+  `.execute(tx);
+  const rfqById = new Map(updatedRfqs.rows.map((r) => [r.id, r]));
+
+  const quoteChanges: Array<{ id: string; status: QuoteStatus; deadline: number | null }> = [];
+  for (const d of decisions) {
+    for (const q of quotesByRfq.get(d.rfq.id) ?? []) {
+      if (q.status !== 'SUBMITTED') continue;
+      const event = d.winner?.id === q.id ? 'select' : d.winner ? 'notSelect' : 'expire';
+      quoteChanges.push({ id: q.id, status: transitionQuote('SUBMITTED', event), deadline: event === 'select' ? d.rfq.settlement_deadline_secs : null });
+    }
+  }
+  const updatedQuotes =
+    quoteChanges.length === 0
+      ? []
+      : (
+          await sql<QuoteRow>`
+            update quotes q set status = d.status, updated_at = ${now},
+              settlement_deadline_secs = coalesce(d.deadline, q.settlement_deadline_secs)
+            from unnest(${quoteChanges.map((c) => c.id)}::text[], ${quoteChanges.map((c) => c.status)}::text[], ${quoteChanges.map((c) => c.deadline)}::int8[])
+              as d(id, status, deadline)
+            where q.id = d.id
+            returning q.*
+          `.execute(tx)
+        ).rows;
+  const winners = new Map<string, QuoteRow>();
+  for (const q of updatedQuotes) if (q.status === 'SELECTED') winners.set(q.rfq_id, q);
+
+  // Settlement adapters see each winner inside this transaction (permit signing and the like).
+  for (const d of decisions) {
+    const winner = winners.get(d.rfq.id);
+    const gateway = winner ? deps.settlement[winner.settlement_mode] : undefined;
+    if (!winner || !gateway) continue;
+    const fields = await gateway.onSelected(tx, { rfq: rfqById.get(d.rfq.id)!, quote: winner, instrument: d.instrument, now });
+    if (Object.keys(fields).length > 0) {
+      winners.set(d.rfq.id, await tx.updateTable('quotes').set(fields).where('id', '=', winner.id).returningAll().executeTakeFirstOrThrow());
+    }
+  }
+
+  const instrumentOf = new Map(decisions.map((d) => [d.rfq.id, d.instrument]));
+  for (const rfq of updatedRfqs.rows) await emitRfqStatus(tx, rfq, instrumentOf.get(rfq.id)!, now);
+  for (const q of updatedQuotes) {
+    const current = q.status === 'SELECTED' ? winners.get(q.rfq_id)! : q;
+    await emitQuoteStatus(tx, current, rfqById.get(q.rfq_id)!, instrumentOf.get(q.rfq_id)!, now);
+  }
+  const touchedAccounts = [...new Set([...ended.values()].map((l) => l.accountId))].sort();
+  const frames = await balanceSnapshotFrames(tx, deps, touchedAccounts);
+  for (const [accountId, frame] of frames) await appendEvent(tx, { accountId, topic: 'balances', frame }, now);
+
+  return decisions.map((d) => ({
+    rfqId: d.rfq.id,
+    outcome: d.status as ClosedAuction['outcome'],
+    auctionEndsAt: d.rfq.auction_ends_at,
+    closedAt: now,
+    settlementDeadline: d.status === 'QUOTED' ? d.rfq.settlement_deadline_secs : null,
+  }));
 }

@@ -1,6 +1,6 @@
 /**
- * Selection, shared by the taker's accept and the auction close: inside the caller's transaction
- * (RFQ and its quotes already locked), the taker's pay leg is locked for exactly what the winner
+ * Selection by the taker's accept (the auction close selects in batches, close-auction.ts):
+ * inside the caller's transaction (RFQ and its quotes already locked), the taker's pay leg is locked for exactly what the winner
  * costs, the RFQ goes QUOTED, the winner SELECTED (with its settlement fields), every other open
  * quote NOT_SELECTED, and each change is written to the outbox.
  */
