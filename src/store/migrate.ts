@@ -6,11 +6,13 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import * as foundation from './migrations/0001-foundation.ts';
 import * as outboxNotify from './migrations/0002-outbox-notify.ts';
 import * as notifyOffCommitPath from './migrations/0003-outbox-notify-off-commit-path.ts';
+import * as writeQuoteFunction from './migrations/0004-write-quote-function.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-outbox-notify': outboxNotify,
   '0003-outbox-notify-off-commit-path': notifyOffCommitPath,
+  '0004-write-quote-function': writeQuoteFunction,
 };
 
 class InCodeMigrations implements MigrationProvider {
