@@ -39,5 +39,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    /** The handler claims the request timestamp inside its own write (see submit-quote). */
+    deferTimestampClaim?: boolean;
   }
 }

@@ -67,7 +67,9 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
     applyRateLimit(reply, context.rateLimiter.hit(`ip:${request.ip}`, context.rateLimit.perSourcePerSec, Date.now()));
   });
 
-  app.addHook('preHandler', async (request, reply) => {
+  // preValidation, not preHandler: a request is authenticated before its body is judged, so an
+  // unauthenticated caller learns nothing about the schema (401 before 400).
+  app.addHook('preValidation', async (request, reply) => {
     const auth = request.routeOptions.config.auth ?? 'none';
     if (auth === 'none') return;
     if (auth === 'admin') {
@@ -81,6 +83,7 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
       timestamp: header(request, 'service-api-timestamp'),
       signature: header(request, 'service-api-signature'),
       canonical: (timestamp) => canonicalString({ timestamp, method: request.method, path, query, body: request.rawBody }),
+      deferClaim: request.routeOptions.config.deferTimestampClaim === true,
     });
     applyRateLimit(reply, context.rateLimiter.hit(`key:${request.auth.accessKey}`, context.rateLimit.perKeyPerSec, Date.now()));
     if (auth === 'maker' && !request.auth.makerScoped) {

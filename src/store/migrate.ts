@@ -7,12 +7,16 @@ import * as foundation from './migrations/0001-foundation.ts';
 import * as outboxNotify from './migrations/0002-outbox-notify.ts';
 import * as notifyOffCommitPath from './migrations/0003-outbox-notify-off-commit-path.ts';
 import * as writeQuoteFunction from './migrations/0004-write-quote-function.ts';
+import * as hotRequotes from './migrations/0005-hot-requotes.ts';
+import * as quoteClaimsTimestamp from './migrations/0006-write-quote-claims-timestamp.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-outbox-notify': outboxNotify,
   '0003-outbox-notify-off-commit-path': notifyOffCommitPath,
   '0004-write-quote-function': writeQuoteFunction,
+  '0005-hot-requotes': hotRequotes,
+  '0006-write-quote-claims-timestamp': quoteClaimsTimestamp,
 };
 
 class InCodeMigrations implements MigrationProvider {

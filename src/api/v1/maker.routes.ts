@@ -6,6 +6,7 @@ import { submitQuote } from '../../services/rfq/submit-quote.ts';
 import { cancelQuote } from '../../services/rfq/cancel-quote.ts';
 import { listMakerQuotes, listOpenRfqs } from '../../services/rfq/read-maker.ts';
 import type { QuoteStatus as QuoteStatusValue } from '../../domain/rfq/index.ts';
+import { ServiceError } from '../../domain/errors.ts';
 import { errorResponses, PageQuery } from '../schemas/common.ts';
 import { CreateQuoteRequest, CreateQuoteResponse, MakerQuote, MakerQuotesPage, OpenRfqsPage, QuoteIdParams, QuoteStatus } from '../schemas/rfq.ts';
 import type { ApiContext } from '../context.ts';
@@ -25,9 +26,21 @@ export function makerRoutes(context: ApiContext) {
     }
 
     app.post('/v1/rfq/quotes', {
-      config: maker,
+      config: { ...maker, deferTimestampClaim: true },
       schema: { tags, body: CreateQuoteRequest, response: { 202: CreateQuoteResponse, ...errorResponses } },
-    }, async (request, reply) => reply.status(202).send(await submitQuote(deps, request.auth!.accountId, request.body)));
+    }, async (request, reply) => {
+      const auth = request.auth!;
+      try {
+        return reply.status(202).send(await submitQuote(deps, auth.accountId, request.body, auth));
+      } catch (error) {
+        // Refused before the write claimed the timestamp: claim it now, so a replay of a refused
+        // request cannot succeed later when conditions change.
+        if (!auth.timestampClaimed && !(await context.authentication.claims.claim(auth.accessKey, auth.signedAt))) {
+          throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime: deps.clock.now() });
+        }
+        throw error;
+      }
+    });
 
     app.get('/v1/rfq/quotes', {
       config: maker,

@@ -16,6 +16,8 @@ export interface SignedRequest {
   timestamp: string | null;
   signature: string | null;
   canonical: (timestamp: string) => string;
+  /** Leave the replay claim to the use case, which makes it inside its own write (one round trip). */
+  deferClaim?: boolean;
 }
 
 export interface AuthContext {
@@ -23,6 +25,9 @@ export interface AuthContext {
   address: string;
   accessKey: string;
   makerScoped: boolean;
+  signedAt: number;
+  /** Set once the (access key, timestamp) pair has been claimed (by this check or by the use case). */
+  timestampClaimed: boolean;
 }
 
 export interface AuthenticateDeps {
@@ -52,7 +57,7 @@ export async function authenticateRequest(deps: AuthenticateDeps, request: Signe
   if (!signatureMatches(credential.secret, request.canonical(request.timestamp), request.signature)) {
     throw new ServiceError('SIGNATURE_MISMATCH', 'signature does not match the request');
   }
-  if (!(await deps.claims.claim(credential.accessKey, signedAt))) {
+  if (request.deferClaim !== true && !(await deps.claims.claim(credential.accessKey, signedAt))) {
     throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime: now });
   }
   return {
@@ -60,5 +65,7 @@ export async function authenticateRequest(deps: AuthenticateDeps, request: Signe
     address: credential.address,
     accessKey: credential.accessKey,
     makerScoped: credential.makerScoped,
+    signedAt,
+    timestampClaimed: request.deferClaim !== true,
   };
 }

@@ -80,7 +80,19 @@ async function explainRefusal(deps: ServiceDeps, rfqId: string, accountId: strin
   return new ServiceError('MAKER_NOT_APPROVED', 'this maker may not quote on this RFQ now');
 }
 
-export async function submitQuote(deps: ServiceDeps, accountId: string, input: SubmitQuoteInput): Promise<{ status: 'SUBMITTED'; quoteId: string; version: number }> {
+/** The request's replay claim when the authentication step left it to this use case. */
+export interface DeferredClaim {
+  accessKey: string;
+  signedAt: number;
+  timestampClaimed: boolean;
+}
+
+export async function submitQuote(
+  deps: ServiceDeps,
+  accountId: string,
+  input: SubmitQuoteInput,
+  claim?: DeferredClaim,
+): Promise<{ status: 'SUBMITTED'; quoteId: string; version: number }> {
   const now = deps.clock.now();
   const instrument = await resolveInstrument(deps, input.instrumentId);
   const legs = parseLegs(instrument, input);
@@ -126,7 +138,9 @@ export async function submitQuote(deps: ServiceDeps, accountId: string, input: S
     created_at: now,
     updated_at: now,
   };
+  const pendingClaim = claim && !claim.timestampClaimed ? { accessKey: claim.accessKey, signedAt: claim.signedAt } : null;
   const outcome = await writeQuote(deps.db, {
+    claim: pendingClaim,
     quoteId: row.id,
     rfqId: rfq.id,
     takerAccountId: rfq.account_id,
@@ -144,6 +158,8 @@ export async function submitQuote(deps: ServiceDeps, accountId: string, input: S
     takerFrame: { kind: 'quoteUpdate', ...quoteView(row, rfq, instrument) },
     makerFrame: { kind: 'quoteStatus', ...makerQuoteView(row, rfq, instrument) },
   });
+  if (claim) claim.timestampClaimed = true;
+  if (outcome.reused) throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime: deps.clock.now() });
   if (outcome.quoteId !== null && outcome.version !== null) return { status: 'SUBMITTED', quoteId: outcome.quoteId, version: outcome.version };
   if (outcome.rfqOpen && outcome.makerAllowed) throw new ServiceError('QUOTE_NOT_OPEN', 'your quote on this RFQ is no longer open and cannot be re-priced');
   throw await explainRefusal(deps, rfq.id, accountId, instrument, now, outcome.rfqOpen);

@@ -11,6 +11,8 @@ import { sql } from 'kysely';
 import type { Db } from '../../store/transaction.ts';
 
 export interface QuoteWrite {
+  /** The request's replay claim, made inside the write; null when already claimed. */
+  claim: { accessKey: string; signedAt: number } | null;
   quoteId: string;
   rfqId: string;
   takerAccountId: string;
@@ -30,6 +32,7 @@ export interface QuoteWrite {
 }
 
 export interface QuoteWriteOutcome {
+  reused: boolean;
   rfqOpen: boolean;
   makerAllowed: boolean;
   quoteId: string | null;
@@ -37,15 +40,16 @@ export interface QuoteWriteOutcome {
 }
 
 export async function writeQuote(db: Db, w: QuoteWrite): Promise<QuoteWriteOutcome> {
-  const result = await sql<{ out_rfq_open: boolean; out_maker_allowed: boolean; out_quote_id: string | null; out_version: number | null }>`
+  const result = await sql<{ out_reused: boolean; out_rfq_open: boolean; out_maker_allowed: boolean; out_quote_id: string | null; out_version: number | null }>`
     select * from rfq_write_quote(
-      ${w.quoteId}, ${w.rfqId}, ${w.takerAccountId}::uuid, ${w.makerAccountId}::uuid, ${w.pair}, ${w.mode},
+      ${w.claim?.accessKey ?? null}::text, ${w.claim?.signedAt ?? null}::int8, ${w.quoteId}, ${w.rfqId}, ${w.takerAccountId}::uuid, ${w.makerAccountId}::uuid, ${w.pair}, ${w.mode},
       ${w.makerPaysToken}, ${w.makerPaysAmount}::numeric, ${w.makerReceivesToken}, ${w.makerReceivesAmount}::numeric,
       ${w.takerFee}::numeric, ${w.takerTotal}::numeric, ${w.acceptableForMs}::int8, ${w.now}::int8,
       ${JSON.stringify(w.takerFrame)}::jsonb, ${JSON.stringify(w.makerFrame)}::jsonb)
   `.execute(db);
   const row = result.rows[0]!;
   return {
+    reused: row.out_reused,
     rfqOpen: row.out_rfq_open,
     makerAllowed: row.out_maker_allowed,
     quoteId: row.out_quote_id,

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { backends } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { ApiError } from '../../../src/client/http.ts';
+import { ApiError, signRequest } from '../../../src/client/http.ts';
 import type { RfqClient } from '../../../src/client/rfq-client.ts';
 
 async function rejects(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
@@ -285,6 +285,29 @@ for (const backend of backends()) {
       await rejects(maker.client.submitQuote(buyQuote(rfqId, '4000')), 403, 'MAKER_NOT_APPROVED');
       await taker.cancelRfq(rfqId);
       await maker.client.cancelRfq(own);
+    });
+
+    it('refuses a replayed quote request, whether the original was accepted or refused', async () => {
+      const { client: taker } = await fundedTaker();
+      const maker = await h.newMaker();
+      const { rfqId } = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', windowMs: 10_000 });
+      const send = async (body: unknown, timestamp: number) => {
+        const text = JSON.stringify(body);
+        const headers = { ...signRequest(maker.client.credentials!, timestamp, 'POST', '/v1/rfq/quotes', '', text), 'content-type': 'application/json' };
+        const response = await fetch(`${h.url}/v1/rfq/quotes`, { method: 'POST', headers, body: text });
+        return { status: response.status, body: (await response.json()) as { error?: { code: string }; version?: number } };
+      };
+      const ts = Date.now();
+      const first = await send(buyQuote(rfqId, '4000'), ts);
+      assert.equal(first.status, 202);
+      const replay = await send(buyQuote(rfqId, '4000'), ts);
+      assert.deepEqual([replay.status, replay.body.error?.code], [401, 'TIMESTAMP_REUSED']);
+      assert.equal((await maker.client.makerQuotes()).items[0]!.version, 1, 'the replay changed nothing');
+      const refused = await send(buyQuote('rfq_missing', '4000'), ts + 1);
+      assert.deepEqual([refused.status, refused.body.error?.code], [404, 'NOT_FOUND']);
+      const refusedReplay = await send(buyQuote('rfq_missing', '4000'), ts + 1);
+      assert.deepEqual([refusedReplay.status, refusedReplay.body.error?.code], [401, 'TIMESTAMP_REUSED']);
+      await taker.cancelRfq(rfqId);
     });
 
     it('pages listings with opaque cursors', async () => {
