@@ -13,6 +13,7 @@ import { systemIds } from '../services/ids.ts';
 import { createSecretBox } from '../services/secret-box.ts';
 import { defaultAuthSettings, noHooks, systemClock, type Clock, type ServiceDeps } from '../services/deps.ts';
 import { QuoteCaches } from '../services/rfq/quote-caches.ts';
+import { QuoteWriter } from '../services/rfq/write-quote.ts';
 import { CredentialCache } from '../services/auth/credential-cache.ts';
 import { TimestampClaims } from '../services/auth/timestamp-claims.ts';
 import { SharedRateLimiter } from '../api/rate-limiter.ts';
@@ -64,6 +65,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     hooks: { ...noHooks },
     settlement: {},
     quoteCaches: new QuoteCaches(),
+    quoteWriter: new QuoteWriter(store.db),
     auth: { siweDomain: options.siweDomain ?? 'localhost', chainId: options.chainId ?? 31337, ...defaultAuthSettings },
   };
   await service.refdata.reload();

@@ -8,6 +8,7 @@ import type { IdSource } from './ids.ts';
 import type { SecretBox } from './secret-box.ts';
 import type { SettlementGateways } from './rfq/settlement-gateway.ts';
 import type { QuoteCaches } from './rfq/quote-caches.ts';
+import type { QuoteWriter } from './rfq/write-quote.ts';
 
 export interface Clock {
   /** Unix milliseconds. */
@@ -56,4 +57,6 @@ export interface ServiceDeps {
   settlement: SettlementGateways;
   /** Per-node caches of the quote hot path. */
   quoteCaches: QuoteCaches;
+  /** Group-commits quote writes (one round trip per batch). */
+  quoteWriter: QuoteWriter;
 }

@@ -9,6 +9,7 @@ import * as notifyOffCommitPath from './migrations/0003-outbox-notify-off-commit
 import * as writeQuoteFunction from './migrations/0004-write-quote-function.ts';
 import * as hotRequotes from './migrations/0005-hot-requotes.ts';
 import * as quoteClaimsTimestamp from './migrations/0006-write-quote-claims-timestamp.ts';
+import * as writeQuotesBatch from './migrations/0007-write-quotes-batch.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0004-write-quote-function': writeQuoteFunction,
   '0005-hot-requotes': hotRequotes,
   '0006-write-quote-claims-timestamp': quoteClaimsTimestamp,
+  '0007-write-quotes-batch': writeQuotesBatch,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -4,7 +4,8 @@
  *
  * The hot path is one round trip: the RFQ's immutable terms and the maker record come from
  * per-node caches (quote-caches.ts), the domain checks run here, and one statement
- * (write-quote.ts) re-checks what can change, writes the quote and its two frames. Only a refusal
+ * (write-quote.ts, group-committed with concurrent quotes) re-checks what can change and writes
+ * the quote and its two frames. Only a refusal
  * reads the store again, to say precisely why.
  */
 import { ServiceError } from '../../domain/errors.ts';
@@ -25,7 +26,6 @@ import { activeMakerFrom, assertApprovedFor, inventoryMode, pairOf, type MakerRe
 import { resolveInstrument } from './create-rfq.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { makerQuoteView, quoteView } from './views.ts';
-import { writeQuote } from './write-quote.ts';
 
 export interface SubmitQuoteInput {
   rfqId: string;
@@ -139,7 +139,7 @@ export async function submitQuote(
     updated_at: now,
   };
   const pendingClaim = claim && !claim.timestampClaimed ? { accessKey: claim.accessKey, signedAt: claim.signedAt } : null;
-  const outcome = await writeQuote(deps.db, {
+  const outcome = await deps.quoteWriter.write({
     claim: pendingClaim,
     quoteId: row.id,
     rfqId: rfq.id,

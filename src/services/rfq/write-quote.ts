@@ -1,11 +1,12 @@
 /**
- * The quote write in one call of `rfq_write_quote` (migration 0004; one round trip, its own
- * implicit transaction): re-checks
- * everything that can change (RFQ still PENDING and open, locked FOR SHARE so an accept or close
- * waits for it; maker active, unsuspended, approved for the pair and mode), inserts or re-prices
- * the quote (only while SUBMITTED), and writes the taker's `quoteUpdate` and the maker's
- * `quoteStatus` frames with their sequence numbers. The frames are rendered in TypeScript; SQL
- * only fills in the quote id and version it assigns.
+ * Quote writes, group-committed: writes arriving while a batch is in flight are sent together in
+ * one call of `rfq_write_quotes` (migration 0007): one round trip and one commit for the batch.
+ * The function re-checks everything that can change under a quote (replay claim; RFQ still
+ * PENDING and open, locked FOR SHARE so an accept or close waits for it; maker active,
+ * unsuspended, approved for the pair and mode), inserts or re-prices the quote (only while
+ * SUBMITTED), and writes the taker's `quoteUpdate` and the maker's `quoteStatus` frames, rendered
+ * here, with the quote id, version and sequence numbers filled in. Under light load a batch is one
+ * quote, so nothing waits for company.
  */
 import { sql } from 'kysely';
 import type { Db } from '../../store/transaction.ts';
@@ -39,20 +40,108 @@ export interface QuoteWriteOutcome {
   version: number | null;
 }
 
-export async function writeQuote(db: Db, w: QuoteWrite): Promise<QuoteWriteOutcome> {
-  const result = await sql<{ out_reused: boolean; out_rfq_open: boolean; out_maker_allowed: boolean; out_quote_id: string | null; out_version: number | null }>`
-    select * from rfq_write_quote(
-      ${w.claim?.accessKey ?? null}::text, ${w.claim?.signedAt ?? null}::int8, ${w.quoteId}, ${w.rfqId}, ${w.takerAccountId}::uuid, ${w.makerAccountId}::uuid, ${w.pair}, ${w.mode},
-      ${w.makerPaysToken}, ${w.makerPaysAmount}::numeric, ${w.makerReceivesToken}, ${w.makerReceivesAmount}::numeric,
-      ${w.takerFee}::numeric, ${w.takerTotal}::numeric, ${w.acceptableForMs}::int8, ${w.now}::int8,
-      ${JSON.stringify(w.takerFrame)}::jsonb, ${JSON.stringify(w.makerFrame)}::jsonb)
-  `.execute(db);
-  const row = result.rows[0]!;
-  return {
-    reused: row.out_reused,
-    rfqOpen: row.out_rfq_open,
-    makerAllowed: row.out_maker_allowed,
-    quoteId: row.out_quote_id,
-    version: row.out_version === null ? null : Number(row.out_version),
-  };
+interface Pending {
+  write: QuoteWrite;
+  resolve: (outcome: QuoteWriteOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Row {
+  out_ord: number;
+  out_reused: boolean;
+  out_rfq_open: boolean;
+  out_maker_allowed: boolean;
+  out_quote_id: string | null;
+  out_version: number | string | null;
+}
+
+const DEADLOCK = '40P01';
+
+export class QuoteWriter {
+  readonly #db: Db;
+  readonly #maxBatch: number;
+  readonly #maxInFlight: number;
+  #pending: Pending[] = [];
+  #inFlight = 0;
+
+  constructor(db: Db, options: { maxBatch?: number; maxInFlight?: number } = {}) {
+    this.#db = db;
+    this.#maxBatch = options.maxBatch ?? 64;
+    this.#maxInFlight = options.maxInFlight ?? 2;
+  }
+
+  write(write: QuoteWrite): Promise<QuoteWriteOutcome> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ write, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    while (this.#inFlight < this.#maxInFlight && this.#pending.length > 0) {
+      const batch = this.#pending.splice(0, this.#maxBatch);
+      this.#inFlight += 1;
+      void this.#send(batch).finally(() => {
+        this.#inFlight -= 1;
+        this.#pump();
+      });
+    }
+  }
+
+  async #send(batch: Pending[]): Promise<void> {
+    const items = batch.map(({ write: w }, ord) => ({
+      ord,
+      access_key: w.claim?.accessKey ?? null,
+      signed_at: w.claim?.signedAt ?? null,
+      quote_id: w.quoteId,
+      rfq_id: w.rfqId,
+      taker: w.takerAccountId,
+      maker_account: w.makerAccountId,
+      pair: w.pair,
+      mode: w.mode,
+      pays_token: w.makerPaysToken,
+      pays_amount: w.makerPaysAmount.toString(),
+      recv_token: w.makerReceivesToken,
+      recv_amount: w.makerReceivesAmount.toString(),
+      fee: w.takerFee.toString(),
+      total: w.takerTotal.toString(),
+      acceptable: w.acceptableForMs,
+      now: w.now,
+      taker_frame: w.takerFrame,
+      maker_frame: w.makerFrame,
+    }));
+    const payload = JSON.stringify(items);
+    let rows: Row[];
+    try {
+      rows = await this.#call(payload);
+    } catch (error) {
+      if ((error as { code?: string }).code !== DEADLOCK) {
+        for (const p of batch) p.reject(error);
+        return;
+      }
+      // A deadlock rolled the whole batch back; nothing was written, so one retry is safe.
+      try {
+        rows = await this.#call(payload);
+      } catch (retryError) {
+        for (const p of batch) p.reject(retryError);
+        return;
+      }
+    }
+    const byOrd = new Map(rows.map((r) => [Number(r.out_ord), r]));
+    batch.forEach((p, ord) => {
+      const r = byOrd.get(ord);
+      if (!r) return p.reject(new Error('quote batch returned no result for an item'));
+      p.resolve({
+        reused: r.out_reused,
+        rfqOpen: r.out_rfq_open,
+        makerAllowed: r.out_maker_allowed,
+        quoteId: r.out_quote_id,
+        version: r.out_version === null ? null : Number(r.out_version),
+      });
+    });
+  }
+
+  async #call(payload: string): Promise<Row[]> {
+    return (await sql<Row>`select * from rfq_write_quotes(${payload}::jsonb)`.execute(this.#db)).rows;
+  }
 }
