@@ -67,7 +67,9 @@ export class QuoteWriter {
   constructor(db: Db, options: { maxBatch?: number; maxInFlight?: number } = {}) {
     this.#db = db;
     this.#maxBatch = options.maxBatch ?? 64;
-    this.#maxInFlight = options.maxInFlight ?? 2;
+    // One batch at a time: the next batch gathers everything that arrived meanwhile (measured:
+    // 2,141/s with two in flight, 2,345/s with one, on 2 cores).
+    this.#maxInFlight = options.maxInFlight ?? 1;
   }
 
   write(write: QuoteWrite): Promise<QuoteWriteOutcome> {

@@ -310,6 +310,49 @@ for (const backend of backends()) {
       await taker.cancelRfq(rfqId);
     });
 
+    it('group-commits concurrent quotes: each answered on its own, versions and frames in order', async () => {
+      const { client: taker } = await fundedTaker();
+      const makers = await Promise.all(Array.from({ length: 6 }, () => h.newMaker()));
+      const { rfqId } = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', windowMs: 10_000 });
+      const { rfqId: closedId } = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', windowMs: 10_000 });
+      await taker.cancelRfq(closedId);
+      // Every maker quotes twice at once and once on a cancelled RFQ; they share batches.
+      const results = await Promise.allSettled(
+        makers.flatMap((m, i) => [
+          m.client.submitQuote(buyQuote(rfqId, `${4000 + i}`)),
+          m.client.submitQuote(buyQuote(rfqId, `${4100 + i}`)),
+          m.client.submitQuote(buyQuote(closedId, '4000')),
+        ]),
+      );
+      results.forEach((result, index) => {
+        if (index % 3 === 2) {
+          assert.equal(result.status, 'rejected');
+          assert.equal((result as PromiseRejectedResult).reason.code, 'RFQ_NOT_PENDING');
+        } else {
+          assert.equal(result.status, 'fulfilled', String((result as PromiseRejectedResult).reason));
+        }
+      });
+      for (const [i, m] of makers.entries()) {
+        const ok = [results[3 * i], results[3 * i + 1]].map((r) => (r as PromiseFulfilledResult<{ quoteId: string; version: number }>).value);
+        assert.equal(ok[0]!.quoteId, ok[1]!.quoteId, 'one quote per maker and RFQ');
+        assert.deepEqual(ok.map((r) => r.version).sort(), [1, 2]);
+        const frames = await h.node.store.db
+          .selectFrom('outbox')
+          .select(['seq', 'frame'])
+          .where('account_id', '=', m.client.login!.userId)
+          .where('topic', '=', 'quoteStatus')
+          .orderBy('seq')
+          .execute();
+        assert.deepEqual(frames.map((f) => f.seq), [1, 2]);
+        assert.deepEqual(frames.map((f) => (f.frame as { version: number }).version), [1, 2], 'frames carry the versions in order');
+      }
+      const quotes = await taker.rfqQuotes(rfqId);
+      assert.equal(quotes.items.length, makers.length);
+      const updates = await h.node.store.db.selectFrom('outbox').select('seq').where('account_id', '=', taker.login!.userId).where('topic', '=', 'quotes').orderBy('seq').execute();
+      assert.deepEqual(updates.map((u) => u.seq), Array.from({ length: 2 * makers.length }, (_, i) => i + 1), 'the taker gets one gap-free quoteUpdate per write');
+      await taker.cancelRfq(rfqId);
+    });
+
     it('pages listings with opaque cursors', async () => {
       const { client: taker } = await fundedTaker();
       const ids: string[] = [];
