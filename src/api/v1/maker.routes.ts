@@ -6,7 +6,7 @@ import { submitQuote } from '../../services/rfq/submit-quote.ts';
 import { cancelQuote } from '../../services/rfq/cancel-quote.ts';
 import { listMakerQuotes, listOpenRfqs } from '../../services/rfq/read-maker.ts';
 import type { QuoteStatus as QuoteStatusValue } from '../../domain/rfq/index.ts';
-import { ServiceError } from '../../domain/errors.ts';
+import { withDeferredClaim } from '../deferred-claim.ts';
 import { errorResponses, PageQuery } from '../schemas/common.ts';
 import { CreateQuoteRequest, CreateQuoteResponse, MakerQuote, MakerQuotesPage, OpenRfqsPage, QuoteIdParams, QuoteStatus } from '../schemas/rfq.ts';
 import type { ApiContext } from '../context.ts';
@@ -30,16 +30,7 @@ export function makerRoutes(context: ApiContext) {
       schema: { tags, body: CreateQuoteRequest, response: { 202: CreateQuoteResponse, ...errorResponses } },
     }, async (request, reply) => {
       const auth = request.auth!;
-      try {
-        return reply.status(202).send(await submitQuote(deps, auth.accountId, request.body, auth));
-      } catch (error) {
-        // Refused before the write claimed the timestamp: claim it now, so a replay of a refused
-        // request cannot succeed later when conditions change.
-        if (!auth.timestampClaimed && !(await context.authentication.claims.claim(auth.accessKey, auth.signedAt))) {
-          throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime: deps.clock.now() });
-        }
-        throw error;
-      }
+      return reply.status(202).send(await withDeferredClaim(context, auth, () => submitQuote(deps, auth.accountId, request.body, auth)));
     });
 
     app.get('/v1/rfq/quotes', {

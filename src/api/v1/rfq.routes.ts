@@ -12,6 +12,7 @@ import {
   AcceptRequest, AcceptResponse, CreateRfqRequest, CreateRfqResponse, IdParams, Quote, QuoteIdParams, QuoteStatus, QuotesPage, Rfq, RfqStatus, RfqsPage,
 } from '../schemas/rfq.ts';
 import type { ApiContext } from '../context.ts';
+import { withDeferredClaim } from '../deferred-claim.ts';
 
 export function rfqRoutes(context: ApiContext) {
   return async (fastify: FastifyInstance) => {
@@ -49,10 +50,11 @@ export function rfqRoutes(context: ApiContext) {
     }, async (request) => listRfqQuotes(deps, request.auth!.accountId, request.params.id, { ...request.query, status: request.query.status as QuoteStatusValue | undefined }) as never);
 
     app.post('/v1/rfq/requests/:id/accept', {
-      config: hmac,
+      config: { ...hmac, deferTimestampClaim: true },
       schema: { tags, params: IdParams, body: AcceptRequest, response: { 202: AcceptResponse, ...errorResponses } },
     }, async (request, reply) => {
-      const { replayed: _replayed, ...accepted } = await acceptQuote(deps, request.auth!.accountId, request.params.id, request.body);
+      const auth = request.auth!;
+      const { replayed: _replayed, ...accepted } = await withDeferredClaim(context, auth, () => acceptQuote(deps, auth.accountId, request.params.id, request.body, auth));
       return reply.status(202).send(accepted as never);
     });
 

@@ -4,7 +4,7 @@
  * so replay protection costs a fraction of a round trip per request under load.
  */
 import { sql } from 'kysely';
-import type { Db } from '../../store/transaction.ts';
+import type { Db, Tx } from '../../store/transaction.ts';
 
 interface PendingClaim {
   accessKey: string;
@@ -74,4 +74,28 @@ export class TimestampClaims {
   async prune(olderThan: number): Promise<void> {
     await sql`delete from request_timestamps where signed_at < ${olderThan}`.execute(this.#db);
   }
+}
+
+/** A request whose replay claim the authentication step left to the use case. */
+export interface DeferredClaim {
+  accessKey: string;
+  signedAt: number;
+  /** Set once the claim is durable (the use case's transaction committed, or claimed separately). */
+  timestampClaimed: boolean;
+}
+
+/**
+ * Claims the request's (access key, timestamp) inside the use case's own transaction (no extra
+ * round trip). The claim commits or rolls back with the change; a use case that refuses must
+ * leave the claim to its caller (see api/deferred-claim.ts).
+ */
+export async function claimInTransaction(tx: Tx, claim: DeferredClaim | undefined): Promise<boolean> {
+  if (!claim || claim.timestampClaimed) return true;
+  const row = await tx
+    .insertInto('request_timestamps')
+    .values({ access_key: claim.accessKey, signed_at: claim.signedAt })
+    .onConflict((oc) => oc.doNothing())
+    .returning('signed_at')
+    .executeTakeFirst();
+  return row !== undefined;
 }

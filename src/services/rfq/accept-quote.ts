@@ -8,6 +8,7 @@ import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { assertAuctionOpen, assertQuoteAcceptable } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
+import { claimInTransaction, type DeferredClaim } from '../auth/timestamp-claims.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { ownRfq, quoteTerms, quotesOfRfq, rfqTerms } from './rows.ts';
 import { selectQuote } from './select-quote.ts';
@@ -25,9 +26,12 @@ export interface AcceptResult {
   replayed: boolean;
 }
 
-export async function acceptQuote(deps: ServiceDeps, accountId: string, rfqId: string, input: AcceptInput): Promise<AcceptResult> {
+export async function acceptQuote(deps: ServiceDeps, accountId: string, rfqId: string, input: AcceptInput, claim?: DeferredClaim): Promise<AcceptResult> {
   const now = deps.clock.now();
   const outcome = await inTransaction(deps.db, async (tx) => {
+    if (!(await claimInTransaction(tx, claim))) {
+      throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime: deps.clock.now() });
+    }
     const rfq = await ownRfq(tx, rfqId, accountId, 'update');
     const quotes = await quotesOfRfq(tx, rfq.id, 'update');
     const quote = quotes.find((q) => q.id === input.quoteId);
@@ -50,6 +54,7 @@ export async function acceptQuote(deps: ServiceDeps, accountId: string, rfqId: s
     const selected = await selectQuote(tx, deps, { rfq, winner: quote, quotes, instrument, how: 'accept', now });
     return { rfqId: rfq.id, quoteId: quote.id, status: selected.rfq.status, replayed: false, settlementDeadline: selected.rfq.settlement_deadline_secs };
   });
+  if (claim) claim.timestampClaimed = true;
   if (outcome.settlementDeadline !== null) deps.hooks.quoteSelected(outcome.rfqId, outcome.settlementDeadline);
   return { rfqId: outcome.rfqId, quoteId: outcome.quoteId, status: outcome.status, replayed: outcome.replayed };
 }

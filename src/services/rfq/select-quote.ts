@@ -60,15 +60,15 @@ export async function selectQuote(
 
   await emitRfqStatus(tx, updatedRfq, instrument, now);
   await emitQuoteStatus(tx, selectedWinner, updatedRfq, instrument, now);
-  for (const other of quotes) {
-    if (other.id === winner.id || other.status !== 'SUBMITTED') continue;
-    const loser = await tx
+  const losers = quotes.filter((q) => q.id !== winner.id && q.status === 'SUBMITTED').map((q) => q.id);
+  if (losers.length > 0) {
+    const updated = await tx
       .updateTable('quotes')
       .set({ status: transitionQuote('SUBMITTED', 'notSelect'), updated_at: now })
-      .where('id', '=', other.id)
+      .where('id', 'in', losers)
       .returningAll()
-      .executeTakeFirstOrThrow();
-    await emitQuoteStatus(tx, loser, updatedRfq, instrument, now);
+      .execute();
+    for (const loser of updated.sort((a, b) => (a.id < b.id ? -1 : 1))) await emitQuoteStatus(tx, loser, updatedRfq, instrument, now);
   }
   await emitBalances(tx, deps, rfq.account_id, now);
   return { rfq: updatedRfq, winner: selectedWinner };

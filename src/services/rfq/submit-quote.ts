@@ -22,6 +22,7 @@ import {
   type Side,
 } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
+import type { DeferredClaim } from '../auth/timestamp-claims.ts';
 import { activeMakerFrom, assertApprovedFor, inventoryMode, pairOf, type MakerRecord } from './maker-access.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
@@ -78,13 +79,6 @@ async function explainRefusal(deps: ServiceDeps, rfqId: string, accountId: strin
     throw error;
   }
   return new ServiceError('MAKER_NOT_APPROVED', 'this maker may not quote on this RFQ now');
-}
-
-/** The request's replay claim when the authentication step left it to this use case. */
-export interface DeferredClaim {
-  accessKey: string;
-  signedAt: number;
-  timestampClaimed: boolean;
 }
 
 export async function submitQuote(

@@ -310,6 +310,26 @@ for (const backend of backends()) {
       await taker.cancelRfq(rfqId);
     });
 
+    it('refuses a replayed accept request, whether the original was accepted or refused', async () => {
+      const { client: taker } = await fundedTaker();
+      const maker = await h.newMaker();
+      const { rfqId } = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', windowMs: 10_000 });
+      const { quoteId } = await maker.client.submitQuote(buyQuote(rfqId, '4000'));
+      const path = `/v1/rfq/requests/${rfqId}/accept`;
+      const send = async (body: unknown, timestamp: number) => {
+        const text = JSON.stringify(body);
+        const headers = { ...signRequest(taker.credentials!, timestamp, 'POST', path, '', text), 'content-type': 'application/json' };
+        const response = await fetch(`${h.url}${path}`, { method: 'POST', headers, body: text });
+        return { status: response.status, code: ((await response.json()) as { error?: { code: string } }).error?.code };
+      };
+      const ts = Date.now();
+      assert.deepEqual(await send({ quoteId, expectedVersion: 7 }, ts), { status: 409, code: 'QUOTE_VERSION_MISMATCH' });
+      assert.deepEqual(await send({ quoteId, expectedVersion: 7 }, ts), { status: 401, code: 'TIMESTAMP_REUSED' });
+      assert.deepEqual(await send({ quoteId, expectedVersion: 1 }, ts + 1), { status: 202, code: undefined });
+      assert.deepEqual(await send({ quoteId, expectedVersion: 1 }, ts + 1), { status: 401, code: 'TIMESTAMP_REUSED' });
+      assert.deepEqual(await send({ quoteId, expectedVersion: 1 }, ts + 2), { status: 202, code: undefined }, 'a retry with a fresh timestamp replays the 202');
+    });
+
     it('group-commits concurrent quotes: each answered on its own, versions and frames in order', async () => {
       const { client: taker } = await fundedTaker();
       const makers = await Promise.all(Array.from({ length: 6 }, () => h.newMaker()));
