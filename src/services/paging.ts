@@ -18,3 +18,11 @@ export function decodeCursor(cursor: string, field: string): CursorPosition {
   }
   throw invalidField(field, 'cursor', `${field} is not a cursor this service issued`);
 }
+
+/** A page envelope from `limit + 1` rows: `nextCursor` only when there is more. */
+export function pageOf<R, V>(rows: R[], limit: number, position: (row: R) => CursorPosition, render: (row: R) => V) {
+  const items = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  const last = items[items.length - 1];
+  return { items: items.map(render), hasMore, ...(hasMore && last ? { nextCursor: encodeCursor(position(last)) } : {}) };
+}

@@ -1,7 +1,7 @@
 /** Maker reads: open RFQs on approved pairs, and the maker's own quotes. */
 import type { QuoteStatus } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { decodeCursor, encodeCursor } from '../paging.ts';
+import { decodeCursor, pageOf } from '../paging.ts';
 import { activeMaker, pairOf } from './maker-access.ts';
 import type { PageInput } from './read-rfqs.ts';
 import { makerQuoteView, openRfqView } from './views.ts';
@@ -28,14 +28,7 @@ export async function listOpenRfqs(deps: ServiceDeps, accountId: string, query: 
     select = select.where((eb) => eb.or([eb('created_at', '>', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '>', after.id)])]));
   }
   const rows = await select.execute();
-  const items = rows.slice(0, limit);
-  const hasMore = rows.length > limit;
-  const last = items[items.length - 1];
-  return {
-    items: items.map((row) => openRfqView(row, reference.instruments.get(row.instrument_id)!)),
-    hasMore,
-    ...(hasMore && last ? { nextCursor: encodeCursor({ at: last.created_at, id: last.id }) } : {}),
-  };
+  return pageOf(rows, limit, (row) => ({ at: row.created_at, id: row.id }), (row) => openRfqView(row, reference.instruments.get(row.instrument_id)!));
 }
 
 export async function listMakerQuotes(deps: ServiceDeps, accountId: string, query: PageInput & { status?: QuoteStatus[] | undefined }) {
@@ -56,12 +49,5 @@ export async function listMakerQuotes(deps: ServiceDeps, accountId: string, quer
   }
   const rows = await select.execute();
   const reference = await deps.refdata.current();
-  const items = rows.slice(0, limit);
-  const hasMore = rows.length > limit;
-  const last = items[items.length - 1];
-  return {
-    items: items.map((row) => makerQuoteView(row, row, reference.instruments.get(row.instrument_id)!)),
-    hasMore,
-    ...(hasMore && last ? { nextCursor: encodeCursor({ at: last.created_at, id: last.id }) } : {}),
-  };
+  return pageOf(rows, limit, (row) => ({ at: row.created_at, id: row.id }), (row) => makerQuoteView(row, row, reference.instruments.get(row.instrument_id)!));
 }

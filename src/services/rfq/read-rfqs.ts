@@ -2,7 +2,7 @@
 import { ServiceError } from '../../domain/errors.ts';
 import type { QuoteStatus, RfqStatus } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { decodeCursor, encodeCursor } from '../paging.ts';
+import { decodeCursor, pageOf } from '../paging.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { ownRfq } from './rows.ts';
 import { quoteView, rfqView } from './views.ts';
@@ -24,14 +24,7 @@ export async function listRfqs(deps: ServiceDeps, accountId: string, query: Page
   }
   const rows = await select.execute();
   const reference = await deps.refdata.current();
-  const items = rows.slice(0, limit);
-  const hasMore = rows.length > limit;
-  const last = items[items.length - 1];
-  return {
-    items: items.map((row) => rfqView(row, reference.instruments.get(row.instrument_id)!)),
-    hasMore,
-    ...(hasMore && last ? { nextCursor: encodeCursor({ at: last.created_at, id: last.id }) } : {}),
-  };
+  return pageOf(rows, limit, (row) => ({ at: row.created_at, id: row.id }), (row) => rfqView(row, reference.instruments.get(row.instrument_id)!));
 }
 
 export async function listRfqQuotes(deps: ServiceDeps, accountId: string, rfqId: string, query: PageInput & { status?: QuoteStatus | undefined }) {
@@ -45,14 +38,7 @@ export async function listRfqQuotes(deps: ServiceDeps, accountId: string, rfqId:
     select = select.where((eb) => eb.or([eb('received_at', '<', after.at), eb.and([eb('received_at', '=', after.at), eb('id', '<', after.id)])]));
   }
   const rows = await select.execute();
-  const items = rows.slice(0, limit);
-  const hasMore = rows.length > limit;
-  const last = items[items.length - 1];
-  return {
-    items: items.map((row) => quoteView(row, rfq, instrument)),
-    hasMore,
-    ...(hasMore && last ? { nextCursor: encodeCursor({ at: last.received_at, id: last.id }) } : {}),
-  };
+  return pageOf(rows, limit, (row) => ({ at: row.received_at, id: row.id }), (row) => quoteView(row, rfq, instrument));
 }
 
 /** The taker reads a quote on one of its own RFQs; another account's quote is not revealed. */

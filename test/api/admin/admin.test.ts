@@ -10,18 +10,8 @@ import { ADMIN_TOKEN, startHarness, type Harness } from '../../helpers/harness.t
 import { AdminClient } from '../../../src/client/admin-client.ts';
 import { ApiError } from '../../../src/client/http.ts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
+import { rejects } from '../../helpers/rejects.ts';
 
-async function rejects(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ApiError, `expected ApiError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    assert.equal(error.status, status, error.message);
-    return error;
-  }
-  assert.fail(`expected ${status} ${code}`);
-}
 
 function fieldsOf(error: ApiError): string[] {
   return ((error.details?.errors ?? []) as Array<{ field: string }>).map((e) => e.field);

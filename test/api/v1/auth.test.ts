@@ -8,20 +8,10 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { backends } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
-import { ApiError, signRequest } from '../../../src/client/http.ts';
+import { signRequest } from '../../../src/client/http.ts';
 import { signSiwe } from '../../../src/client/siwe.ts';
+import { rejects } from '../../helpers/rejects.ts';
 
-async function rejects(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ApiError, `expected ApiError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    assert.equal(error.status, status, error.message);
-    return error;
-  }
-  assert.fail(`expected ${status} ${code}`);
-}
 
 async function rawSigned(h: Harness, client: RfqClient, path: string, timestamp: number, mutate?: (headers: Record<string, string>) => void) {
   const headers: Record<string, string> = { ...signRequest(client.credentials!, timestamp, 'GET', path, '', '') };

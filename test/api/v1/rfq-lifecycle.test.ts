@@ -8,20 +8,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { backends } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { ApiError, signRequest } from '../../../src/client/http.ts';
+import { signRequest } from '../../../src/client/http.ts';
 import type { RfqClient } from '../../../src/client/rfq-client.ts';
+import { rejects } from '../../helpers/rejects.ts';
 
-async function rejects(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ApiError, `expected ApiError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    assert.equal(error.status, status, error.message);
-    return error;
-  }
-  assert.fail(`expected ${status} ${code}`);
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
