@@ -117,37 +117,26 @@ export interface LockRequest {
   at: number;
 }
 
-/** Moves `amount` from available to locked for one owner; INSUFFICIENT_BALANCE if not covered. */
+/**
+ * Moves `amount` from available to locked for one owner; INSUFFICIENT_BALANCE if not covered.
+ * One statement: the lock row is written only if the balance update took.
+ */
 export async function lockFunds(tx: Tx, lock: LockRequest): Promise<void> {
   if (lock.amount <= 0n) throw new Error('lock amount must be positive');
-  const result = await tx
-    .updateTable('balances')
-    .set({ available: sql`available - ${lock.amount}`, locked: sql`locked + ${lock.amount}` })
-    .where('account_id', '=', lock.accountId)
-    .where('token', '=', lock.token)
-    .where('rail', '=', lock.rail)
-    .where('available', '>=', lock.amount)
-    .executeTakeFirst();
-  if (result.numUpdatedRows !== 1n) {
-    throw new ServiceError('INSUFFICIENT_BALANCE', `insufficient available ${lock.token} to lock`, {
-      token: lock.token,
-    });
+  const result = await sql<{ lock_id: string }>`
+    with moved as (
+      update balances set available = available - ${lock.amount}, locked = locked + ${lock.amount}
+      where account_id = ${lock.accountId} and token = ${lock.token} and rail = ${lock.rail} and available >= ${lock.amount}
+      returning 1
+    )
+    insert into locks (lock_id, account_id, token, rail, amount, owner_kind, owner_id, created_at)
+    select ${lock.lockId}, ${lock.accountId}, ${lock.token}, ${lock.rail}, ${lock.amount}, ${lock.ownerKind}, ${lock.ownerId}, ${lock.at}
+    from moved
+    returning lock_id
+  `.execute(tx);
+  if (result.rows.length !== 1) {
+    throw new ServiceError('INSUFFICIENT_BALANCE', `insufficient available ${lock.token} to lock`, { token: lock.token });
   }
-  await tx
-    .insertInto('locks')
-    .values({
-      lock_id: lock.lockId,
-      account_id: lock.accountId,
-      token: lock.token,
-      rail: lock.rail,
-      amount: lock.amount,
-      owner_kind: lock.ownerKind,
-      owner_id: lock.ownerId,
-      created_at: lock.at,
-      released_at: null,
-      release_reason: null,
-    })
-    .execute();
 }
 
 export interface LiveLock {

@@ -4,6 +4,7 @@
  * costs, the RFQ goes QUOTED, the winner SELECTED (with its settlement fields), every other open
  * quote NOT_SELECTED, and each change is written to the outbox.
  */
+import { sql } from 'kysely';
 import { takerLockAmount, takerPayToken, transitionQuote, transitionRfq, type Instrument, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
 import { endLock, lockFunds } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
@@ -37,39 +38,53 @@ export async function selectQuote(
     at: now,
   });
 
-  const updatedRfq = await tx
-    .updateTable('rfqs')
-    .set({ status: nextStatus, quoted_at: now, selected_quote_id: winner.id, updated_at: now })
-    .where('id', '=', rfq.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  // The new rows follow from the transitions; one statement writes the RFQ, the winner and the
+  // losers, and its counts prove every row it was meant to touch was touched.
+  const updatedRfq: RfqRow = { ...rfq, status: nextStatus, quoted_at: now, selected_quote_id: winner.id, updated_at: now };
+  let selectedWinner: QuoteRow = {
+    ...winner,
+    status: transitionQuote(winner.status as QuoteStatus, 'select'),
+    settlement_deadline_secs: rfq.settlement_deadline_secs,
+    updated_at: now,
+  };
+  const losers: QuoteRow[] = quotes
+    .filter((q) => q.id !== winner.id && q.status === 'SUBMITTED')
+    .map((q) => ({ ...q, status: transitionQuote('SUBMITTED', 'notSelect'), updated_at: now }))
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+  const written = await sql<{ rfqs: number; winners: number; losers: number }>`
+    with r as (
+      update rfqs set status = ${updatedRfq.status}, quoted_at = ${now}, selected_quote_id = ${winner.id}, updated_at = ${now}
+      where id = ${rfq.id} and status = ${rfq.status}
+      returning 1
+    ),
+    w as (
+      update quotes set status = ${selectedWinner.status}, settlement_deadline_secs = ${rfq.settlement_deadline_secs}, updated_at = ${now}
+      where id = ${winner.id} and status = ${winner.status}
+      returning 1
+    ),
+    l as (
+      update quotes set status = 'NOT_SELECTED', updated_at = ${now}
+      where id = any(${losers.map((q) => q.id)}::text[]) and status = 'SUBMITTED'
+      returning 1
+    )
+    select (select count(*) from r)::int as rfqs, (select count(*) from w)::int as winners, (select count(*) from l)::int as losers
+  `.execute(tx);
+  const counts = written.rows[0]!;
+  if (counts.rfqs !== 1 || counts.winners !== 1 || counts.losers !== losers.length) {
+    throw new Error(`selection of ${winner.id} wrote ${JSON.stringify(counts)}: rows changed under their locks`);
+  }
 
   const gateway = deps.settlement[winner.settlement_mode];
-  const fields = gateway ? await gateway.onSelected(tx, { rfq: updatedRfq, quote: winner, instrument, now }) : {};
-  const selectedWinner = await tx
-    .updateTable('quotes')
-    .set({
-      status: transitionQuote(winner.status as QuoteStatus, 'select'),
-      settlement_deadline_secs: rfq.settlement_deadline_secs,
-      updated_at: now,
-      ...fields,
-    })
-    .where('id', '=', winner.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  if (gateway) {
+    const fields = await gateway.onSelected(tx, { rfq: updatedRfq, quote: selectedWinner, instrument, now });
+    if (Object.keys(fields).length > 0) {
+      selectedWinner = await tx.updateTable('quotes').set(fields).where('id', '=', winner.id).returningAll().executeTakeFirstOrThrow();
+    }
+  }
 
   await emitRfqStatus(tx, updatedRfq, instrument, now);
   await emitQuoteStatus(tx, selectedWinner, updatedRfq, instrument, now);
-  const losers = quotes.filter((q) => q.id !== winner.id && q.status === 'SUBMITTED').map((q) => q.id);
-  if (losers.length > 0) {
-    const updated = await tx
-      .updateTable('quotes')
-      .set({ status: transitionQuote('SUBMITTED', 'notSelect'), updated_at: now })
-      .where('id', 'in', losers)
-      .returningAll()
-      .execute();
-    for (const loser of updated.sort((a, b) => (a.id < b.id ? -1 : 1))) await emitQuoteStatus(tx, loser, updatedRfq, instrument, now);
-  }
+  for (const loser of losers) await emitQuoteStatus(tx, loser, updatedRfq, instrument, now);
   await emitBalances(tx, deps, rfq.account_id, now);
   return { rfq: updatedRfq, winner: selectedWinner };
 }
