@@ -10,6 +10,7 @@ import * as writeQuoteFunction from './migrations/0004-write-quote-function.ts';
 import * as hotRequotes from './migrations/0005-hot-requotes.ts';
 import * as quoteClaimsTimestamp from './migrations/0006-write-quote-claims-timestamp.ts';
 import * as writeQuotesBatch from './migrations/0007-write-quotes-batch.ts';
+import * as appendEventsFunction from './migrations/0008-append-events-function.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0005-hot-requotes': hotRequotes,
   '0006-write-quote-claims-timestamp': quoteClaimsTimestamp,
   '0007-write-quotes-batch': writeQuotesBatch,
+  '0008-append-events-function': appendEventsFunction,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -49,36 +49,7 @@ export async function appendEvent(tx: Tx, event: OutboxEvent, at: number): Promi
 
 async function writeEvents(tx: Tx, events: Buffered[]): Promise<void> {
   if (events.length === 0) return;
-  const accountIds = events.map((e) => e.accountId);
-  const topics = events.map((e) => e.topic);
-  const frames = events.map((e) => JSON.stringify(e.frame));
-  const times = events.map((e) => e.at);
-  const order = events.map((_, i) => i);
-  // Sequences: each (account, topic) advances by its number of events here; rows are numbered in
-  // append order inside the batch. Broadcast rows (no account) carry no sequence.
-  await sql`
-    with input as (
-      select * from unnest(${accountIds}::uuid[], ${topics}::text[], ${frames}::jsonb[], ${times}::int8[], ${order}::int4[])
-        as t(account_id, topic, frame, created_at, ord)
-    ),
-    counts as (
-      select account_id, topic, count(*)::int8 as n from input where account_id is not null group by account_id, topic
-    ),
-    bumped as (
-      insert into event_seqs (account_id, topic, last_seq)
-      -- One global order for the row locks, so concurrent transactions cannot deadlock here.
-      select account_id, topic, n from counts order by account_id, topic
-      on conflict (account_id, topic) do update set last_seq = event_seqs.last_seq + excluded.last_seq
-      returning account_id, topic, last_seq
-    ),
-    numbered as (
-      select i.*, b.last_seq - c.n + row_number() over (partition by i.account_id, i.topic order by i.ord) as seq
-      from input i
-      left join bumped b on b.account_id = i.account_id and b.topic = i.topic
-      left join counts c on c.account_id = i.account_id and c.topic = i.topic
-    )
-    insert into outbox (account_id, topic, seq, frame, created_at)
-    select account_id, topic, case when account_id is null then null else seq end, frame, created_at
-    from numbered order by ord
-  `.execute(tx);
+  const payload = events.map((e, ord) => ({ ord, account_id: e.accountId, topic: e.topic, frame: e.frame, at: e.at }));
+  // rfq_append_events (migration 0008): sequence rows in (account, topic) order, numbered in append order.
+  await sql`select rfq_append_events(${JSON.stringify(payload)}::jsonb)`.execute(tx);
 }

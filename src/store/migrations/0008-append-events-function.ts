@@ -1,0 +1,46 @@
+/**
+ * The outbox write as a function with a cached plan (the equivalent multi-CTE statement was
+ * planned on every call). Events arrive in append order; sequence rows are taken in
+ * (account, topic) order, as every writer does, and each (account, topic) numbers its events in
+ * append order. Broadcast events (no account) carry no sequence.
+ */
+import { type Kysely, sql } from 'kysely';
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`
+    create function rfq_append_events(p_events jsonb) returns void
+    language plpgsql as $fn$
+    declare
+      grp record;
+      v_last int8;
+      v_accounts uuid[] := '{}';
+      v_topics text[] := '{}';
+      v_bases int8[] := '{}';
+    begin
+      for grp in
+        select account_id, topic, count(*)::int8 as n
+        from jsonb_to_recordset(p_events) as e(account_id uuid, topic text)
+        where account_id is not null
+        group by account_id, topic
+        order by account_id, topic
+      loop
+        insert into event_seqs as s (account_id, topic, last_seq) values (grp.account_id, grp.topic, grp.n)
+        on conflict (account_id, topic) do update set last_seq = s.last_seq + excluded.last_seq
+        returning s.last_seq into v_last;
+        v_accounts := v_accounts || grp.account_id;
+        v_topics := v_topics || grp.topic;
+        v_bases := v_bases || (v_last - grp.n);
+      end loop;
+      insert into outbox (account_id, topic, seq, frame, created_at)
+      select e.account_id, e.topic,
+             case when e.account_id is null then null
+                  else b.base + row_number() over (partition by e.account_id, e.topic order by e.ord) end,
+             e.frame, e.at
+      from jsonb_to_recordset(p_events) as e(ord int, account_id uuid, topic text, frame jsonb, at int8)
+      left join unnest(v_accounts, v_topics, v_bases) as b(account_id, topic, base)
+        on b.account_id = e.account_id and b.topic = e.topic
+      order by e.ord;
+    end
+    $fn$;
+  `.execute(db);
+}
