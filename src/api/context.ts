@@ -26,6 +26,8 @@ export interface ApiContext {
   spenderCheck?: SpenderCheck;
   /** Invariants contributed by adapters (e.g. on-chain custody against the ledger). */
   extraInvariants: ExtraInvariant[];
+  /** WebSocket limits (RFQ_WS_* settings). */
+  ws: { handshakeDeadlineMs: number };
   /** Observes every auction this node closes (benchmarks measure lateness through it). */
   auctionCloses?: (closed: { rfqId: string; outcome: string; auctionEndsAt: number; closedAt: number }) => void;
 }

@@ -5,7 +5,8 @@ import { accountRoutes } from '../api/v1/account.routes.ts';
 import { adminRoutes } from '../api/admin/admin.routes.ts';
 import { rfqRoutes } from '../api/v1/rfq.routes.ts';
 import { makerRoutes } from '../api/v1/maker.routes.ts';
+import { wsRoutes } from '../ws/ws.routes.ts';
 
 export function routePlugins(context: ApiContext): Array<(app: FastifyInstance) => Promise<void>> {
-  return [accountRoutes(context), rfqRoutes(context), makerRoutes(context), adminRoutes(context)];
+  return [accountRoutes(context), rfqRoutes(context), makerRoutes(context), adminRoutes(context), wsRoutes(context)];
 }

@@ -4,6 +4,8 @@ import type { ApiContext } from '../api/context.ts';
 import { closeAuctions, dueAuctions } from '../services/rfq/close-auction.ts';
 import { expireSettlement, overdueSettlements } from '../services/rfq/expire-settlement.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
+import { OutboxDispatcher } from '../ws/outbox-dispatcher.ts';
+import { hubFor } from '../ws/hub.ts';
 
 export interface Workers {
   stop(): Promise<void>;
@@ -54,9 +56,13 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
     expiry.start();
     workers.push(expiry);
   }
+  // ws: outbox -> this node's WebSocket sessions (src/ws/outbox-dispatcher.ts).
+  const dispatcher = enabled.has('dispatch') ? new OutboxDispatcher({ db: deps.db, hub: hubFor(context), logger }) : null;
+  await dispatcher?.start();
   return {
     async stop() {
       for (const timer of timers) clearInterval(timer);
+      await dispatcher?.stop(); // ws: stop polling before the store closes
       await Promise.all(workers.map((w) => w.stop()));
     },
   };

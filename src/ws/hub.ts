@@ -1,0 +1,51 @@
+/**
+ * The node-local registry of authenticated sessions, keyed by account, that the outbox
+ * dispatcher delivers into. One hub per ApiContext: the route plugin and the worker both reach
+ * it through `hubFor(context)`, so neither the context type nor the wiring has to change.
+ */
+import type { ApiContext } from '../api/context.ts';
+
+/** What the hub needs from a session: a way to hand it one committed account-topic frame. */
+export interface HubSession {
+  readonly accountId: string;
+  deliver(topic: string, frame: Record<string, unknown>): void;
+}
+
+export class SessionHub {
+  private readonly byAccount = new Map<string, Set<HubSession>>();
+
+  add(session: HubSession): void {
+    let set = this.byAccount.get(session.accountId);
+    if (!set) this.byAccount.set(session.accountId, (set = new Set()));
+    set.add(session);
+  }
+
+  remove(session: HubSession): void {
+    const set = this.byAccount.get(session.accountId);
+    if (!set) return;
+    set.delete(session);
+    // Drop empty sets so a long-lived node does not keep one entry per account ever seen.
+    if (set.size === 0) this.byAccount.delete(session.accountId);
+  }
+
+  /** Sessions filter by their own subscriptions; the hub only routes by account. */
+  deliver(accountId: string, topic: string, frame: Record<string, unknown>): void {
+    const set = this.byAccount.get(accountId);
+    if (!set) return;
+    for (const session of set) session.deliver(topic, frame);
+  }
+
+  sessionCount(): number {
+    let n = 0;
+    for (const set of this.byAccount.values()) n += set.size;
+    return n;
+  }
+}
+
+const hubs = new WeakMap<ApiContext, SessionHub>();
+
+export function hubFor(context: ApiContext): SessionHub {
+  let hub = hubs.get(context);
+  if (!hub) hubs.set(context, (hub = new SessionHub()));
+  return hub;
+}

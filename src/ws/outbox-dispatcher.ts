@@ -1,0 +1,103 @@
+/**
+ * Polls the outbox and hands each committed account-topic frame to this node's sessions, with
+ * the row's `seq` added. Every node runs its own dispatcher over the shared table, so every
+ * node's sessions see every commit (NOTIFY wake-ups can replace the fixed poll later).
+ *
+ * Ids come from a sequence, which is allocated at insert, not at commit: a row with a lower id
+ * can become visible after a higher one. The cursor therefore does not jump over a hole at once;
+ * it waits up to GAP_GRACE_MS for the hole to fill (a slow committer) before treating it as a
+ * rolled-back id and moving on. Without this a concurrent commit could be skipped for good.
+ */
+import type { Logger } from 'pino';
+import type { Db } from '../store/transaction.ts';
+import type { SessionHub } from './hub.ts';
+
+export interface OutboxDispatcherOptions {
+  db: Db;
+  hub: SessionHub;
+  logger: Logger;
+  pollIntervalMs?: number;
+  /** Rows per poll: bounds memory and the time one poll holds the loop. */
+  batchSize?: number;
+  gapGraceMs?: number;
+}
+
+export class OutboxDispatcher {
+  private readonly db: Db;
+  private readonly hub: SessionHub;
+  private readonly logger: Logger;
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+  private readonly gapGraceMs: number;
+  private cursor = 0;
+  private gapSince: number | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(options: OutboxDispatcherOptions) {
+    this.db = options.db;
+    this.hub = options.hub;
+    this.logger = options.logger;
+    this.pollIntervalMs = options.pollIntervalMs ?? 50;
+    this.batchSize = options.batchSize ?? 1000;
+    this.gapGraceMs = options.gapGraceMs ?? 2000;
+  }
+
+  /** Starts after the newest row: a fresh node has no sessions that could want older frames. */
+  async start(): Promise<void> {
+    const row = await this.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst();
+    this.cursor = Number(row?.max ?? 0);
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** setTimeout after each poll, not setInterval: a slow poll never overlaps the next. */
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.poll()
+        .then(() => undefined)
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'outbox poll failed'))
+        .finally(() => {
+          this.running = null;
+          this.schedule();
+        });
+    }, this.pollIntervalMs);
+    this.timer.unref();
+  }
+
+  /** One poll; returns how many rows were delivered (exported for tests and benchmarks). */
+  async poll(): Promise<number> {
+    const rows = await this.db
+      .selectFrom('outbox')
+      .select(['id', 'account_id', 'topic', 'seq', 'frame'])
+      .where('id', '>', this.cursor)
+      .orderBy('id')
+      .limit(this.batchSize)
+      .execute();
+    let delivered = 0;
+    for (const row of rows) {
+      const id = Number(row.id);
+      if (id !== this.cursor + 1) {
+        const now = Date.now();
+        if (this.gapSince === null) this.gapSince = now;
+        if (now - this.gapSince < this.gapGraceMs) break; // wait for the hole to fill
+      }
+      this.gapSince = null;
+      this.cursor = id;
+      delivered++;
+      // Broadcast topics (account null: openRfqs, prices) are not served by this slice.
+      if (row.account_id === null) continue;
+      const frame = row.frame as Record<string, unknown>;
+      this.hub.deliver(row.account_id, row.topic, row.seq === null ? frame : { ...frame, seq: Number(row.seq) });
+    }
+    return delivered;
+  }
+}
