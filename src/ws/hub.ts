@@ -35,6 +35,11 @@ export class SessionHub {
     for (const session of set) session.deliver(topic, frame);
   }
 
+  /** Accounts with at least one session on this node. */
+  accounts(): string[] {
+    return [...this.byAccount.keys()];
+  }
+
   sessionCount(): number {
     let n = 0;
     for (const set of this.byAccount.values()) n += set.size;

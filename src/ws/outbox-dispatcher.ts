@@ -9,6 +9,7 @@
  * rolled-back id and moving on. Without this a concurrent commit could be skipped for good.
  */
 import type { Logger } from 'pino';
+import { sql } from 'kysely';
 import type { Db } from '../store/transaction.ts';
 import type { SessionHub } from './hub.ts';
 
@@ -75,9 +76,12 @@ export class OutboxDispatcher {
 
   /** One poll; returns how many rows were delivered (exported for tests and benchmarks). */
   async poll(): Promise<number> {
+    // Frames are read only for accounts with a session here: a node without sessions pays for ids.
+    const connected = this.hub.accounts();
     const rows = await this.db
       .selectFrom('outbox')
-      .select(['id', 'account_id', 'topic', 'seq', 'frame'])
+      .select(['id', 'account_id', 'topic', 'seq'])
+      .select(sql<Record<string, unknown> | null>`case when account_id = any(${connected}::uuid[]) then frame end`.as('frame'))
       .where('id', '>', this.cursor)
       .orderBy('id')
       .limit(this.batchSize)
@@ -94,8 +98,8 @@ export class OutboxDispatcher {
       this.cursor = id;
       delivered++;
       // Broadcast topics (account null: openRfqs, prices) are not served by this slice.
-      if (row.account_id === null) continue;
-      const frame = row.frame as Record<string, unknown>;
+      if (row.account_id === null || row.frame === null) continue;
+      const frame = row.frame;
       this.hub.deliver(row.account_id, row.topic, row.seq === null ? frame : { ...frame, seq: Number(row.seq) });
     }
     return delivered;
