@@ -27,7 +27,7 @@ export interface ApiContext {
   /** Invariants contributed by adapters (e.g. on-chain custody against the ledger). */
   extraInvariants: ExtraInvariant[];
   /** WebSocket limits (RFQ_WS_* settings). */
-  ws: { handshakeDeadlineMs: number };
+  ws: { handshakeDeadlineMs: number; pingIntervalMs: number };
   /** Observes every auction this node closes (benchmarks measure lateness through it). */
   auctionCloses?: (closed: { rfqId: string; outcome: string; auctionEndsAt: number; closedAt: number }) => void;
 }

@@ -31,7 +31,7 @@ export interface NodeOptions {
   siweDomain?: string;
   chainId?: number;
   rateLimit?: { perKeyPerSec: number; perSourcePerSec: number };
-  ws?: { handshakeDeadlineMs: number };
+  ws?: { handshakeDeadlineMs: number; pingIntervalMs: number };
   workers?: ReadonlySet<string>;
   embedded?: boolean;
   logLevel?: string;
@@ -82,7 +82,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     embedded: options.embedded ?? false,
     draining: { value: false },
     extraInvariants: [],
-    ws: { handshakeDeadlineMs: options.ws?.handshakeDeadlineMs ?? 5000 },
+    ws: { handshakeDeadlineMs: options.ws?.handshakeDeadlineMs ?? 5000, pingIntervalMs: options.ws?.pingIntervalMs ?? 15_000 },
   };
   const app = await buildApp(context, logger);
   const workers: Workers = await startWorkers(context, options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals']), logger);

@@ -7,9 +7,11 @@ export const WS_PATH = '/v1/rfq/ws';
 
 /** Close codes chosen in DESIGN.md section 4 (the spec leaves them open). */
 export const CLOSE_AUTH_FAILED = 4001;
+/** Keepalive: two consecutive server pings went unanswered (not in DESIGN.md's list; chosen here). */
+export const CLOSE_KEEPALIVE_TIMEOUT = 4002;
 
 /** Topics this slice serves; every other topic answers UNSUPPORTED_CHANNEL. */
-export const SUPPORTED_TOPICS = ['balances', 'rfqStatus'] as const;
+export const SUPPORTED_TOPICS = ['balances', 'rfqStatus', 'quotes', 'quoteStatus', 'openRfqs'] as const;
 export type SupportedTopic = (typeof SUPPORTED_TOPICS)[number];
 
 export function isSupportedTopic(topic: string): topic is SupportedTopic {
@@ -18,8 +20,9 @@ export function isSupportedTopic(topic: string): topic is SupportedTopic {
 
 export type ClientFrame =
   | { kind: 'auth'; accessKey: string; signedAt: number; signature: string }
-  | { kind: 'subscribe'; topic: string }
-  | { kind: 'unsubscribe'; topic: string }
+  /** `instrumentId`: the flattened selector parameter (openRfqs); absent when not sent. */
+  | { kind: 'subscribe'; topic: string; instrumentId?: string }
+  | { kind: 'unsubscribe'; topic: string; instrumentId?: string }
   | { kind: 'ping' }
   | { kind: 'pong' }
   /** Anything we cannot act on; `message` says why (it goes into the error frame). */
@@ -54,7 +57,12 @@ export function parseClientFrame(raw: string): ClientFrame {
     case 'unsubscribe': {
       const topic = value.topic;
       if (typeof topic !== 'string' || topic.length === 0) return { kind: 'invalid', message: `${kind}: \`topic\` string required` };
-      return { kind, topic };
+      const instrumentId = value.instrumentId;
+      if (instrumentId === undefined) return { kind, topic };
+      if (typeof instrumentId !== 'string' || instrumentId.length === 0 || instrumentId.length > 64) {
+        return { kind: 'invalid', message: `${kind}: \`instrumentId\` must be a non-empty string` };
+      }
+      return { kind, topic, instrumentId };
     }
     case 'ping':
     case 'pong':

@@ -13,6 +13,8 @@ export interface HubSession {
 
 export class SessionHub {
   private readonly byAccount = new Map<string, Set<HubSession>>();
+  /** openRfqs subscribers by instrumentId (broadcast rows are routed by the frame's instrumentId). */
+  private readonly openRfqsByInstrument = new Map<string, Set<HubSession>>();
 
   add(session: HubSession): void {
     let set = this.byAccount.get(session.accountId);
@@ -26,6 +28,32 @@ export class SessionHub {
     set.delete(session);
     // Drop empty sets so a long-lived node does not keep one entry per account ever seen.
     if (set.size === 0) this.byAccount.delete(session.accountId);
+    for (const instrumentId of [...this.openRfqsByInstrument.keys()]) this.unwatchOpenRfqs(session, instrumentId);
+  }
+
+  watchOpenRfqs(session: HubSession, instrumentId: string): void {
+    let set = this.openRfqsByInstrument.get(instrumentId);
+    if (!set) this.openRfqsByInstrument.set(instrumentId, (set = new Set()));
+    set.add(session);
+  }
+
+  unwatchOpenRfqs(session: HubSession, instrumentId: string): void {
+    const set = this.openRfqsByInstrument.get(instrumentId);
+    if (!set) return;
+    set.delete(session);
+    if (set.size === 0) this.openRfqsByInstrument.delete(instrumentId);
+  }
+
+  /** Instruments with at least one openRfqs subscriber on this node. */
+  openRfqsInstruments(): string[] {
+    return [...this.openRfqsByInstrument.keys()];
+  }
+
+  /** A broadcast `openRfqs` frame to every session holding that instrument's subscription. */
+  deliverOpenRfq(instrumentId: string, frame: Record<string, unknown>): void {
+    const set = this.openRfqsByInstrument.get(instrumentId);
+    if (!set) return;
+    for (const session of set) session.deliver('openRfqs', frame);
   }
 
   /** Sessions filter by their own subscriptions; the hub only routes by account. */

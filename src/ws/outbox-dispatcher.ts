@@ -1,6 +1,7 @@
 /**
  * Polls the outbox and hands each committed account-topic frame to this node's sessions, with
- * the row's `seq` added. Every node runs its own dispatcher over the shared table, so every
+ * the row's `seq` added, and each broadcast `openRfqs` frame to the sessions subscribed to its
+ * instrument (no seq). Every node runs its own dispatcher over the shared table, so every
  * node's sessions see every commit (NOTIFY wake-ups can replace the fixed poll later).
  *
  * Ids come from a sequence, which is allocated at insert, not at commit: a row with a lower id
@@ -77,11 +78,15 @@ export class OutboxDispatcher {
   /** One poll; returns how many rows were delivered (exported for tests and benchmarks). */
   async poll(): Promise<number> {
     // Frames are read only for accounts with a session here: a node without sessions pays for ids.
+    // Broadcast openRfqs rows likewise: only for instruments some session here subscribes to.
     const connected = this.hub.accounts();
+    const instruments = this.hub.openRfqsInstruments();
     const rows = await this.db
       .selectFrom('outbox')
       .select(['id', 'account_id', 'topic', 'seq'])
-      .select(sql<Record<string, unknown> | null>`case when account_id = any(${connected}::uuid[]) then frame end`.as('frame'))
+      .select(
+        sql<Record<string, unknown> | null>`case when account_id = any(${connected}::uuid[]) then frame when account_id is null and topic = 'openRfqs' and frame->>'instrumentId' = any(${instruments}::text[]) then frame end`.as('frame'),
+      )
       .where('id', '>', this.cursor)
       .orderBy('id')
       .limit(this.batchSize)
@@ -97,9 +102,13 @@ export class OutboxDispatcher {
       this.gapSince = null;
       this.cursor = id;
       delivered++;
-      // Broadcast topics (account null: openRfqs, prices) are not served by this slice.
-      if (row.account_id === null || row.frame === null) continue;
+      if (row.frame === null) continue;
       const frame = row.frame;
+      if (row.account_id === null) {
+        // Broadcast rows carry no seq. `prices` is not served by this slice (never selected above).
+        if (row.topic === 'openRfqs' && typeof frame.instrumentId === 'string') this.hub.deliverOpenRfq(frame.instrumentId, frame);
+        continue;
+      }
       this.hub.deliver(row.account_id, row.topic, row.seq === null ? frame : { ...frame, seq: Number(row.seq) });
     }
     return delivered;

@@ -139,7 +139,7 @@ for (const backend of backends()) {
       // The deadline is read per connection from the context (default 5 s); shorten it here.
       const context = h.node.context;
       const configured = context.ws;
-      context.ws = { handshakeDeadlineMs: 200 };
+      context.ws = { ...configured, handshakeDeadlineMs: 200 };
       try {
         const started = Date.now();
         const socket = await connect();

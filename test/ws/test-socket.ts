@@ -1,0 +1,79 @@
+/** A test WebSocket client for /v1/rfq/ws: a frame queue plus signed auth frames. */
+import assert from 'node:assert/strict';
+import WebSocket from 'ws';
+import { signCanonical, wsAuthCanonical } from '../../src/domain/auth/hmac.ts';
+import type { RfqClient } from '../../src/client/rfq-client.ts';
+
+export type Frame = Record<string, unknown>;
+
+/** A socket plus a queue of parsed frames, so tests await frames in order. */
+export class TestSocket {
+  readonly ws: WebSocket;
+  readonly frames: Frame[] = [];
+  private waiters: Array<() => void> = [];
+  closeCode: number | null = null;
+  readonly closed: Promise<number>;
+
+  constructor(url: string) {
+    this.ws = new WebSocket(url);
+    this.ws.on('message', (data) => {
+      this.frames.push(JSON.parse(data.toString()) as Frame);
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+    this.closed = new Promise((resolve) => this.ws.on('close', (code) => {
+      this.closeCode = code;
+      for (const wake of this.waiters.splice(0)) wake();
+      resolve(code);
+    }));
+  }
+
+  opened(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.ws.once('open', () => resolve());
+      this.ws.once('error', reject);
+    });
+  }
+
+  send(frame: Frame | string): void {
+    this.ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+  }
+
+  /** The next frame matching `match` (earlier non-matching frames are consumed). */
+  async next(match: (f: Frame) => boolean = () => true, timeoutMs = 5000): Promise<Frame> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      while (this.frames.length > 0) {
+        const frame = this.frames.shift()!;
+        if (match(frame)) return frame;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 || this.closeCode !== null) assert.fail(`no matching frame (closed: ${this.closeCode})`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => { clearTimeout(timer); resolve(); });
+      });
+    }
+  }
+
+  /** Asserts nothing arrives for `ms` (used to show a frame was not sent). */
+  async quiet(ms: number): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    assert.deepEqual(this.frames, []);
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
+let lastSignedAt = 0;
+/** Unique per call: the (accessKey, signedAt) pair is a one-time claim. */
+export function signedAt(): number {
+  lastSignedAt = Math.max(Date.now(), lastSignedAt + 1);
+  return lastSignedAt;
+}
+
+
+export function authFrame(client: RfqClient, at = signedAt(), secret = client.credentials!.secret): Frame {
+  return { kind: 'auth', accessKey: client.credentials!.accessKey, signedAt: at, signature: signCanonical(secret, wsAuthCanonical(at, '/v1/rfq/ws')) };
+}
