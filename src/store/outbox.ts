@@ -10,8 +10,6 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from './transaction.ts';
 
-export const OUTBOX_CHANNEL = 'rfq_outbox';
-
 export type AccountTopic = 'balances' | 'rfqStatus' | 'quotes' | 'quoteStatus';
 export type BroadcastTopic = 'openRfqs' | 'prices';
 

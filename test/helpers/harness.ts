@@ -15,6 +15,8 @@ export interface Harness {
   url: string;
   admin: AdminClient;
   backend: Backend;
+  /** Credits test funds by operator adjustment (zero amounts are skipped). */
+  fund(address: string, amounts: Record<string, string>): Promise<void>;
   /** A fresh wallet, signed in. */
   newUser(): Promise<{ client: RfqClient; account: PrivateKeyAccount }>;
   /** A fresh wallet registered as an active maker for `pairs`, signed in with a maker-scoped key. */
@@ -44,6 +46,11 @@ export async function startHarness(backend: Backend, options: HarnessOptions = {
     url: node.url,
     admin,
     backend,
+    async fund(address, amounts) {
+      for (const [token, amount] of Object.entries(amounts)) {
+        if (amount !== '0') await admin.adjustBalance({ address, token, amount, memo: 'test funding' });
+      }
+    },
     async newUser() {
       const account = privateKeyToAccount(generatePrivateKey());
       const client = new RfqClient(node.url);

@@ -4,84 +4,10 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import WebSocket from 'ws';
 import { backends } from '../helpers/backends.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
-import { signCanonical, wsAuthCanonical } from '../../src/domain/auth/hmac.ts';
+import { TestSocket, authFrame, openSession, openSocket, signedAt, type Frame } from './test-socket.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
-
-type Frame = Record<string, unknown>;
-
-/** A socket plus a queue of parsed frames, so tests await frames in order. */
-class TestSocket {
-  readonly ws: WebSocket;
-  readonly frames: Frame[] = [];
-  private waiters: Array<() => void> = [];
-  closeCode: number | null = null;
-  readonly closed: Promise<number>;
-
-  constructor(url: string) {
-    this.ws = new WebSocket(url);
-    this.ws.on('message', (data) => {
-      this.frames.push(JSON.parse(data.toString()) as Frame);
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-    this.closed = new Promise((resolve) => this.ws.on('close', (code) => {
-      this.closeCode = code;
-      for (const wake of this.waiters.splice(0)) wake();
-      resolve(code);
-    }));
-  }
-
-  opened(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.ws.once('open', () => resolve());
-      this.ws.once('error', reject);
-    });
-  }
-
-  send(frame: Frame | string): void {
-    this.ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
-  }
-
-  /** The next frame matching `match` (earlier non-matching frames are consumed). */
-  async next(match: (f: Frame) => boolean = () => true, timeoutMs = 5000): Promise<Frame> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      while (this.frames.length > 0) {
-        const frame = this.frames.shift()!;
-        if (match(frame)) return frame;
-      }
-      const left = deadline - Date.now();
-      if (left <= 0 || this.closeCode !== null) assert.fail(`no matching frame (closed: ${this.closeCode})`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => { clearTimeout(timer); resolve(); });
-      });
-    }
-  }
-
-  /** Asserts nothing arrives for `ms` (used to show a frame was not sent). */
-  async quiet(ms: number): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    assert.deepEqual(this.frames, []);
-  }
-
-  close(): void {
-    this.ws.close();
-  }
-}
-
-let lastSignedAt = 0;
-/** Unique per call: the (accessKey, signedAt) pair is a one-time claim. */
-function signedAt(): number {
-  lastSignedAt = Math.max(Date.now(), lastSignedAt + 1);
-  return lastSignedAt;
-}
-
-function authFrame(client: RfqClient, at = signedAt(), secret = client.credentials!.secret): Frame {
-  return { kind: 'auth', accessKey: client.credentials!.accessKey, signedAt: at, signature: signCanonical(secret, wsAuthCanonical(at, '/v1/rfq/ws')) };
-}
 
 for (const backend of backends()) {
   describe(`ws sessions [${backend}]`, () => {
@@ -95,20 +21,8 @@ for (const backend of backends()) {
       await h.close();
     });
 
-    async function connect(): Promise<TestSocket> {
-      const socket = new TestSocket(`${h.url.replace(/^http/, 'ws')}/v1/rfq/ws`);
-      sockets.push(socket);
-      await socket.opened();
-      return socket;
-    }
-
-    async function session(client: RfqClient): Promise<TestSocket> {
-      const socket = await connect();
-      socket.send(authFrame(client));
-      const health = await socket.next();
-      assert.equal(health.kind, 'health', JSON.stringify(health));
-      return socket;
-    }
+    const connect = () => openSocket(h.url, sockets);
+    const session = (client: RfqClient) => openSession(h.url, client, sockets);
 
     it('authenticates with a signed auth frame and answers health', async () => {
       const { client } = await h.newUser();

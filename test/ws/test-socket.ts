@@ -77,3 +77,20 @@ export function signedAt(): number {
 export function authFrame(client: RfqClient, at = signedAt(), secret = client.credentials!.secret): Frame {
   return { kind: 'auth', accessKey: client.credentials!.accessKey, signedAt: at, signature: signCanonical(secret, wsAuthCanonical(at, '/v1/rfq/ws')) };
 }
+
+/** Opens `/v1/rfq/ws` on the node at `baseUrl`, tracked in `sockets` for closing after the suite. */
+export async function openSocket(baseUrl: string, sockets: TestSocket[]): Promise<TestSocket> {
+  const socket = new TestSocket(`${baseUrl.replace(/^http/, 'ws')}/v1/rfq/ws`);
+  sockets.push(socket);
+  await socket.opened();
+  return socket;
+}
+
+/** An open socket already authenticated as `client` (its `health` frame consumed). */
+export async function openSession(baseUrl: string, client: RfqClient, sockets: TestSocket[]): Promise<TestSocket> {
+  const socket = await openSocket(baseUrl, sockets);
+  socket.send(authFrame(client));
+  const health = await socket.next();
+  assert.equal(health.kind, 'health', JSON.stringify(health));
+  return socket;
+}

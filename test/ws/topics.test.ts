@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { backends } from '../helpers/backends.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
-import { TestSocket, authFrame } from './test-socket.ts';
+import { TestSocket, openSession } from './test-socket.ts';
 
 for (const backend of backends()) {
   describe(`ws topics [${backend}]`, () => {
@@ -21,15 +21,7 @@ for (const backend of backends()) {
       await h.close();
     });
 
-    async function session(client: RfqClient): Promise<TestSocket> {
-      const socket = new TestSocket(`${h.url.replace(/^http/, 'ws')}/v1/rfq/ws`);
-      sockets.push(socket);
-      await socket.opened();
-      socket.send(authFrame(client));
-      const health = await socket.next();
-      assert.equal(health.kind, 'health', JSON.stringify(health));
-      return socket;
-    }
+    const session = (client: RfqClient) => openSession(h.url, client, sockets);
 
     async function fundedTaker() {
       const taker = await h.newUser();

@@ -49,10 +49,6 @@ export async function dueAuctions(deps: ServiceDeps, limit: number): Promise<str
   return rows.map((r) => r.id);
 }
 
-export async function closeAuction(deps: ServiceDeps, rfqId: string): Promise<ClosedAuction | null> {
-  return (await closeAuctions(deps, [rfqId]))[0] ?? null;
-}
-
 export async function closeAuctions(deps: ServiceDeps, rfqIds: string[]): Promise<ClosedAuction[]> {
   if (rfqIds.length === 0) return [];
   const closed = await inTransaction(deps.db, async (tx) => {

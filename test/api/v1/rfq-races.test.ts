@@ -155,8 +155,7 @@ for (const backend of backends()) {
 
     async function fundedTaker(usdc = '10000', eth = '0') {
       const taker = await h.newUser();
-      if (usdc !== '0') await h.admin.adjustBalance({ address: taker.account.address, token: 'USDC', amount: usdc, memo: 'test funding' });
-      if (eth !== '0') await h.admin.adjustBalance({ address: taker.account.address, token: 'ETH', amount: eth, memo: 'test funding' });
+      await h.fund(taker.account.address, { USDC: usdc, ETH: eth });
       return taker.client;
     }
 
