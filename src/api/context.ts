@@ -9,6 +9,7 @@ import type { HttpMetrics } from './metrics.ts';
 import type { Store } from '../store/database.ts';
 import type { SpenderCheck } from '../services/admin/makers.ts';
 import type { ExtraInvariant } from '../services/admin/invariants.ts';
+import type { ChainContext } from '../chain/chain-context.ts';
 
 export interface ApiContext {
   service: ServiceDeps;
@@ -22,6 +23,8 @@ export interface ApiContext {
   embedded: boolean;
   /** Set once the node is draining; readiness then fails so load balancers stop sending. */
   draining: { value: boolean };
+  /** The chain this node settles on; null when none is configured (tests of the auction alone). */
+  chain: ChainContext | null;
   /** Verifies a maker's Permit2 spender against the wrapper factory (chain adapter), when present. */
   spenderCheck?: SpenderCheck;
   /** Invariants contributed by adapters (e.g. on-chain custody against the ledger). */

@@ -21,6 +21,8 @@ import { createHttpMetrics } from '../api/metrics.ts';
 import type { ApiContext } from '../api/context.ts';
 import { buildApp } from './build-app.ts';
 import { startWorkers, type Workers } from './workers.ts';
+import { connectChainContext, type ChainSettings } from '../chain/chain-context.ts';
+import { wireChain, type ChainWiring } from './chain-wiring.ts';
 
 export interface NodeOptions {
   store: StoreLocation | Store;
@@ -37,6 +39,8 @@ export interface NodeOptions {
   logLevel?: string;
   logger?: Logger;
   clock?: Clock;
+  /** The chain to settle on (anvil in the embedded stack and chain tests); none: nothing settles. */
+  chain?: ChainSettings;
 }
 
 export interface RunningNode {
@@ -82,10 +86,12 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     embedded: options.embedded ?? false,
     draining: { value: false },
     extraInvariants: [],
+    chain: options.chain ? await connectChainContext(options.chain) : null,
     ws: { handshakeDeadlineMs: options.ws?.handshakeDeadlineMs ?? 5000, pingIntervalMs: options.ws?.pingIntervalMs ?? 15_000 },
   };
+  const chainWiring: ChainWiring | null = context.chain ? wireChain(context, context.chain, logger) : null;
   const app = await buildApp(context, logger);
-  const workers: Workers = await startWorkers(context, options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals']), logger);
+  const workers: Workers = await startWorkers(context, options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals']), logger, chainWiring);
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   let closed = false;
   return {

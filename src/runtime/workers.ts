@@ -6,12 +6,14 @@ import { expireSettlement, overdueSettlements } from '../services/rfq/expire-set
 import { DeadlineWorker } from './deadline-worker.ts';
 import { OutboxDispatcher } from '../ws/outbox-dispatcher.ts';
 import { hubFor } from '../ws/hub.ts';
+import { ChainWatcher } from '../chain/watcher/chain-watcher.ts';
+import type { ChainWiring } from './chain-wiring.ts';
 
 export interface Workers {
   stop(): Promise<void>;
 }
 
-export async function startWorkers(context: ApiContext, enabled: ReadonlySet<string>, logger: Logger): Promise<Workers> {
+export async function startWorkers(context: ApiContext, enabled: ReadonlySet<string>, logger: Logger, chainWiring: ChainWiring | null = null): Promise<Workers> {
   const deps = context.service;
   const timers: NodeJS.Timeout[] = [];
   const workers: DeadlineWorker[] = [];
@@ -56,6 +58,12 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
     expiry.start();
     workers.push(expiry);
   }
+  // The chain follower settles, credits deposits and confirms payouts: it runs with settlement.
+  let chainWatcher: ChainWatcher | null = null;
+  if (enabled.has('settlement') && context.chain && chainWiring) {
+    chainWatcher = new ChainWatcher({ db: deps.db, chain: context.chain, handlers: chainWiring.handlers, logger, now: () => deps.clock.now() });
+    chainWatcher.start();
+  }
   // ws: outbox -> this node's WebSocket sessions (src/ws/outbox-dispatcher.ts).
   const dispatcher = enabled.has('dispatch') ? new OutboxDispatcher({ db: deps.db, hub: hubFor(context), logger }) : null;
   await dispatcher?.start();
@@ -63,6 +71,7 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
     async stop() {
       for (const timer of timers) clearInterval(timer);
       await dispatcher?.stop(); // ws: stop polling before the store closes
+      await chainWatcher?.stop();
       await Promise.all(workers.map((w) => w.stop()));
     },
   };

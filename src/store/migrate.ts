@@ -11,6 +11,7 @@ import * as hotRequotes from './migrations/0005-hot-requotes.ts';
 import * as quoteClaimsTimestamp from './migrations/0006-write-quote-claims-timestamp.ts';
 import * as writeQuotesBatch from './migrations/0007-write-quotes-batch.ts';
 import * as appendEventsFunction from './migrations/0008-append-events-function.ts';
+import * as chainCursors from './migrations/0009-chain-cursors.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0006-write-quote-claims-timestamp': quoteClaimsTimestamp,
   '0007-write-quotes-batch': writeQuotesBatch,
   '0008-append-events-function': appendEventsFunction,
+  '0009-chain-cursors': chainCursors,
 };
 
 class InCodeMigrations implements MigrationProvider {

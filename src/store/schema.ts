@@ -130,6 +130,7 @@ export interface OutboxTable {
   frame: Json<Record<string, unknown>>;
   created_at: number;
 }
+export interface ChainCursorsTable { name: string; block_number: number; block_hash: string; block_timestamp: number; updated_at: number }
 export interface RateLimitWindowsTable { bucket: string; window_start: number; hits: number }
 
 export interface DB {
@@ -150,4 +151,5 @@ export interface DB {
   event_seqs: EventSeqsTable;
   outbox: OutboxTable;
   rate_limit_windows: RateLimitWindowsTable;
+  chain_cursors: ChainCursorsTable;
 }

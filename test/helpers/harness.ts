@@ -28,6 +28,8 @@ export interface HarnessOptions extends Partial<Omit<NodeOptions, 'store'>> {
   seed?: boolean;
   /** Share a database with another harness (multi-node tests). */
   database?: TestDatabase;
+  /** On-chain token addresses to seed (from a test chain's `tokenAddresses`). */
+  tokenAddresses?: Record<string, string>;
 }
 
 export async function startHarness(backend: Backend, options: HarnessOptions = {}): Promise<Harness> {
@@ -40,7 +42,7 @@ export async function startHarness(backend: Backend, options: HarnessOptions = {
     ...options,
   });
   const admin = new AdminClient(node.url, ADMIN_TOKEN);
-  if (options.seed !== false) await seedReferenceData(admin);
+  if (options.seed !== false) await seedReferenceData(admin, options.tokenAddresses);
   const harness: Harness = {
     node,
     url: node.url,
@@ -73,10 +75,11 @@ export async function startHarness(backend: Backend, options: HarnessOptions = {
 }
 
 /** Two spot pairs with 18/8-decimal bases and a 6-decimal quote token. */
-export async function seedReferenceData(admin: AdminClient): Promise<void> {
-  await admin.putToken('USDC', { decimals: 6 });
-  await admin.putToken('ETH', { decimals: 18 });
-  await admin.putToken('BTC', { decimals: 8 });
+export async function seedReferenceData(admin: AdminClient, addresses: Record<string, string> = {}): Promise<void> {
+  const at = (symbol: string) => (addresses[symbol] ? { address: addresses[symbol] } : {});
+  await admin.putToken('USDC', { decimals: 6, ...at('USDC') });
+  await admin.putToken('ETH', { decimals: 18, ...at('ETH') });
+  await admin.putToken('BTC', { decimals: 8, ...at('BTC') });
   await admin.putInstrument('ETH-USDC-SPOT', { base: 'ETH', quote: 'USDC', type: 'SPOT', takerFeeTenthBp: 250, minQuoteNotional: '10' });
   await admin.putInstrument('BTC-USDC-SPOT', { base: 'BTC', quote: 'USDC', type: 'SPOT', takerFeeTenthBp: 100 });
 }

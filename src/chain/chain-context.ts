@@ -1,0 +1,45 @@
+/**
+ * What the service needs to settle on an EVM chain: where the chain is, the custody key that
+ * signs permits and sends payouts, the project's contracts, and how deep a block must be before
+ * it counts. Built once per node from configuration (or from the embedded devnet).
+ */
+import type { Address, Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { connectSigner, type SigningChainClients } from './clients.ts';
+
+export interface ChainSettings {
+  rpcUrl: string;
+  /** Custody (omnibus) key: signs Permit2 authorisations and sends withdrawals and payouts. */
+  custodyKey: Hex;
+  permit2Address: Address;
+  wrapperFactoryAddress: Address;
+  xchangeAdapterAddress: Address | null;
+  /** A block counts once this many blocks exist on top of it, itself included (1: as soon as mined). */
+  confirmations: number;
+  /** How often the follower asks for a new head. */
+  pollIntervalMs: number;
+  /** First block to follow when no cursor is stored yet; `latest` starts at the current head. */
+  startBlock: number | 'latest';
+  /** Embedded devnet only: the key that owns the test tokens (faucet), else null. */
+  faucetKey: Hex | null;
+  /** Embedded devnet only: the RPC URL published to integrators by GET /v1/rfq/network. */
+  publicRpcUrl: string | null;
+}
+
+export interface ChainContext {
+  settings: Readonly<ChainSettings>;
+  chainId: number;
+  custodyAddress: Address;
+  /** Clients signing as custody. */
+  custody: SigningChainClients;
+}
+
+export async function connectChainContext(settings: ChainSettings): Promise<ChainContext> {
+  const custody = await connectSigner(settings.rpcUrl, settings.custodyKey);
+  return {
+    settings: Object.freeze({ ...settings }),
+    chainId: custody.chain.id,
+    custodyAddress: privateKeyToAccount(settings.custodyKey).address,
+    custody,
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Everything a node does with the chain, wired in one place: settlement gateways per mode, the
+ * log handlers the chain follower runs, the maker-spender check and the on-chain invariants.
+ * Each settlement feature adds its parts here.
+ */
+import type { Logger } from 'pino';
+import { getAddress, zeroAddress, type Address } from 'viem';
+import type { ApiContext } from '../api/context.ts';
+import { rfqMakerWrapperFactoryAbi } from '../chain/artifacts/index.ts';
+import type { ChainContext } from '../chain/chain-context.ts';
+import type { ChainLogHandler } from '../chain/watcher/chain-watcher.ts';
+
+export interface ChainWiring {
+  /** Handlers the chain follower runs on every step, in this order. */
+  handlers: ChainLogHandler[];
+}
+
+/** A maker's spender must be the wrapper the project's factory deployed for that maker (DESIGN 5). */
+export async function wrapperOf(chain: ChainContext, maker: Address): Promise<Address | null> {
+  const wrapper = await chain.custody.publicClient.readContract({
+    address: chain.settings.wrapperFactoryAddress,
+    abi: rfqMakerWrapperFactoryAbi,
+    functionName: 'wrapperOf',
+    args: [maker],
+  });
+  return wrapper === zeroAddress ? null : wrapper;
+}
+
+export function wireChain(context: ApiContext, chain: ChainContext, _logger: Logger): ChainWiring {
+  context.spenderCheck = async (maker, spender) => {
+    const wrapper = await wrapperOf(chain, getAddress(maker));
+    return wrapper !== null && wrapper === getAddress(spender);
+  };
+  return { handlers: [] };
+}
