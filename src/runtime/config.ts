@@ -28,6 +28,20 @@ export interface WsConfig {
   outboxRetentionMs: number;
 }
 
+export interface ChainConfig {
+  /** 0x-prefixed 32-byte hex; null in embedded mode means "generate into the data dir". */
+  custodyKey: string | null;
+  permit2Address: string;
+  /** Required in production; the embedded devnet deploys its own. */
+  wrapperFactoryAddress: string | null;
+  xchangeAdapterAddress: string | null;
+  /** Blocks on top of a block, itself included, before it counts (1: as soon as mined). */
+  confirmations: number;
+  /** First block to follow on a fresh store: a number, or `latest`. */
+  startBlock: number | 'latest';
+  pollIntervalMs: number;
+}
+
 export interface Config {
   mode: 'embedded' | 'production';
   host: string;
@@ -50,6 +64,7 @@ export interface Config {
   /** Background workers this node runs: auctions, settlement, dispatch, withdrawals. */
   workers: ReadonlySet<string>;
   shutdownGraceMs: number;
+  chain: ChainConfig;
 }
 
 const KNOWN = new Set([
@@ -57,7 +72,8 @@ const KNOWN = new Set([
   'RFQ_LOG_LEVEL', 'RFQ_RATE_LIMIT_PER_KEY_PER_SEC', 'RFQ_RATE_LIMIT_PER_SOURCE_PER_SEC', 'RFQ_WS_HANDSHAKE_DEADLINE_MS',
   'RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE', 'RFQ_WS_MAX_SESSIONS_PER_ACCOUNT', 'RFQ_WS_INBOUND_FRAMES_PER_SEC',
   'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WORKERS',
-  'RFQ_DATABASE_POOL_SIZE', 'RFQ_SHUTDOWN_GRACE_MS',
+  'RFQ_DATABASE_POOL_SIZE', 'RFQ_SHUTDOWN_GRACE_MS', 'RFQ_CUSTODY_KEY', 'RFQ_PERMIT2_ADDRESS', 'RFQ_WRAPPER_FACTORY_ADDRESS',
+  'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS',
   // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
   'RFQ_URL',
 ]);
@@ -137,6 +153,36 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!secretKey) problems.push('RFQ_SECRET_KEY: required in production mode (32 bytes, base64; encrypts API secrets)');
   }
 
+  const address = (name: string): string | null => {
+    const raw = text(name);
+    if (raw !== null && !/^0x[0-9a-fA-F]{40}$/.test(raw)) problems.push(`${name}: must be a 0x-prefixed 20-byte hex address`);
+    return raw;
+  };
+  const custodyKey = text('RFQ_CUSTODY_KEY');
+  if (custodyKey !== null && !/^0x[0-9a-fA-F]{64}$/.test(custodyKey)) problems.push('RFQ_CUSTODY_KEY: must be a 0x-prefixed 32-byte hex private key');
+  const wrapperFactoryAddress = address('RFQ_WRAPPER_FACTORY_ADDRESS');
+  if (mode === 'production') {
+    if (!custodyKey) problems.push('RFQ_CUSTODY_KEY: required in production mode (custody private key, 0x hex)');
+    if (!wrapperFactoryAddress) problems.push('RFQ_WRAPPER_FACTORY_ADDRESS: required in production mode (the deployed RfqMakerWrapperFactory)');
+  }
+  const startBlockRaw = text('RFQ_CHAIN_START_BLOCK');
+  let startBlock: number | 'latest' = mode === 'embedded' ? 0 : 'latest';
+  if (startBlockRaw !== null) {
+    if (startBlockRaw === 'latest') startBlock = 'latest';
+    else if (/^\d+$/.test(startBlockRaw)) startBlock = Number(startBlockRaw);
+    else problems.push(`RFQ_CHAIN_START_BLOCK: must be a block number or latest, got ${JSON.stringify(startBlockRaw)}`);
+  }
+  const chain: ChainConfig = Object.freeze({
+    custodyKey,
+    permit2Address: address('RFQ_PERMIT2_ADDRESS') ?? '0x000000000022D473030F116dDEE9F6B43aC78BA3',
+    wrapperFactoryAddress,
+    xchangeAdapterAddress: address('RFQ_XCHANGE_ADAPTER_ADDRESS'),
+    // The devnet never reorganises; a public chain needs depth (12 is a conservative mainnet default).
+    confirmations: int('RFQ_CHAIN_CONFIRMATIONS', mode === 'embedded' ? 1 : 12, 1, 10_000),
+    startBlock,
+    pollIntervalMs: int('RFQ_CHAIN_POLL_INTERVAL_MS', mode === 'embedded' ? 250 : 2000, 50, 600_000),
+  });
+
   const workersRaw = text('RFQ_WORKERS');
   const workers = new Set<string>(workersRaw === null ? ALL_WORKERS : workersRaw === 'none' ? [] : workersRaw.split(','));
   for (const worker of workers) {
@@ -174,6 +220,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     workers,
     shutdownGraceMs: int('RFQ_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    chain,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -24,6 +24,8 @@ const PRODUCTION = {
   VENUE_URL: 'https://venue.example.org',
   RFQ_ADMIN_TOKEN: ADMIN_TOKEN,
   RFQ_SECRET_KEY: SECRET_KEY,
+  RFQ_CUSTODY_KEY: `0x${'ab'.repeat(32)}`,
+  RFQ_WRAPPER_FACTORY_ADDRESS: '0x1111111111111111111111111111111111111111',
 };
 
 function problemsOf(env: Record<string, string | undefined>): string[] {
@@ -98,7 +100,7 @@ describe('config', () => {
 
   it('production mode (DATABASE_URL set) refuses with one line per missing setting', () => {
     const problems = problemsOf({ DATABASE_URL: PRODUCTION.DATABASE_URL });
-    const missing = ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY'];
+    const missing = ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS'];
     assert.equal(problems.length, missing.length, problems.join('\n'));
     for (const name of missing) {
       const lines = about(problems, name);
@@ -108,8 +110,8 @@ describe('config', () => {
     // CHAIN_RPC_URL or VENUE_URL alone also selects production mode.
     assert.equal(about(problemsOf({ VENUE_URL: PRODUCTION.VENUE_URL }), 'DATABASE_URL').length, 1);
     assert.equal(about(problemsOf({ CHAIN_RPC_URL: PRODUCTION.CHAIN_RPC_URL }), 'DATABASE_URL').length, 1);
-    // An explicit RFQ_MODE=production with nothing set names all five.
-    assert.equal(problemsOf({ RFQ_MODE: 'production' }).length, 5);
+    // An explicit RFQ_MODE=production with nothing set names all seven.
+    assert.equal(problemsOf({ RFQ_MODE: 'production' }).length, 7);
   });
 
   it('accepts a complete production configuration, with nothing embedded', () => {
@@ -135,6 +137,9 @@ describe('config', () => {
       RFQ_SECRET_KEY: 'c2hvcnQ=',
       RFQ_DEMO_MAKERS: 'maybe',
       RFQ_RATE_LIMIT_PER_KEY_PER_SEC: '-1',
+      RFQ_CUSTODY_KEY: '0x1234',
+      RFQ_WRAPPER_FACTORY_ADDRESS: 'factory',
+      RFQ_CHAIN_START_BLOCK: 'genesis',
     });
     const expect: Array<[string, RegExp]> = [
       ['PORT', /integer from 0 to 65535, got "abc"/],
@@ -146,6 +151,9 @@ describe('config', () => {
       ['RFQ_SECRET_KEY', /32 bytes/],
       ['RFQ_DEMO_MAKERS', /got "maybe"/],
       ['RFQ_RATE_LIMIT_PER_KEY_PER_SEC', /integer/],
+      ['RFQ_CUSTODY_KEY', /32-byte hex private key/],
+      ['RFQ_WRAPPER_FACTORY_ADDRESS', /20-byte hex address/],
+      ['RFQ_CHAIN_START_BLOCK', /block number or latest/],
     ];
     for (const [name, pattern] of expect) {
       const lines = about(problems, name);
@@ -213,10 +221,10 @@ describe('production start (src/runtime/main.ts)', () => {
       assert.equal(result.code, 2, `exit code 2, got ${result.code}; stderr:\n${result.stderr}`);
       const lines = result.stderr.trim().split('\n');
       assert.match(lines[0]!, /^rfq-service: refusing to start, invalid configuration:$/);
-      for (const name of ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY']) {
+      for (const name of ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS']) {
         assert.equal(lines.filter((line) => line.includes(name)).length, 1, `one stderr line for ${name}:\n${result.stderr}`);
       }
-      assert.equal(lines.length, 5, `heading plus four problems:\n${result.stderr}`);
+      assert.equal(lines.length, 7, `heading plus six problems:\n${result.stderr}`);
       assert.equal(lines.filter((line) => line.includes('DATABASE_URL')).length, 0);
       assert.equal(result.stdout, '', 'nothing started, nothing printed');
       assert.deepEqual(await readdir(cwd), [], 'no data directory created in production mode');
