@@ -1,6 +1,6 @@
 /**
  * A devnet ready to settle on: anvil started, custody and deployer funded with gas, the
- * project's contracts deployed, and custody's Permit2 allowance granted for every token. The
+ * project's contracts deployed, and custody's Permit2 and xchange-adapter allowances granted for every token. The
  * embedded stack and the chain tests both start one; the result plugs into a node as its
  * ChainSettings.
  */
@@ -43,6 +43,8 @@ export async function startDevnetStack(options: DevnetStackOptions): Promise<Dev
     for (const address of [custody, deployer]) await setDevnetBalance({ rpcUrl: devnet.rpcUrl, address, wei: GAS_FUNDING_WEI });
     const deployed = await deployContracts({ rpcUrl: devnet.rpcUrl, deployerKey: options.deployerKey, custodyAddress: custody, tokens: options.tokens });
     await approvePermit2(devnet.rpcUrl, options.custodyKey, deployed.permit2Address, deployed.tokens.map((t) => t.address));
+    // The xchange adapter moves custody's leg only in custody's own execute calls (xchange-executor.ts).
+    await approvePermit2(devnet.rpcUrl, options.custodyKey, deployed.xchangeAdapterAddress, deployed.tokens.map((t) => t.address));
     return {
       devnet,
       deployed,
@@ -66,7 +68,7 @@ export async function startDevnetStack(options: DevnetStackOptions): Promise<Dev
   }
 }
 
-/** Custody lets Permit2 move its tokens; each permit then bounds what one spender may take. */
+/** Custody lets Permit2 (or the xchange adapter) move its tokens; each permit or swap bounds what moves. */
 async function approvePermit2(rpcUrl: string, custodyKey: Hex, permit2: Address, tokens: Address[]): Promise<void> {
   const c = await connectSigner(rpcUrl, custodyKey);
   for (const token of tokens) {

@@ -15,12 +15,17 @@ export async function mintTestToken(p: {
   to: Address;
   amount: string;
 }): Promise<Hash> {
+  return mintRawTestToken({ ...p, raw: parseUnits(p.amount, p.decimals) });
+}
+
+/** As mintTestToken, with the amount already in raw units (the service parses with its money module). */
+export async function mintRawTestToken(p: { rpcUrl: string; ownerKey: Hex; token: Address; to: Address; raw: bigint }): Promise<Hash> {
   const c = await connectSigner(p.rpcUrl, p.ownerKey);
   const hash = await c.walletClient.writeContract({
     address: p.token,
     abi: testTokenAbi,
     functionName: 'mint',
-    args: [p.to, parseUnits(p.amount, p.decimals)],
+    args: [p.to, p.raw],
   });
   const receipt = await c.publicClient.waitForTransactionReceipt({ hash });
   if (receipt.status !== 'success') throw new Error(`mint reverted (tx ${hash})`);

@@ -24,6 +24,8 @@ export class AdminClient {
   adjustBalance(body: { address: string; token: string; amount: string; rail?: 'EVM' | 'VENUE'; memo: string }) {
     return this.call<{ movementId: string; balance: Record<string, string> }>('POST', '/balances/adjust', body);
   }
+  /** Embedded devnet only: mints test tokens on-chain (amount in human units); resolves once mined. */
+  faucet(body: { address: string; token: string; amount: string }) { return this.call<{ txHash: string }>('POST', '/devnet/faucet', body); }
   invariants() { return this.call<{ ok: boolean; violations: Array<Record<string, unknown>> }>('GET', '/invariants'); }
   settings() { return this.call<Record<string, number>>('GET', '/settings'); }
   putSettings(body: Record<string, number>) { return this.call<Record<string, number>>('PUT', '/settings', body); }

@@ -33,9 +33,16 @@ export interface MakerQuote {
   makerPays: QuoteLeg; makerReceives: QuoteLeg; receivedAt: number; acceptableForMs?: number | null;
   settlementDeadline?: number | null; deliveryDeadline?: number | null; permitSignature?: string | null; spender?: string | null;
   windowStartsAt?: number | null; windowEndsAt?: number | null; settledAt?: number | null; txHash?: string | null;
+  settlementMode?: string; xchange?: XchangeBundle;
+}
+/** The maker's adapter-signed swap (xchange mode); amounts and expiration are integer strings. */
+export interface SwapTransfer { token: string; from: string; to: string; amount: string }
+export interface XchangeBundle {
+  adapter: string;
+  settlement: { swapMessage: { quoteId: string; expiration: string; incomingTransfer: SwapTransfer; outgoingTransfer: SwapTransfer }; adapterSignature: string };
 }
 export interface OpenRfq { id: string; instrumentId: string; side: Side; baseQty: string; autoAccept: boolean; createdAt: number; auctionEndsAt: number; expiresAt: number; settlementDeadline: number }
 export interface CreateQuoteInput {
   rfqId: string; instrumentId: string; side: Side; makerPays: QuoteLeg; makerReceives: QuoteLeg;
-  acceptableForMs?: number; expiryMs?: number;
+  acceptableForMs?: number; expiryMs?: number; xchange?: XchangeBundle | null;
 }

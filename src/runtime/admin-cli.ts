@@ -32,6 +32,8 @@ commands:
       post a ledger ADJUSTMENT (negative amounts debit; "-- -5" or a bare -5 both work)
   invariants
       run the ledger checks; exits 1 when any is violated
+  faucet <address> <TOKEN> <amount>
+      embedded devnet only: mint test tokens on-chain (human units); prints the txHash
   settings get
   settings set key=value [key=value ...]
       read or change operator settings (integers)
@@ -79,6 +81,7 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'maker list': [],
   'balance adjust': ['memo', 'rail'],
   invariants: [],
+  faucet: [],
   'settings get': [],
   'settings set': [],
 };
@@ -152,8 +155,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UsageError('no command given (try --help)');
-  const single = positionals[0] === 'invariants';
-  const command = single ? 'invariants' : positionals.slice(0, 2).join(' ');
+  const single = positionals[0] === 'invariants' || positionals[0] === 'faucet';
+  const command = single ? positionals[0]! : positionals.slice(0, 2).join(' ');
   const allowed = COMMAND_OPTIONS[command];
   if (!allowed) throw new UsageError(`unknown command ${JSON.stringify(command)} (try --help)`);
   const args = positionals.slice(single ? 1 : 2);
@@ -222,6 +225,11 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       call = (admin) => admin.invariants();
       check = (result) => (result as { ok?: unknown }).ok === true;
       break;
+    case 'faucet': {
+      const [address, token, amount] = expectArgs(args, 3, 'faucet <address> <TOKEN> <amount>');
+      call = (admin) => admin.faucet({ address: address!, token: token!, amount: amount! });
+      break;
+    }
     case 'settings get':
       expectArgs(args, 0, 'settings get');
       call = (admin) => admin.settings();

@@ -9,10 +9,15 @@ import type { ApiContext } from '../api/context.ts';
 import { rfqMakerWrapperFactoryAbi } from '../chain/artifacts/index.ts';
 import type { ChainContext } from '../chain/chain-context.ts';
 import type { ChainLogHandler } from '../chain/watcher/chain-watcher.ts';
+import { xchangeOperation } from '../chain/xchange-operation.ts';
+import { xchangeSettledHandler } from '../chain/watcher/xchange-settled-handler.ts';
+import { XchangeExecutor } from '../chain/xchange-executor.ts';
 
 export interface ChainWiring {
   /** Handlers the chain follower runs on every step, in this order. */
   handlers: ChainLogHandler[];
+  /** Loops that run with the settlement worker (e.g. custody executing xchange swaps). */
+  background: Array<{ start(): void; stop(): Promise<void> }>;
 }
 
 /** A maker's spender must be the wrapper the project's factory deployed for that maker (DESIGN 5). */
@@ -26,10 +31,18 @@ export async function wrapperOf(chain: ChainContext, maker: Address): Promise<Ad
   return wrapper === zeroAddress ? null : wrapper;
 }
 
-export function wireChain(context: ApiContext, chain: ChainContext, _logger: Logger): ChainWiring {
+export function wireChain(context: ApiContext, chain: ChainContext, logger: Logger): ChainWiring {
   context.spenderCheck = async (maker, spender) => {
     const wrapper = await wrapperOf(chain, getAddress(maker));
     return wrapper !== null && wrapper === getAddress(spender);
   };
-  return { handlers: [] };
+  const wiring: ChainWiring = { handlers: [], background: [] };
+  // xchange: bundles checked at quote time, executed by custody, settled from the adapter's event.
+  const adapter = chain.settings.xchangeAdapterAddress;
+  if (adapter) {
+    context.service.xchange = xchangeOperation(chain, adapter);
+    wiring.handlers.push(xchangeSettledHandler(context.service, adapter, logger));
+    wiring.background.push(new XchangeExecutor({ deps: context.service, chain, adapter, logger }));
+  }
+  return wiring;
 }

@@ -6,7 +6,9 @@ import { adminRoutes } from '../api/admin/admin.routes.ts';
 import { rfqRoutes } from '../api/v1/rfq.routes.ts';
 import { makerRoutes } from '../api/v1/maker.routes.ts';
 import { wsRoutes } from '../ws/ws.routes.ts';
+import { networkRoutes } from '../api/v1/network.routes.ts';
+import { devnetRoutes } from '../api/admin/devnet.routes.ts';
 
 export function routePlugins(context: ApiContext): Array<(app: FastifyInstance) => Promise<void>> {
-  return [accountRoutes(context), rfqRoutes(context), makerRoutes(context), adminRoutes(context), wsRoutes(context)];
+  return [accountRoutes(context), rfqRoutes(context), makerRoutes(context), adminRoutes(context), wsRoutes(context), networkRoutes(context), devnetRoutes(context)];
 }

@@ -63,6 +63,7 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
   if (enabled.has('settlement') && context.chain && chainWiring) {
     chainWatcher = new ChainWatcher({ db: deps.db, chain: context.chain, handlers: chainWiring.handlers, logger, now: () => deps.clock.now() });
     chainWatcher.start();
+    for (const loop of chainWiring.background) loop.start();
   }
   // ws: outbox -> this node's WebSocket sessions (src/ws/outbox-dispatcher.ts).
   const dispatcher = enabled.has('dispatch') ? new OutboxDispatcher({ db: deps.db, hub: hubFor(context), logger }) : null;
@@ -71,6 +72,7 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
     async stop() {
       for (const timer of timers) clearInterval(timer);
       await dispatcher?.stop(); // ws: stop polling before the store closes
+      if (chainWatcher) await Promise.all(chainWiring!.background.map((loop) => loop.stop()));
       await chainWatcher?.stop();
       await Promise.all(workers.map((w) => w.stop()));
     },

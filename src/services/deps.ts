@@ -9,6 +9,7 @@ import type { SecretBox } from './secret-box.ts';
 import type { SettlementGateways } from './rfq/settlement-gateway.ts';
 import type { QuoteCaches } from './rfq/quote-caches.ts';
 import type { QuoteWriter } from './rfq/write-quote.ts';
+import type { XchangeOperation } from './rfq/xchange-bundle.ts';
 
 export interface Clock {
   /** Unix milliseconds. */
@@ -59,4 +60,6 @@ export interface ServiceDeps {
   quoteCaches: QuoteCaches;
   /** Group-commits quote writes (one round trip per batch). */
   quoteWriter: QuoteWriter;
+  /** Set by the chain adapter when the node operates an xchange adapter; absent: xchange is 503. */
+  xchange?: XchangeOperation;
 }

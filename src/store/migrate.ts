@@ -12,6 +12,7 @@ import * as quoteClaimsTimestamp from './migrations/0006-write-quote-claims-time
 import * as writeQuotesBatch from './migrations/0007-write-quotes-batch.ts';
 import * as appendEventsFunction from './migrations/0008-append-events-function.ts';
 import * as chainCursors from './migrations/0009-chain-cursors.ts';
+import * as xchangeQuotes from './migrations/0015-xchange-quotes.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0007-write-quotes-batch': writeQuotesBatch,
   '0008-append-events-function': appendEventsFunction,
   '0009-chain-cursors': chainCursors,
+  '0015-xchange-quotes': xchangeQuotes,
 };
 
 class InCodeMigrations implements MigrationProvider {

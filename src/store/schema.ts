@@ -131,6 +131,7 @@ export interface OutboxTable {
   created_at: number;
 }
 export interface ChainCursorsTable { name: string; block_number: number; block_hash: string; block_timestamp: number; updated_at: number }
+export interface XchangeExecutionsTable { quote_id: string; attempts: number; attempted_at: number; tx_hash: string | null; last_error: string | null }
 export interface RateLimitWindowsTable { bucket: string; window_start: number; hits: number }
 
 export interface DB {
@@ -152,4 +153,5 @@ export interface DB {
   outbox: OutboxTable;
   rate_limit_windows: RateLimitWindowsTable;
   chain_cursors: ChainCursorsTable;
+  xchange_executions: XchangeExecutionsTable;
 }

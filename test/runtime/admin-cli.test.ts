@@ -64,7 +64,7 @@ for (const backend of backends()) {
     it('--help prints usage and exits 0; no or unknown command is a usage error (exit 2)', async () => {
       const help = await cli(['--help']);
       assert.equal(help.code, 0);
-      for (const command of ['token put', 'instrument put', 'maker put', 'maker list', 'balance adjust', 'invariants', 'settings get', 'settings set']) {
+      for (const command of ['token put', 'instrument put', 'maker put', 'maker list', 'balance adjust', 'invariants', 'faucet', 'settings get', 'settings set']) {
         assert.ok(help.stdout.includes(command), `usage mentions ${command}`);
       }
       assert.equal((await cli(['maker', 'put', '--help'])).code, 0);
@@ -180,6 +180,11 @@ for (const backend of backends()) {
 
       assert.deepEqual((await client.balances()).balances.map((b) => [b.rail, b.available]), [['EVM', '90'], ['VENUE', '3']]);
       assert.deepEqual((await client.ledger()).entries.map((e) => e.delta).sort(), ['-0.5', '-10', '100.5', '3'].sort());
+    });
+
+    it('faucet passes the mint through; this node has no devnet, so it is refused', async () => {
+      failed(await cli([...auth, 'faucet', '0x000000000000000000000000000000000000dEaD', 'USDC']), 2, 'USAGE');
+      failed(await cli([...auth, 'faucet', '0x000000000000000000000000000000000000dEaD', 'USDC', '5']), 1, 'NOT_AVAILABLE');
     });
 
     it('settings get and set', async () => {

@@ -12,6 +12,33 @@ const Id = Type.String({ minLength: 1, maxLength: 100 });
 export const QuoteLeg = Type.Object({ token: TokenSymbol, amount: PositiveDecimalString }, { additionalProperties: false });
 const QuoteLegOut = Type.Object({ token: TokenSymbol, amount: DecimalString });
 
+// Maker settlement bundle (spec, "xchange mode"): shape only; what it must say is checked by the
+// service (XCHANGE_BUNDLE_INVALID). Amounts and expiration are unsigned integers as strings.
+const UintString = Type.String({ pattern: '^[0-9]{1,78}$', description: 'Unsigned integer (raw base units or unix seconds) as a decimal string.' });
+const AnyCaseAddress = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' });
+const SwapTransfer = Type.Object({ token: AnyCaseAddress, from: AnyCaseAddress, to: AnyCaseAddress, amount: UintString }, { additionalProperties: false });
+export const XchangeBundle = Type.Object(
+  {
+    adapter: Type.String({ minLength: 1, maxLength: 64, description: 'Settlement adapter name; this service operates `RfqXchangeAdapter`.' }),
+    settlement: Type.Object(
+      {
+        swapMessage: Type.Object(
+          {
+            quoteId: Type.String({ minLength: 1, maxLength: 100 }),
+            expiration: UintString,
+            incomingTransfer: SwapTransfer,
+            outgoingTransfer: SwapTransfer,
+          },
+          { additionalProperties: false },
+        ),
+        adapterSignature: Type.String({ pattern: '^0x[0-9a-fA-F]{130}$', description: '65-byte signature (r || s || v), 0x hex.' }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const CreateRfqRequest = Type.Object(
   {
     instrumentId: InstrumentId,
@@ -85,6 +112,7 @@ export const MakerQuote = Type.Object({
   windowEndsAt: Type.Optional(UnixMillis),
   settledAt: Type.Optional(UnixMillis),
   txHash: Type.Optional(Type.String()),
+  xchange: Type.Optional(XchangeBundle),
 });
 
 export const OpenRfq = Type.Object({
@@ -118,7 +146,7 @@ export const CreateQuoteRequest = Type.Object(
     makerReceives: QuoteLeg,
     acceptableForMs: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
     expiryMs: Type.Optional(Nullable(Type.Integer())),
-    xchange: Type.Optional(Nullable(Type.Unknown())),
+    xchange: Type.Optional(Nullable(XchangeBundle)),
   },
   { additionalProperties: false },
 );

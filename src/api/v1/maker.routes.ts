@@ -30,7 +30,7 @@ export function makerRoutes(context: ApiContext) {
       schema: { tags, body: CreateQuoteRequest, response: { 202: CreateQuoteResponse, ...errorResponses } },
     }, async (request, reply) => {
       const auth = request.auth!;
-      return reply.status(202).send(await withDeferredClaim(context, auth, () => submitQuote(deps, auth.accountId, request.body, auth)));
+      return reply.status(202).send(await withDeferredClaim(context, auth, () => submitQuote(deps, { accountId: auth.accountId, address: auth.address }, request.body, auth)));
     });
 
     app.get('/v1/rfq/quotes', {

@@ -27,6 +27,7 @@ import { activeMakerFrom, assertApprovedFor, inventoryMode, pairOf, type MakerRe
 import { resolveInstrument } from './create-rfq.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { makerQuoteView, quoteView } from './views.ts';
+import { checkXchangeBundle, type XchangeBundleInput } from './xchange-bundle.ts';
 
 export interface SubmitQuoteInput {
   rfqId: string;
@@ -36,7 +37,7 @@ export interface SubmitQuoteInput {
   makerReceives: { token: string; amount: string };
   acceptableForMs?: number | null;
   expiryMs?: number | null;
-  xchange?: unknown;
+  xchange?: XchangeBundleInput | null;
 }
 
 function parseLegs(instrument: Instrument, input: SubmitQuoteInput): QuoteLegs {
@@ -51,11 +52,13 @@ function parseLegs(instrument: Instrument, input: SubmitQuoteInput): QuoteLegs {
 }
 
 /** The maker, checked on cached data; a refusal is confirmed against a fresh read first. */
-async function quotingMaker(deps: ServiceDeps, accountId: string, instrument: Instrument, now: number): Promise<{ maker: MakerRecord; mode: 'permit2' | 'promised' }> {
+async function quotingMaker(deps: ServiceDeps, accountId: string, instrument: Instrument, now: number, xchange: boolean): Promise<{ maker: MakerRecord; mode: 'permit2' | 'promised' | 'xchange' }> {
   const check = (row: Parameters<typeof activeMakerFrom>[0]) => {
     const maker = activeMakerFrom(row, now);
     assertApprovedFor(maker, instrument);
-    return { maker, mode: inventoryMode(maker) };
+    if (!xchange) return { maker, mode: inventoryMode(maker) };
+    if (!maker.settlementModes.includes('xchange')) throw new ServiceError('MAKER_NOT_APPROVED', 'maker is not approved for xchange settlement');
+    return { maker, mode: 'xchange' as const };
   };
   try {
     return check(await deps.quoteCaches.maker(deps.db, accountId, now));
@@ -66,46 +69,64 @@ async function quotingMaker(deps: ServiceDeps, accountId: string, instrument: In
 }
 
 /** Why the statement wrote nothing, read fresh (refusals only). */
-async function explainRefusal(deps: ServiceDeps, rfqId: string, accountId: string, instrument: Instrument, now: number, rfqOpen: boolean): Promise<ServiceError> {
+async function explainRefusal(deps: ServiceDeps, rfqId: string, accountId: string, instrument: Instrument, now: number, rfqOpen: boolean, xchange: boolean): Promise<ServiceError> {
   if (!rfqOpen) {
     const current = await deps.db.selectFrom('rfqs').select(['status', 'auction_ends_at']).where('id', '=', rfqId).executeTakeFirstOrThrow();
     if (current.status !== 'PENDING') return new ServiceError('RFQ_NOT_PENDING', 'the RFQ is no longer taking quotes', { status: current.status });
     return new ServiceError('AUCTION_CLOSED', 'the auction has closed', { auctionEndsAt: current.auction_ends_at });
   }
   try {
-    await quotingMaker(deps, accountId, instrument, now);
+    await quotingMaker(deps, accountId, instrument, now, xchange);
   } catch (error) {
     if (error instanceof ServiceError) return error;
     throw error;
   }
+  // The statement also requires the bundle's signer to still be the registered one.
+  if (xchange) return new ServiceError('XCHANGE_BUNDLE_INVALID', "adapterSignature does not recover the maker's registered adapterSigner", {
+    errors: [{ field: 'xchange.settlement.adapterSignature', reason: 'signer', message: 'the adapterSigner changed' }],
+  });
   return new ServiceError('MAKER_NOT_APPROVED', 'this maker may not quote on this RFQ now');
 }
 
 export async function submitQuote(
   deps: ServiceDeps,
-  accountId: string,
+  quoter: { accountId: string; address: string },
   input: SubmitQuoteInput,
   claim?: DeferredClaim,
 ): Promise<{ status: 'SUBMITTED'; quoteId: string; version: number }> {
+  const accountId = quoter.accountId;
   const now = deps.clock.now();
   const instrument = await resolveInstrument(deps, input.instrumentId);
   const legs = parseLegs(instrument, input);
   const acceptableForMs = quoteAcceptableForMs({ acceptableForMs: input.acceptableForMs ?? null, expiryMs: input.expiryMs ?? null }, now);
-  if (input.xchange !== undefined && input.xchange !== null) {
-    throw new ServiceError('NOT_AVAILABLE', 'xchange settlement is not available in this deployment yet');
+  const bundle = input.xchange ?? null;
+  if (bundle !== null && !deps.xchange) {
+    throw new ServiceError('NOT_AVAILABLE', 'this deployment operates no xchange settlement adapter');
   }
   const rfq: RfqRow | undefined = await deps.quoteCaches.rfq(deps.db, input.rfqId);
   if (!rfq) throw new ServiceError('NOT_FOUND', 'no such RFQ');
-  const { mode } = await quotingMaker(deps, accountId, instrument, now);
+  const { maker, mode } = await quotingMaker(deps, accountId, instrument, now, bundle !== null);
   if (rfq.account_id === accountId) throw new ServiceError('SELF_QUOTE', 'a maker cannot quote on its own RFQ');
   checkQuoteTarget({ instrumentId: rfq.instrument_id, side: rfq.side }, input);
   assertAuctionOpen(rfq.auction_ends_at, now);
   const terms = rfqTerms(rfq, instrument);
   checkQuoteLegs(terms, legs);
+  if (bundle !== null) {
+    const tokens = (await deps.refdata.current()).tokens;
+    const leg = (l: { token: string; amount: bigint }) => ({ symbol: l.token, address: tokens.get(l.token)?.address ?? null, amount: l.amount });
+    await checkXchangeBundle(deps.xchange!, bundle, {
+      makerAddress: quoter.address,
+      adapterSigner: maker.adapterSigner,
+      makerPays: leg(legs.makerPays),
+      makerReceives: leg(legs.makerReceives),
+      expirationSecs: rfq.settlement_deadline_secs,
+    });
+  }
 
   // The frames are rendered from the row the statement will hold; id and version are filled in by SQL.
   const row: QuoteRow = {
-    id: deps.ids.quoteId(),
+    // xchange: the maker chose the id and signed it into the bundle.
+    id: bundle !== null ? bundle.settlement.swapMessage.quoteId : deps.ids.quoteId(),
     rfq_id: rfq.id,
     maker_id: '',
     maker_account_id: accountId,
@@ -126,7 +147,7 @@ export async function submitQuote(
     delivery_deadline_secs: null,
     window_starts_at: null,
     window_ends_at: null,
-    xchange: null,
+    xchange: bundle,
     settled_at: null,
     tx_hash: null,
     created_at: now,
@@ -151,10 +172,21 @@ export async function submitQuote(
     now,
     takerFrame: { kind: 'quoteUpdate', ...quoteView(row, rfq, instrument) },
     makerFrame: { kind: 'quoteStatus', ...makerQuoteView(row, rfq, instrument) },
+    ...(bundle !== null ? { xchange: bundle, adapterSigner: maker.adapterSigner } : {}),
   });
   if (claim) claim.timestampClaimed = true;
   if (outcome.reused) throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime: deps.clock.now() });
+  if (outcome.refusal === 'quoteIdMismatch') {
+    throw new ServiceError('XCHANGE_BUNDLE_INVALID', `your quote on this RFQ is ${outcome.quoteId}; the bundle must name it`, {
+      errors: [{ field: 'xchange.settlement.swapMessage.quoteId', reason: 'quoteId', message: `quoteId must be ${outcome.quoteId}, the id of your quote on this RFQ` }],
+    });
+  }
+  if (outcome.refusal === 'quoteIdTaken') {
+    throw new ServiceError('XCHANGE_BUNDLE_INVALID', 'quoteId is already in use; choose a fresh one', {
+      errors: [{ field: 'xchange.settlement.swapMessage.quoteId', reason: 'quoteIdTaken', message: 'quoteId is already in use; choose a fresh one' }],
+    });
+  }
   if (outcome.quoteId !== null && outcome.version !== null) return { status: 'SUBMITTED', quoteId: outcome.quoteId, version: outcome.version };
   if (outcome.rfqOpen && outcome.makerAllowed) throw new ServiceError('QUOTE_NOT_OPEN', 'your quote on this RFQ is no longer open and cannot be re-priced');
-  throw await explainRefusal(deps, rfq.id, accountId, instrument, now, outcome.rfqOpen);
+  throw await explainRefusal(deps, rfq.id, accountId, instrument, now, outcome.rfqOpen, bundle !== null);
 }

@@ -92,6 +92,7 @@ export function makerQuoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' 
     ...present('windowEndsAt', row.window_ends_at),
     ...present('settledAt', row.settled_at),
     ...present('txHash', row.tx_hash),
+    ...present('xchange', row.xchange),
   };
 }
 

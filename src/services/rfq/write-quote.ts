@@ -5,7 +5,8 @@
  * PENDING and open, locked FOR SHARE so an accept or close waits for it; maker active,
  * unsuspended, approved for the pair and mode), inserts or re-prices the quote (only while
  * SUBMITTED), and writes the taker's `quoteUpdate` and the maker's `quoteStatus` frames, rendered
- * here, with the quote id, version and sequence numbers filled in. Under light load a batch is one
+ * here, with the quote id, version and sequence numbers filled in. An xchange quote also carries
+ * its bundle and the maker-chosen id it signs (migration 0015). Under light load a batch is one
  * quote, so nothing waits for company.
  */
 import { sql } from 'kysely';
@@ -30,6 +31,10 @@ export interface QuoteWrite {
   now: number;
   takerFrame: Record<string, unknown>;
   makerFrame: Record<string, unknown>;
+  /** xchange only: the checked bundle (stored with the quote; `quoteId` is the maker's). */
+  xchange?: unknown;
+  /** xchange only: the signer the bundle was verified against, re-checked against the maker row. */
+  adapterSigner?: string | null;
 }
 
 export interface QuoteWriteOutcome {
@@ -38,6 +43,8 @@ export interface QuoteWriteOutcome {
   makerAllowed: boolean;
   quoteId: string | null;
   version: number | null;
+  /** xchange id refusals: `quoteIdMismatch` (quoteId is then the existing quote's) or `quoteIdTaken`. */
+  refusal: 'quoteIdMismatch' | 'quoteIdTaken' | null;
 }
 
 interface Pending {
@@ -53,6 +60,7 @@ interface Row {
   out_maker_allowed: boolean;
   out_quote_id: string | null;
   out_version: number | string | null;
+  out_refusal: string | null;
 }
 
 const DEADLOCK = '40P01';
@@ -111,6 +119,8 @@ export class QuoteWriter {
       now: w.now,
       taker_frame: w.takerFrame,
       maker_frame: w.makerFrame,
+      xchange: w.xchange ?? null,
+      adapter_signer: w.adapterSigner ?? null,
     }));
     const payload = JSON.stringify(items);
     let rows: Row[];
@@ -139,6 +149,7 @@ export class QuoteWriter {
         makerAllowed: r.out_maker_allowed,
         quoteId: r.out_quote_id,
         version: r.out_version === null ? null : Number(r.out_version),
+        refusal: r.out_refusal as QuoteWriteOutcome['refusal'],
       });
     });
   }

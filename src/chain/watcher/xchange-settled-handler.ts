@@ -1,0 +1,39 @@
+/**
+ * Settles xchange RFQs from the adapter's `XchangeSettled` events (one per executed swap). The
+ * event carries both transfers; the service settles only when they are exactly the selected
+ * quote's bundle (settle-xchange.ts).
+ */
+import type { Logger } from 'pino';
+import { decodeEventLog, toEventSelector, type Address } from 'viem';
+import { xchangeAdapterAbi } from '../artifacts/index.ts';
+import type { ServiceDeps } from '../../services/deps.ts';
+import { settleXchange } from '../../services/settlement/settle-xchange.ts';
+import type { ChainLogHandler } from './chain-watcher.ts';
+
+const settledEvent = xchangeAdapterAbi.find((item) => item.type === 'event' && item.name === 'XchangeSettled')!;
+export const XCHANGE_SETTLED_TOPIC = toEventSelector(settledEvent as Parameters<typeof toEventSelector>[0]);
+
+export function xchangeSettledHandler(deps: ServiceDeps, adapter: Address, logger: Logger): ChainLogHandler {
+  return {
+    name: 'xchange-settled',
+    filters: () => [{ address: [adapter], topic0: [XCHANGE_SETTLED_TOPIC] }],
+    async handle(tx, step) {
+      for (const log of step.logs) {
+        if (log.address.toLowerCase() !== adapter.toLowerCase() || log.topics[0] !== XCHANGE_SETTLED_TOPIC) continue;
+        const { args } = decodeEventLog({ abi: xchangeAdapterAbi, eventName: 'XchangeSettled', topics: log.topics as [`0x${string}`, ...`0x${string}`[]], data: log.data });
+        const outcome = await settleXchange(tx, deps, {
+          quoteId: args.quoteId,
+          txHash: log.transactionHash,
+          incomingTransfer: args.incomingTransfer,
+          outgoingTransfer: args.outgoingTransfer,
+        });
+        if (outcome === 'notSettleable') {
+          // Custody's funds moved for an RFQ that already ended: the custody invariant will show it.
+          logger.error({ quoteId: args.quoteId, txHash: log.transactionHash }, 'xchange swap executed for an RFQ that is no longer QUOTED; operator attention needed');
+        } else if (outcome === 'settled') {
+          logger.info({ quoteId: args.quoteId, txHash: log.transactionHash }, 'xchange settlement observed');
+        }
+      }
+    },
+  };
+}

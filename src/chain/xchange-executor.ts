@@ -1,0 +1,137 @@
+/**
+ * Executes selected xchange bundles from custody. The adapter moves a party's funds only when
+ * that party sent the transaction or registered the signer; custody registers no maker's signer
+ * (that would let the signer move any custody funds), so custody itself must send `execute`.
+ *
+ * A quote is claimed for an attempt in the store (one node at a time, again after `retryMs`
+ * while the RFQ is still QUOTED and before its deadline). Each attempt simulates first: a swap
+ * that would revert (maker's allowance or balance short, signer not registered on-chain) is not
+ * sent, its reason is recorded and it is retried; `QuoteAlreadyUsed` means it was executed and
+ * the chain follower will settle it. The RFQ is settled only by the follower, from the event.
+ */
+import type { Logger } from 'pino';
+import { BaseError, ContractFunctionRevertedError, maxUint256, type Address, type Hex } from 'viem';
+import { sql } from 'kysely';
+import type { ServiceDeps } from '../services/deps.ts';
+import type { XchangeBundleInput } from '../services/rfq/xchange-bundle.ts';
+import { testTokenAbi, xchangeAdapterAbi } from './artifacts/index.ts';
+import type { ChainContext } from './chain-context.ts';
+import { swapMessageFromWire } from './xchange.ts';
+
+export interface XchangeExecutorOptions {
+  deps: ServiceDeps;
+  chain: ChainContext;
+  adapter: Address;
+  logger: Logger;
+  intervalMs?: number;
+  retryMs?: number;
+}
+
+export class XchangeExecutor {
+  readonly #o: Required<XchangeExecutorOptions>;
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<void> | null = null;
+  #stopped = false;
+
+  constructor(options: XchangeExecutorOptions) {
+    this.#o = { intervalMs: 250, retryMs: 5000, ...options };
+  }
+
+  start(): void {
+    this.#schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#running = this.runOnce()
+        .catch((error: unknown) => this.#o.logger.warn({ err: error }, 'xchange executor pass failed'))
+        .finally(() => {
+          this.#running = null;
+          this.#schedule(this.#o.intervalMs);
+        });
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  /** One pass: claims due quotes and attempts each. */
+  async runOnce(): Promise<void> {
+    const { deps } = this.#o;
+    const now = deps.clock.now();
+    const due = await deps.db
+      .selectFrom('quotes as q')
+      .innerJoin('rfqs as r', 'r.selected_quote_id', 'q.id')
+      .leftJoin('xchange_executions as e', 'e.quote_id', 'q.id')
+      .select(['q.id', 'q.xchange'])
+      .where('q.status', '=', 'SELECTED')
+      .where('q.settlement_mode', '=', 'xchange')
+      .where('r.status', '=', 'QUOTED')
+      .where('r.settlement_deadline_secs', '>=', Math.floor(now / 1000))
+      .where((eb) => eb.or([eb('e.quote_id', 'is', null), eb('e.attempted_at', '<', now - this.#o.retryMs)]))
+      .limit(20)
+      .execute();
+    for (const quote of due) {
+      if (this.#stopped) return;
+      if (!(await this.#claim(quote.id, now))) continue;
+      await this.#attempt(quote.id, quote.xchange as XchangeBundleInput);
+    }
+  }
+
+  async #claim(quoteId: string, now: number): Promise<boolean> {
+    const claimed = await sql<{ quote_id: string }>`
+      insert into xchange_executions as e (quote_id, attempts, attempted_at) values (${quoteId}, 1, ${now})
+      on conflict (quote_id) do update set attempts = e.attempts + 1, attempted_at = excluded.attempted_at
+      where e.attempted_at < ${now - this.#o.retryMs}
+      returning quote_id
+    `.execute(this.#o.deps.db);
+    return claimed.rows.length === 1;
+  }
+
+  async #record(quoteId: string, fields: { tx_hash?: string; last_error?: string | null }): Promise<void> {
+    await this.#o.deps.db.updateTable('xchange_executions').set(fields).where('quote_id', '=', quoteId).execute();
+  }
+
+  async #attempt(quoteId: string, bundle: XchangeBundleInput): Promise<void> {
+    const { chain, adapter, logger } = this.#o;
+    const { publicClient, walletClient, account } = chain.custody;
+    const message = swapMessageFromWire(bundle.settlement.swapMessage);
+    const signature = bundle.settlement.adapterSignature as Hex;
+    try {
+      await this.#ensureAllowance(message.outgoingTransfer.token, message.outgoingTransfer.amount);
+      const { request } = await publicClient.simulateContract({ account, address: adapter, abi: xchangeAdapterAbi, functionName: 'execute', args: [message, signature] });
+      const hash = await walletClient.writeContract(request);
+      await this.#record(quoteId, { tx_hash: hash, last_error: null });
+      const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 30_000 });
+      if (receipt.status !== 'success') await this.#record(quoteId, { last_error: `reverted (tx ${hash})` });
+    } catch (error) {
+      const reason = revertName(error);
+      await this.#record(quoteId, { last_error: reason });
+      if (reason !== 'QuoteAlreadyUsed') logger.warn({ quoteId, reason }, 'xchange execution not sent; will retry until the settlement deadline');
+    }
+  }
+
+  /** Custody approves the adapter once per token (unlimited: only custody's own calls can use it). */
+  async #ensureAllowance(token: Address, amount: bigint): Promise<void> {
+    const { publicClient, walletClient, account } = this.#o.chain.custody;
+    const allowance = await publicClient.readContract({ address: token, abi: testTokenAbi, functionName: 'allowance', args: [account.address, this.#o.adapter] });
+    if (allowance >= amount) return;
+    const hash = await walletClient.writeContract({ address: token, abi: testTokenAbi, functionName: 'approve', args: [this.#o.adapter, maxUint256] });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 30_000 });
+    if (receipt.status !== 'success') throw new Error(`custody approval of the xchange adapter for ${token} reverted (tx ${hash})`);
+  }
+}
+
+function revertName(error: unknown): string {
+  if (error instanceof BaseError) {
+    const revert = error.walk((e) => e instanceof ContractFunctionRevertedError);
+    if (revert instanceof ContractFunctionRevertedError) return revert.data?.errorName ?? revert.shortMessage;
+    return error.shortMessage;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
