@@ -47,7 +47,8 @@ global options:
                        else http://127.0.0.1:8080)
   --credentials FILE   where the credential is remembered (env RFQ_CREDENTIALS,
                        default ${DEFAULT_CREDENTIALS_FILE}); written mode 0600, holds the API secret
-  --json               print one JSON document on stdout (for scripts)
+  --json               print one JSON document on stdout (for scripts; use
+                       \`npm run --silent rfq -- --json ...\` so npm prints no banner)
   --no-ws              follow over REST polling only, without the WebSocket
   --timeout D          buy/sell/accept/status --follow: stop following after D
   -h, --help           show this help
