@@ -33,7 +33,7 @@ export interface MakerQuote {
   makerPays: QuoteLeg; makerReceives: QuoteLeg; receivedAt: number; settlementMode: 'permit2' | 'promised' | 'xchange';
   acceptableForMs?: number | null; expiryMs?: number | null; settlementDeadline?: number | null; deliveryDeadline?: number | null; permitSignature?: string | null; spender?: string | null;
   windowStartsAt?: number | null; windowEndsAt?: number | null; settledAt?: number | null; txHash?: string | null;
-  settlementMode?: string; xchange?: XchangeBundle;
+  xchange?: XchangeBundle;
 }
 /** The maker's adapter-signed swap (xchange mode); amounts and expiration are integer strings. */
 export interface SwapTransfer { token: string; from: string; to: string; amount: string }
