@@ -19,6 +19,7 @@ import { TimestampClaims } from '../services/auth/timestamp-claims.ts';
 import { SharedRateLimiter } from '../api/rate-limiter.ts';
 import { createHttpMetrics } from '../api/metrics.ts';
 import type { ApiContext } from '../api/context.ts';
+import { defaultWsSettings, type WsSettings } from '../ws/settings.ts';
 import { buildApp } from './build-app.ts';
 import { startWorkers, type Workers } from './workers.ts';
 
@@ -31,7 +32,7 @@ export interface NodeOptions {
   siweDomain?: string;
   chainId?: number;
   rateLimit?: { perKeyPerSec: number; perSourcePerSec: number };
-  ws?: { handshakeDeadlineMs: number; pingIntervalMs: number };
+  ws?: Partial<WsSettings>;
   workers?: ReadonlySet<string>;
   embedded?: boolean;
   logLevel?: string;
@@ -82,7 +83,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     embedded: options.embedded ?? false,
     draining: { value: false },
     extraInvariants: [],
-    ws: { handshakeDeadlineMs: options.ws?.handshakeDeadlineMs ?? 5000, pingIntervalMs: options.ws?.pingIntervalMs ?? 15_000 },
+    ws: { ...defaultWsSettings, ...options.ws },
   };
   const app = await buildApp(context, logger);
   const workers: Workers = await startWorkers(context, options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals']), logger);

@@ -4,8 +4,7 @@ import type { ApiContext } from '../api/context.ts';
 import { closeAuctions, dueAuctions } from '../services/rfq/close-auction.ts';
 import { expireSettlement, overdueSettlements } from '../services/rfq/expire-settlement.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
-import { OutboxDispatcher } from '../ws/outbox-dispatcher.ts';
-import { hubFor } from '../ws/hub.ts';
+import { startWsRuntime } from '../ws/ws-runtime.ts';
 
 export interface Workers {
   stop(): Promise<void>;
@@ -56,13 +55,12 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
     expiry.start();
     workers.push(expiry);
   }
-  // ws: outbox -> this node's WebSocket sessions (src/ws/outbox-dispatcher.ts).
-  const dispatcher = enabled.has('dispatch') ? new OutboxDispatcher({ db: deps.db, hub: hubFor(context), logger }) : null;
-  await dispatcher?.start();
+  // ws: cross-node bus and price book always; outbox -> sessions and pruning with `dispatch`.
+  const ws = await startWsRuntime(context, logger, enabled.has('dispatch'));
   return {
     async stop() {
       for (const timer of timers) clearInterval(timer);
-      await dispatcher?.stop(); // ws: stop polling before the store closes
+      await ws.stop(); // before the store closes
       await Promise.all(workers.map((w) => w.stop()));
     },
   };
