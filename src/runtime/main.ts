@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     siweDomain: config.siweDomain,
     chainId: config.chainId,
     rateLimit: config.rateLimit,
-    ws: { handshakeDeadlineMs: config.ws.handshakeDeadlineMs, pingIntervalMs: config.ws.pingIntervalMs },
+    ws: config.ws,
     workers: config.workers,
     embedded: config.mode === 'embedded',
     logger,

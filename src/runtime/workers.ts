@@ -4,10 +4,9 @@ import type { ApiContext } from '../api/context.ts';
 import { closeAuctions, dueAuctions } from '../services/rfq/close-auction.ts';
 import { expireSettlement, overdueSettlements } from '../services/rfq/expire-settlement.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
-import { OutboxDispatcher } from '../ws/outbox-dispatcher.ts';
-import { hubFor } from '../ws/hub.ts';
 import { ChainWatcher } from '../chain/watcher/chain-watcher.ts';
 import type { ChainWiring } from './chain-wiring.ts';
+import { startWsRuntime } from '../ws/ws-runtime.ts';
 
 export interface Workers {
   stop(): Promise<void>;
@@ -64,13 +63,12 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
     chainWatcher = new ChainWatcher({ db: deps.db, chain: context.chain, handlers: chainWiring.handlers, logger, now: () => deps.clock.now() });
     chainWatcher.start();
   }
-  // ws: outbox -> this node's WebSocket sessions (src/ws/outbox-dispatcher.ts).
-  const dispatcher = enabled.has('dispatch') ? new OutboxDispatcher({ db: deps.db, hub: hubFor(context), logger }) : null;
-  await dispatcher?.start();
+  // ws: cross-node bus and price book always; outbox -> sessions and pruning with `dispatch`.
+  const ws = await startWsRuntime(context, logger, enabled.has('dispatch'));
   return {
     async stop() {
       for (const timer of timers) clearInterval(timer);
-      await dispatcher?.stop(); // ws: stop polling before the store closes
+      await ws.stop(); // before the store closes
       await chainWatcher?.stop();
       await Promise.all(workers.map((w) => w.stop()));
     },
