@@ -72,7 +72,8 @@ export function signRequest(credentials: Credentials, timestamp: number, method:
 
 export class HttpTransport {
   readonly baseUrl: string;
-  readonly #timestamps = new TimestampSource();
+  /** Shared with WebSocket sessions on the same credential: (key, timestamp) pairs are single use across both. */
+  readonly timestamps = new TimestampSource();
 
   constructor(baseUrl: string) {
     this.baseUrl = baseUrl.replace(/\/$/, '');
@@ -82,7 +83,7 @@ export class HttpTransport {
     const query = encodeQuery(options.query);
     const body = options.rawBody ?? (options.body === undefined ? '' : JSON.stringify(options.body));
     const headers: Record<string, string> = { ...(body !== '' ? { 'content-type': 'application/json' } : {}) };
-    if (options.credentials) Object.assign(headers, signRequest(options.credentials, this.#timestamps.next(), method, path, query, body));
+    if (options.credentials) Object.assign(headers, signRequest(options.credentials, this.timestamps.next(), method, path, query, body));
     if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
     Object.assign(headers, options.headers ?? {});
     const response = await fetch(`${this.baseUrl}${path}${query ? `?${query}` : ''}`, {

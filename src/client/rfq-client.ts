@@ -5,6 +5,8 @@
 import type { LocalAccount } from 'viem';
 import { HttpTransport, type Credentials, type RequestOptions } from './http.ts';
 import { signSiwe } from './siwe.ts';
+import { RfqWsSession } from './ws-session.ts';
+import type { SocketOptions } from './reconnecting-socket.ts';
 import type * as T from './types.ts';
 
 export interface LoginOptions {
@@ -41,6 +43,15 @@ export class RfqClient {
     return this.http.send('POST', '/v1/auth/api-keys', { body });
   }
 
+  /**
+   * A WebSocket session on this client's server and credential, sharing its timestamp source
+   * (a (key, timestamp) pair is single use across REST and WebSocket). Call `connect()` on it.
+   */
+  wsSession(options: Omit<SocketOptions, 'baseUrl' | 'credentials' | 'timestamps'> = {}): RfqWsSession {
+    if (!this.credentials) throw new Error('wsSession: sign in first (no credentials)');
+    return new RfqWsSession({ ...options, baseUrl: this.http.baseUrl, credentials: this.credentials, timestamps: this.http.timestamps });
+  }
+
   /** A signed call to any path (used for paths without a typed method and by tests). */
   signed<R>(method: string, path: string, options: RequestOptions = {}): Promise<R> {
     return this.http.send<R>(method, path, { ...options, credentials: this.credentials });
@@ -54,7 +65,7 @@ export class RfqClient {
 
   instruments(): Promise<{ instruments: T.Instrument[] }> { return this.signed('GET', '/v1/rfq/instruments'); }
   balances(): Promise<{ balances: T.Balance[] }> { return this.signed('GET', '/v1/rfq/balances'); }
-  ledger(query: { limit?: number; cursor?: string } = {}): Promise<{ entries: T.LedgerView[]; hasMore?: boolean; nextCursor?: string | null }> {
+  ledger(query: { limit?: number; cursor?: string } = {}): Promise<{ entries: T.LedgerView[]; hasMore: boolean; nextCursor?: string | null }> {
     return this.signed('GET', '/v1/rfq/ledger', { query });
   }
 
@@ -80,4 +91,12 @@ export class RfqClient {
     return this.signed('GET', '/v1/rfq/quotes', { query });
   }
   cancelQuote(quoteId: string): Promise<T.MakerQuote> { return this.signed('POST', `/v1/rfq/quotes/${encodeURIComponent(quoteId)}/cancel`); }
+
+  // Not served yet on this branch (on-chain settlement is in progress); typed from DESIGN.md
+  // sections 4 and 5 so integrators and the demo stack can compile against them now.
+  network(): Promise<T.Network> { return this.signed('GET', '/v1/rfq/network'); }
+  deposits(query: { limit?: number; cursor?: string } = {}): Promise<T.Page<T.Deposit>> { return this.signed('GET', '/v1/rfq/deposits', { query }); }
+  createWithdrawal(body: T.CreateWithdrawalInput): Promise<T.CreateWithdrawalResponse> { return this.signed('POST', '/v1/rfq/withdrawals', { body }); }
+  withdrawals(query: { limit?: number; cursor?: string } = {}): Promise<T.Page<T.Withdrawal>> { return this.signed('GET', '/v1/rfq/withdrawals', { query }); }
+  getWithdrawal(id: string): Promise<T.Withdrawal> { return this.signed('GET', `/v1/rfq/withdrawals/${encodeURIComponent(id)}`); }
 }

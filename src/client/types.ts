@@ -8,7 +8,7 @@ export interface LoginResponse { userId: string; account: string; accessKey: str
 export interface ApiKeyView { accessKey: string; createdAt: number; expiresAt: number }
 export interface Instrument { instrumentId: string; base: string; quote: string; type: 'SPOT' | 'PERP'; instrumentType: 'SPOT' | 'PERP'; minQuoteNotional?: string; takerFeeTenthBp: number; enabled?: boolean }
 export interface Balance { token: string; available: string; locked: string; total: string; rail: 'EVM' | 'VENUE' }
-export interface LedgerView { ledgerId: string; token: string; delta: string; source: string; createdAt: number; rail?: string }
+export interface LedgerView { ledgerId: string; token: string; delta: string; source: string; createdAt: number; rail: 'EVM' | 'VENUE' }
 export interface QuoteLeg { token: string; amount: string }
 
 export interface Rfq {
@@ -30,12 +30,33 @@ export interface Quote {
 }
 export interface MakerQuote {
   rfqId: string; quoteId: string; version: number; instrumentId: string; side: Side; status: QuoteStatus;
-  makerPays: QuoteLeg; makerReceives: QuoteLeg; receivedAt: number; acceptableForMs?: number | null;
-  settlementDeadline?: number | null; deliveryDeadline?: number | null; permitSignature?: string | null; spender?: string | null;
+  makerPays: QuoteLeg; makerReceives: QuoteLeg; receivedAt: number; settlementMode: 'permit2' | 'promised' | 'xchange';
+  acceptableForMs?: number | null; expiryMs?: number | null; settlementDeadline?: number | null; deliveryDeadline?: number | null; permitSignature?: string | null; spender?: string | null;
   windowStartsAt?: number | null; windowEndsAt?: number | null; settledAt?: number | null; txHash?: string | null;
 }
 export interface OpenRfq { id: string; instrumentId: string; side: Side; baseQty: string; autoAccept: boolean; createdAt: number; auctionEndsAt: number; expiresAt: number; settlementDeadline: number }
 export interface CreateQuoteInput {
   rfqId: string; instrumentId: string; side: Side; makerPays: QuoteLeg; makerReceives: QuoteLeg;
   acceptableForMs?: number; expiryMs?: number;
+}
+
+/*
+ * Not served yet on this branch (on-chain settlement is in progress): typed from the spec's
+ * Deposit / Withdrawal resources and DESIGN.md section 5 ("Withdrawals", "Discovery").
+ */
+export type DepositStatus = 'PENDING' | 'COMPLETED' | 'FAILED';
+export type WithdrawalStatus = 'PENDING' | 'APPROVED' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'UNRESOLVED';
+export interface Deposit { depositId: string; token: string; amount: string; status: DepositStatus; txHash: string; createdAt: number; updatedAt: number }
+export interface Withdrawal {
+  withdrawalId: string; token: string; amount: string; status: WithdrawalStatus; toAddress: string;
+  txHash?: string | null; failureReason?: string | null; createdAt: number; updatedAt: number;
+}
+export interface CreateWithdrawalInput { token: string; amount: string; idempotencyKey?: string }
+export interface CreateWithdrawalResponse { status: WithdrawalStatus; withdrawalId: string }
+export interface NetworkToken { symbol: string; address: string; decimals: number }
+export interface Network {
+  chainId: number; permit2Address: string; custodyAddress: string; wrapperFactoryAddress?: string;
+  tokens: NetworkToken[];
+  /** Embedded stack only. */
+  rpcUrl?: string;
 }
