@@ -6,10 +6,13 @@
  * Everything in the call is derived from the SELECTED MakerQuote alone.
  */
 import { maxUint256, type Address, type Hex, type PublicClient, type WalletClient, type Account, type Chain, type Transport } from 'viem';
-import { rfqMakerWrapperAbi, testTokenAbi } from '../../src/chain/artifacts/index.ts';
+import { permit2Abi, rfqMakerWrapperAbi, testTokenAbi } from '../../src/chain/artifacts/index.ts';
 import { quoteHash, quoteNonce } from '../../src/chain/permit.ts';
 import { parseAmount } from '../../src/domain/money/index.ts';
 import type { MakerQuote } from '../../src/client/types.ts';
+
+/** The wrapper's ABI plus Permit2's and the token's errors, so a revert inside them is named. */
+const SETTLE_ABI = [...rfqMakerWrapperAbi, ...permit2Abi.filter((item) => item.type === 'error'), ...testTokenAbi.filter((item) => item.type === 'error')];
 
 export interface ChainToken {
   address: Address;
@@ -68,7 +71,7 @@ export async function relaySettlement(chain: RelayChain, call: SettleCall): Prom
   const { request } = await chain.publicClient.simulateContract({
     account: chain.walletClient.account,
     address: call.wrapper,
-    abi: rfqMakerWrapperAbi,
+    abi: SETTLE_ABI,
     functionName: 'settle',
     args: call.args,
   });
