@@ -13,6 +13,7 @@ export const errorCodes = {
   TOKEN_NOT_FOUND: { status: 400, meaning: 'No such token.' },
   LEGS_MISMATCH: { status: 400, meaning: 'Quote legs do not match the RFQ instrument, side or quantity.' },
   SELF_QUOTE: { status: 400, meaning: 'A maker cannot quote on its own RFQ.' },
+  TOKEN_NOT_ON_CHAIN: { status: 400, meaning: 'A token of the instrument has no on-chain address, so a quote in this settlement mode could not settle; details.tokens.' },
   INSUFFICIENT_BALANCE: { status: 400, meaning: 'Available balance does not cover the amount to lock.' },
   UNAUTHENTICATED: { status: 401, meaning: 'Missing, unknown, expired or revoked credential, or missing auth headers.' },
   TIMESTAMP_OUT_OF_WINDOW: { status: 401, meaning: 'Service-API-Timestamp more than 30 s from the server clock; details.serverTime.' },

@@ -9,6 +9,8 @@ import type { ApiContext } from '../api/context.ts';
 import { rfqMakerWrapperFactoryAbi } from '../chain/artifacts/index.ts';
 import type { ChainContext } from '../chain/chain-context.ts';
 import type { ChainLogHandler } from '../chain/watcher/chain-watcher.ts';
+import { permit2Gateway } from '../chain/permit2-gateway.ts';
+import { rfqSettledHandler } from '../chain/rfq-settled-handler.ts';
 
 export interface ChainWiring {
   /** Handlers the chain follower runs on every step, in this order. */
@@ -26,10 +28,11 @@ export async function wrapperOf(chain: ChainContext, maker: Address): Promise<Ad
   return wrapper === zeroAddress ? null : wrapper;
 }
 
-export function wireChain(context: ApiContext, chain: ChainContext, _logger: Logger): ChainWiring {
+export function wireChain(context: ApiContext, chain: ChainContext, logger: Logger): ChainWiring {
   context.spenderCheck = async (maker, spender) => {
     const wrapper = await wrapperOf(chain, getAddress(maker));
     return wrapper !== null && wrapper === getAddress(spender);
   };
-  return { handlers: [] };
+  context.service.settlement.permit2 = permit2Gateway(chain, context.service.refdata, logger);
+  return { handlers: [rfqSettledHandler(context.service, logger)] };
 }

@@ -60,7 +60,10 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
   // The chain follower settles, credits deposits and confirms payouts: it runs with settlement.
   let chainWatcher: ChainWatcher | null = null;
   if (enabled.has('settlement') && context.chain && chainWiring) {
-    chainWatcher = new ChainWatcher({ db: deps.db, chain: context.chain, handlers: chainWiring.handlers, logger, now: () => deps.clock.now() });
+    const expiry = workers.find((w) => w.name === 'settlement-expiry');
+    // On-chain deadlines pass when final chain time does: each committed step may make some due.
+    const onStep = () => void expiry?.sweep();
+    chainWatcher = new ChainWatcher({ db: deps.db, chain: context.chain, handlers: chainWiring.handlers, logger, now: () => deps.clock.now(), onStep });
     chainWatcher.start();
   }
   // ws: cross-node bus and price book always; outbox -> sessions and pruning with `dispatch`.

@@ -12,6 +12,8 @@ import * as quoteClaimsTimestamp from './migrations/0006-write-quote-claims-time
 import * as writeQuotesBatch from './migrations/0007-write-quotes-batch.ts';
 import * as appendEventsFunction from './migrations/0008-append-events-function.ts';
 import * as chainCursors from './migrations/0009-chain-cursors.ts';
+import * as settlementObservation from './migrations/0010-settlement-observation.ts';
+import * as settlementAnomalies from './migrations/0011-settlement-anomalies.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -23,6 +25,8 @@ const migrations: Record<string, Migration> = {
   '0007-write-quotes-batch': writeQuotesBatch,
   '0008-append-events-function': appendEventsFunction,
   '0009-chain-cursors': chainCursors,
+  '0010-settlement-observation': settlementObservation,
+  '0011-settlement-anomalies': settlementAnomalies,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -40,6 +40,8 @@ export interface MakersTable {
   suspended_until: number | null;
   created_at: number;
   updated_at: number;
+  suspension_count: Generated<number>;
+  last_suspended_at: number | null;
 }
 export interface SettingsTable { key: string; value: Json<unknown> }
 export interface BalancesTable { account_id: string; token: string; rail: string; available: bigint; locked: bigint }
@@ -120,6 +122,7 @@ export interface QuotesTable {
   tx_hash: string | null;
   created_at: number;
   updated_at: number;
+  quote_hash: string | null;
 }
 export interface EventSeqsTable { account_id: string; topic: string; last_seq: number }
 export interface OutboxTable {
@@ -131,6 +134,16 @@ export interface OutboxTable {
   created_at: number;
 }
 export interface ChainCursorsTable { name: string; block_number: number; block_hash: string; block_timestamp: number; updated_at: number }
+export interface MakerFailuresTable { quote_id: string; maker_id: string; rfq_id: string; reason: string; created_at: number }
+export interface SettlementAnomaliesTable {
+  tx_hash: string;
+  log_index: number;
+  kind: string;
+  quote_id: string | null;
+  rfq_id: string | null;
+  detail: Json<Record<string, unknown>>;
+  created_at: number;
+}
 export interface RateLimitWindowsTable { bucket: string; window_start: number; hits: number }
 
 export interface DB {
@@ -152,4 +165,6 @@ export interface DB {
   outbox: OutboxTable;
   rate_limit_windows: RateLimitWindowsTable;
   chain_cursors: ChainCursorsTable;
+  maker_failures: MakerFailuresTable;
+  settlement_anomalies: SettlementAnomaliesTable;
 }
