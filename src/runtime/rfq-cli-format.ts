@@ -1,0 +1,80 @@
+/**
+ * Human output of the taker CLI. Amounts are printed exactly as the server sent them (decimal
+ * strings); nothing here does arithmetic on them.
+ */
+import type { Balance, Instrument, LedgerView, Quote, Rfq } from '../client/types.ts';
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+}
+
+export function balancesTable(balances: Balance[]): string {
+  if (balances.length === 0) return 'no balances';
+  return table([['TOKEN', 'RAIL', 'AVAILABLE', 'LOCKED', 'TOTAL'], ...balances.map((b) => [b.token, b.rail, b.available, b.locked, b.total])]);
+}
+
+export function instrumentsTable(instruments: Instrument[]): string {
+  if (instruments.length === 0) return 'no instruments';
+  return table([
+    ['INSTRUMENT', 'TYPE', 'TAKER FEE (tenth bp)', 'MIN NOTIONAL'],
+    ...instruments.map((i) => [i.instrumentId, i.type, String(i.takerFeeTenthBp), i.minQuoteNotional ?? '-']),
+  ]);
+}
+
+export function ledgerTable(entries: LedgerView[]): string {
+  if (entries.length === 0) return 'no ledger entries';
+  return table([
+    ['TIME', 'TOKEN', 'RAIL', 'DELTA', 'SOURCE'],
+    ...entries.map((e) => [new Date(e.createdAt).toISOString(), e.token, e.rail, e.delta, e.source]),
+  ]);
+}
+
+/** What the taker pays and gets with this quote: `takerTotal` (fee included) for `makerPays`. */
+export function quoteLine(quote: Quote, best: boolean): string {
+  const terms = `pay ${quote.takerTotal} ${quote.makerReceives.token} (fee incl.), get ${quote.makerPays.amount} ${quote.makerPays.token}`;
+  const repriced = quote.version > 1 && quote.status === 'SUBMITTED' ? ' re-priced' : '';
+  const state = quote.status === 'SUBMITTED' ? '' : ` ${quote.status}`;
+  return `quote ${quote.quoteId} v${quote.version}${repriced}${state}: ${terms}${best ? '  <- best' : ''}`;
+}
+
+export function statusLine(rfq: Rfq): string {
+  const failure = rfq.failureCode || rfq.failureReason ? ` (${[rfq.failureCode, rfq.failureReason].filter(Boolean).join(': ')})` : '';
+  return `status ${rfq.id} ${rfq.status}${failure}`;
+}
+
+/** The pay and receive tokens of an RFQ, from its InstrumentId `<BASE>-<QUOTE>-<TYPE>`. */
+function tokens(rfq: Rfq): { pay: string; receive: string } {
+  const [base = '?', quote = '?'] = rfq.instrumentId.split('-');
+  return rfq.side === 'BUY' ? { pay: quote, receive: base } : { pay: base, receive: quote };
+}
+
+export function outcome(rfq: Rfq): string {
+  const { pay, receive } = tokens(rfq);
+  switch (rfq.status) {
+    case 'SETTLED':
+      return [
+        `SETTLED ${rfq.id}`,
+        `  paid      ${rfq.executedPayAmount ?? '?'} ${pay} (fee included)`,
+        `  fee       ${rfq.takerFee ?? '?'} ${pay}`,
+        `  received  ${rfq.executedRecvAmount ?? '?'} ${receive}`,
+        `  tx        ${rfq.txHash ?? '-'}`,
+      ].join('\n');
+    case 'FAILED':
+      return `FAILED ${rfq.id}: ${rfq.failureCode ?? 'no code'}${rfq.failureReason ? `: ${rfq.failureReason}` : ''}`;
+    case 'CANCELLED':
+      return `CANCELLED ${rfq.id}${rfq.failureReason ? `: ${rfq.failureReason}` : ': the auction ended with no quote accepted'}`;
+    default:
+      return `${rfq.status} ${rfq.id}`;
+  }
+}
+
+export function rfqSummary(rfq: Rfq, quotes: Quote[]): string {
+  const lines = [
+    `${rfq.id}  ${rfq.side} ${rfq.baseQty} ${rfq.instrumentId}  ${rfq.status}${rfq.autoAccept ? '  autoAccept' : ''}${rfq.quoteLimit ? `  limit ${rfq.quoteLimit}` : ''}`,
+    `  auction ends ${new Date(rfq.auctionEndsAt).toISOString()}, settlement deadline ${new Date(rfq.settlementDeadline * 1000).toISOString()}`,
+  ];
+  if (rfq.status === 'SETTLED' || rfq.status === 'FAILED' || rfq.status === 'CANCELLED') lines.push(outcome(rfq).split('\n').map((line) => `  ${line}`).join('\n'));
+  for (const quote of quotes) lines.push(`  ${quoteLine(quote, false)}`);
+  return lines.join('\n');
+}

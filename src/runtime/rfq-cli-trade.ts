@@ -1,0 +1,200 @@
+/**
+ * The taker CLI's trading flows: request a quote and take the best one (or let the auction
+ * choose with autoAccept), accept a chosen quote of a live RFQ, and follow an RFQ until it is
+ * SETTLED, FAILED or CANCELLED. Progress goes to `say` line by line; the result is returned.
+ */
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../client/http.ts';
+import type { RfqClient } from '../client/rfq-client.ts';
+import { bestQuote } from '../client/best-quote.ts';
+import { RfqWatch } from '../client/rfq-watch.ts';
+import type { Quote, Rfq, Side } from '../client/types.ts';
+import { quoteLine, statusLine } from './rfq-cli-format.ts';
+
+export interface TradeResult {
+  rfq: Rfq;
+  /** Latest version of every quote seen. */
+  quotes: Quote[];
+  accepted: { quoteId: string; version: number } | null;
+  transport: 'websocket' | 'rest';
+}
+
+export class FollowTimeout extends Error {
+  override readonly name = 'FollowTimeout';
+  readonly rfq: Rfq | undefined;
+  constructor(message: string, rfq: Rfq | undefined) {
+    super(message);
+    this.rfq = rfq;
+  }
+}
+
+export interface TradeRequest {
+  side: Side;
+  baseQty: string;
+  instrumentId: string;
+  quoteLimit?: string;
+  autoAccept: boolean;
+  windowMs?: number;
+  /** Accept this long after submission instead of just before the auction ends. */
+  acceptAfterMs?: number;
+  /** Watch and follow, never accept (another process or `rfq accept` may). */
+  noAccept: boolean;
+  webSocket: boolean;
+  /** Overrides how long to follow after the settlement deadline. */
+  timeoutMs?: number;
+}
+
+/** Accept attempts before giving up on a moving book (each re-reads the quotes). */
+const MAX_ACCEPT_ATTEMPTS = 5;
+/** A quote whose window ends sooner than this is passed over: the accept would land too late. */
+const ACCEPT_HEADROOM_MS = 200;
+/** Settlement is declared failed only after a block past the deadline is final; wait a bit longer. */
+const FOLLOW_GRACE_MS = 30_000;
+/** How long before the auction ends the CLI picks the best quote, at most. */
+const DECIDE_MARGIN_MS = 1000;
+
+/** Server clock minus local clock, so deadlines the server states can be waited for locally. */
+export async function serverOffsetMs(client: RfqClient): Promise<number> {
+  const sentAt = Date.now();
+  const { serverTime } = await client.time();
+  return serverTime - Math.round((sentAt + Date.now()) / 2);
+}
+
+function announce(watch: RfqWatch, side: Side, say: (line: string) => void, quoteLimit: () => string | undefined, now: () => number): void {
+  watch.on('quote', (quote) => {
+    const best = bestQuote(watch.quotes(), side, { now: now(), quoteLimit: quoteLimit() });
+    say(quoteLine(quote, best?.quoteId === quote.quoteId));
+  });
+  watch.on('status', (rfq) => say(statusLine(rfq)));
+  watch.on('transport', (transport) => {
+    if (transport === 'reconnecting') say('WebSocket lost; reconnecting (polling REST meanwhile)');
+    else if (transport === 'reconnected') say('WebSocket reconnected');
+    else if (transport === 'rest') say('WebSocket unavailable; polling REST');
+  });
+}
+
+export async function trade(client: RfqClient, request: TradeRequest, say: (line: string) => void): Promise<TradeResult> {
+  const offset = await serverOffsetMs(client);
+  const now = () => Date.now() + offset;
+  const watch = new RfqWatch(client, { webSocket: request.webSocket });
+  try {
+    announce(watch, request.side, say, () => request.quoteLimit, now);
+    await watch.start();
+    const created = await client.createRfq({
+      instrumentId: request.instrumentId,
+      side: request.side,
+      baseQty: request.baseQty,
+      ...(request.quoteLimit !== undefined ? { quoteLimit: request.quoteLimit } : {}),
+      ...(request.autoAccept ? { autoAccept: true } : {}),
+      ...(request.windowMs !== undefined ? { windowMs: request.windowMs } : {}),
+      // Fresh per request: a retried submit of this same request replays instead of duplicating.
+      idempotencyKey: randomUUID(),
+    });
+    const secondsLeft = ((created.auctionEndsAt - now()) / 1000).toFixed(1);
+    say(`rfq ${created.rfqId}: ${request.side} ${request.baseQty} ${request.instrumentId}${request.quoteLimit ? `, limit ${request.quoteLimit}` : ''}${request.autoAccept ? ', autoAccept' : ''}; auction ends in ${secondsLeft}s`);
+    await watch.track(created.rfqId);
+    let accepted: TradeResult['accepted'] = null;
+    if (!request.autoAccept && !request.noAccept) {
+      const endsAtLocal = created.auctionEndsAt - offset;
+      const decideAt = request.acceptAfterMs !== undefined
+        ? Date.now() + request.acceptAfterMs
+        : endsAtLocal - Math.min(DECIDE_MARGIN_MS, Math.floor((endsAtLocal - Date.now()) / 4));
+      await watch.until(() => watch.rfq !== undefined && watch.rfq.status !== 'PENDING', decideAt);
+      accepted = await acceptBest(client, watch, created.rfqId, request.side, request.quoteLimit, now, say);
+    }
+    const rfq = await follow(watch, offset, request.timeoutMs);
+    return { rfq, quotes: watch.quotes(), accepted, transport: watch.transport };
+  } finally {
+    watch.close();
+  }
+}
+
+/** Accepts `quoteId` (at `version`, else its current one) or, without one, the best quote; then follows. */
+export async function acceptAndFollow(
+  client: RfqClient,
+  rfqId: string,
+  choice: { quoteId?: string; version?: number; webSocket: boolean; timeoutMs?: number },
+  say: (line: string) => void,
+): Promise<TradeResult> {
+  const offset = await serverOffsetMs(client);
+  const now = () => Date.now() + offset;
+  const watch = new RfqWatch(client, { webSocket: choice.webSocket });
+  try {
+    await watch.start();
+    await watch.track(rfqId);
+    const rfq = watch.rfq!;
+    announce(watch, rfq.side, say, () => rfq.quoteLimit ?? undefined, now);
+    let accepted: TradeResult['accepted'];
+    if (choice.quoteId === undefined) {
+      accepted = await acceptBest(client, watch, rfqId, rfq.side, rfq.quoteLimit ?? undefined, now, say);
+      if (!accepted) throw new ApiError(409, 'NO_ACCEPTABLE_QUOTE', `no acceptable quote on ${rfqId}`, undefined, new Headers());
+    } else {
+      const version = choice.version ?? (watch.quotes().find((q) => q.quoteId === choice.quoteId) ?? (await client.getQuote(choice.quoteId))).version;
+      say(`accepting ${choice.quoteId} v${version}`);
+      await client.accept(rfqId, { quoteId: choice.quoteId, expectedVersion: version });
+      accepted = { quoteId: choice.quoteId, version };
+    }
+    const final = await follow(watch, offset, choice.timeoutMs);
+    return { rfq: final, quotes: watch.quotes(), accepted, transport: watch.transport };
+  } finally {
+    watch.close();
+  }
+}
+
+/** Follows an RFQ (printing quotes and status changes) until it is terminal. */
+export async function followRfq(client: RfqClient, rfqId: string, options: { webSocket: boolean; timeoutMs?: number }, say: (line: string) => void): Promise<TradeResult> {
+  const offset = await serverOffsetMs(client);
+  const watch = new RfqWatch(client, { webSocket: options.webSocket });
+  try {
+    await watch.start();
+    await watch.track(rfqId);
+    say(statusLine(watch.rfq!));
+    watch.on('status', (rfq) => say(statusLine(rfq)));
+    const rfq = await follow(watch, offset, options.timeoutMs);
+    return { rfq, quotes: watch.quotes(), accepted: null, transport: watch.transport };
+  } finally {
+    watch.close();
+  }
+}
+
+async function acceptBest(
+  client: RfqClient, watch: RfqWatch, rfqId: string, side: Side, quoteLimit: string | undefined, now: () => number, say: (line: string) => void,
+): Promise<TradeResult['accepted']> {
+  for (let attempt = 1; attempt <= MAX_ACCEPT_ATTEMPTS; attempt++) {
+    if (watch.rfq?.status !== 'PENDING') return null;
+    const best = bestQuote(watch.quotes(), side, { now: now(), quoteLimit, minRemainingMs: ACCEPT_HEADROOM_MS });
+    if (!best) {
+      say('no acceptable quote; not accepting');
+      return null;
+    }
+    say(`accepting ${best.quoteId} v${best.version}`);
+    try {
+      await client.accept(rfqId, { quoteId: best.quoteId, expectedVersion: best.version });
+      return { quoteId: best.quoteId, version: best.version };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.code === 'QUOTE_VERSION_MISMATCH' || error.code === 'QUOTE_NOT_ACCEPTABLE') {
+        // The book moved under us (re-price, maker window, cancel): read it again and choose again.
+        say(`${error.code}: re-reading quotes`);
+        await watch.refresh();
+        continue;
+      }
+      if (error.code === 'AUCTION_CLOSED' || error.code === 'RFQ_NOT_PENDING') {
+        say(`${error.code}: too late to accept`);
+        return null;
+      }
+      throw error;
+    }
+  }
+  say(`gave up accepting after ${MAX_ACCEPT_ATTEMPTS} attempts`);
+  return null;
+}
+
+async function follow(watch: RfqWatch, offset: number, timeoutMs: number | undefined): Promise<Rfq> {
+  const rfq = watch.rfq!;
+  const deadlineLocal = Math.max(rfq.settlementDeadline * 1000, rfq.auctionEndsAt) - offset;
+  const waitMs = timeoutMs ?? Math.max(0, deadlineLocal - Date.now()) + FOLLOW_GRACE_MS;
+  const final = await watch.terminal(waitMs);
+  if (!final) throw new FollowTimeout(`${rfq.id} not terminal after ${Math.round(waitMs / 1000)} s (last status ${watch.rfq?.status})`, watch.rfq);
+  return final;
+}

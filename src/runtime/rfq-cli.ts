@@ -1,0 +1,384 @@
+/**
+ * `npm run rfq -- <command> ...`: the taker CLI over the v1 API (RfqClient, the WebSocket
+ * session, REST as fallback). Human output by default; `--json` prints exactly one JSON document
+ * on stdout (the result, or `{ "error": ... }`). Failures also print `error: CODE: message` on
+ * stderr. Exit status: 0 ok (a trade SETTLED), 1 refused or failed call, 2 usage or not logged
+ * in, 3 the RFQ ended FAILED or CANCELLED.
+ */
+import { parseArgs } from 'node:util';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ApiError } from '../client/http.ts';
+import { RfqClient } from '../client/rfq-client.ts';
+import type { Side } from '../client/types.ts';
+import { credentialsPath, DEFAULT_CREDENTIALS_FILE, readCredential, removeCredential, writeCredential, type SavedCredential } from './cli-credentials.ts';
+import { balancesTable, instrumentsTable, ledgerTable, outcome, rfqSummary } from './rfq-cli-format.ts';
+import { acceptAndFollow, FollowTimeout, followRfq, trade, type TradeResult } from './rfq-cli-trade.ts';
+
+const USAGE = `usage: npm run rfq -- [global options] <command> ...
+
+commands:
+  login --private-key 0x..            sign in with a wallet key (SIWE); or set RFQ_PRIVATE_KEY
+        [--expires-in SECS] [--siwe-domain localhost] [--chain-id 31337]
+  login --access-key ak_.. --secret S use an existing key pair (e.g. the demo taker that
+                                      \`npm start\` prints); or set RFQ_ACCESS_KEY / RFQ_SECRET
+  logout                              revoke the remembered key and delete the credential file
+  balances                            available / locked / total per token and rail
+  instruments                         tradable instruments and taker fees
+  ledger [--limit N] [--cursor C]     ledger entries, newest first
+  buy  <size> <INSTRUMENT> [options]  request quotes to buy <size> of the base token
+  sell <size> <INSTRUMENT> [options]  request quotes to sell <size> of the base token
+      --limit X          BUY: most you pay, fee included; SELL: least you accept (quote token)
+      --auto             autoAccept: the auction selects the best quote at its end (BUY needs --limit)
+      --window D         auction window: 10s, 1500ms, 1m (default: the server's maximum)
+      --accept-after D   accept the best quote this long after submitting (default: just
+                         before the auction ends, so late better quotes still count)
+      --no-accept        only watch quotes (accept from elsewhere with \`rfq accept\`)
+    Quotes are shown live as they arrive and re-price; then the best acceptable one is
+    accepted and settlement is followed until SETTLED, FAILED or CANCELLED.
+  accept <rfqId> [--quote qt_.. [--version N]]
+                                      accept a chosen quote (default: the best one) and follow
+  status <rfqId> [--follow]           show an RFQ and its quotes; --follow waits until terminal
+  cancel <rfqId>                      cancel an RFQ still in its auction
+
+INSTRUMENT is an id such as ETH-USDC-SPOT (ETH-USDC means ETH-USDC-SPOT).
+
+global options:
+  --url URL            service base URL (env RFQ_URL, else the URL saved at login,
+                       else http://127.0.0.1:8080)
+  --credentials FILE   where the credential is remembered (env RFQ_CREDENTIALS,
+                       default ${DEFAULT_CREDENTIALS_FILE}); written mode 0600, holds the API secret
+  --json               print one JSON document on stdout (for scripts; use
+                       \`npm run --silent rfq -- --json ...\` so npm prints no banner)
+  --no-ws              follow over REST polling only, without the WebSocket
+  --timeout D          buy/sell/accept/status --follow: stop following after D
+  -h, --help           show this help
+
+exit status: 0 ok (trade SETTLED), 1 refused/failed call, 2 usage or not logged in,
+             3 the RFQ ended FAILED or CANCELLED
+`;
+
+const options = {
+  url: { type: 'string' },
+  credentials: { type: 'string' },
+  json: { type: 'boolean' },
+  'no-ws': { type: 'boolean' },
+  timeout: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  'private-key': { type: 'string' },
+  'access-key': { type: 'string' },
+  secret: { type: 'string' },
+  'expires-in': { type: 'string' },
+  'siwe-domain': { type: 'string' },
+  'chain-id': { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+  auto: { type: 'boolean' },
+  window: { type: 'string' },
+  'accept-after': { type: 'string' },
+  'no-accept': { type: 'boolean' },
+  quote: { type: 'string' },
+  version: { type: 'string' },
+  follow: { type: 'boolean' },
+} as const;
+
+type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
+
+const GLOBAL = ['url', 'credentials', 'json', 'no-ws', 'help'];
+const COMMAND_OPTIONS: Record<string, string[]> = {
+  login: ['private-key', 'access-key', 'secret', 'expires-in', 'siwe-domain', 'chain-id'],
+  logout: [],
+  balances: [],
+  instruments: [],
+  ledger: ['limit', 'cursor'],
+  buy: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout'],
+  sell: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout'],
+  accept: ['quote', 'version', 'timeout'],
+  status: ['follow', 'timeout'],
+  cancel: [],
+};
+
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+const EXIT_NOT_SETTLED = 3;
+
+class UsageError extends Error {}
+/** A failure with a code of the CLI's own (not the server's): NOT_LOGGED_IN, UNREACHABLE ... */
+class CliError extends Error {
+  readonly code: string;
+  readonly exitCode: number;
+  constructor(code: string, message: string, exitCode = EXIT_FAILED) {
+    super(message);
+    this.code = code;
+    this.exitCode = exitCode;
+  }
+}
+
+function expectArgs(args: string[], count: number, shape: string): string[] {
+  if (args.length !== count) throw new UsageError(`expected: ${shape}`);
+  return args;
+}
+
+/** `10s`, `1500ms`, `2m`, or a bare number of seconds, as milliseconds. */
+function parseDuration(raw: string, flag: string): number {
+  const match = /^(\d+)(ms|s|m)?$/.exec(raw);
+  if (!match) throw new UsageError(`${flag}: expected a duration such as 10s, 1500ms or 1m, got ${JSON.stringify(raw)}`);
+  const value = Number(match[1]);
+  const ms = match[2] === 'ms' ? value : match[2] === 'm' ? value * 60_000 : value * 1000;
+  if (!Number.isSafeInteger(ms)) throw new UsageError(`${flag}: too large`);
+  return ms;
+}
+
+function integer(raw: string, flag: string): number {
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new UsageError(`${flag} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+function instrumentOf(raw: string): string {
+  const id = raw.toUpperCase();
+  return id.split('-').length === 2 ? `${id}-SPOT` : id;
+}
+
+interface Output {
+  json: boolean;
+  /** Progress for people; silent under --json so stdout holds one document. */
+  say(line: string): void;
+  result(value: unknown, human: string): void;
+}
+
+function output(json: boolean): Output {
+  return {
+    json,
+    say: (line) => {
+      if (!json) process.stdout.write(`${line}\n`);
+    },
+    result: (value, human) => {
+      process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
+    },
+  };
+}
+
+async function login(values: Values, env: NodeJS.ProcessEnv, url: string, file: string, out: Output): Promise<number> {
+  const privateKey = values['private-key'] ?? (env.RFQ_PRIVATE_KEY || undefined);
+  const accessKey = values['access-key'] ?? (env.RFQ_ACCESS_KEY || undefined);
+  const secret = values.secret ?? (env.RFQ_SECRET || undefined);
+  if (privateKey && (accessKey || secret)) throw new UsageError('login: give either a private key or an access key and secret, not both');
+  let saved: SavedCredential;
+  if (privateKey) {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) throw new UsageError('login: the private key must be 0x followed by 64 hex digits');
+    const client = new RfqClient(url);
+    const signedIn = await client.signIn(privateKeyToAccount(privateKey as `0x${string}`), {
+      ...(values['siwe-domain'] ? { domain: values['siwe-domain'] } : {}),
+      ...(values['chain-id'] ? { chainId: integer(values['chain-id'], '--chain-id') } : {}),
+      ...(values['expires-in'] ? { expiresInSecs: integer(values['expires-in'], '--expires-in') } : {}),
+    });
+    saved = { url, accessKey: signedIn.accessKey, secret: signedIn.secret, account: signedIn.account, userId: signedIn.userId, expiresAt: signedIn.expiresAt };
+  } else if (accessKey && secret) {
+    const client = new RfqClient(url, { accessKey, secret });
+    // Prove the pair works before remembering it.
+    await client.balances();
+    saved = { url, accessKey, secret };
+  } else {
+    throw new UsageError('login: needs --private-key (or RFQ_PRIVATE_KEY), or --access-key and --secret (or RFQ_ACCESS_KEY and RFQ_SECRET)');
+  }
+  await writeCredential(file, saved);
+  const { secret: _secret, ...shown } = saved;
+  out.result({ ...shown, credentialsFile: file }, `logged in${saved.account ? ` as ${saved.account}` : ''} at ${url} (key ${saved.accessKey}${saved.expiresAt ? `, expires ${new Date(saved.expiresAt).toISOString()}` : ''})\ncredential saved to ${file}`);
+  return 0;
+}
+
+function tradeExit(result: TradeResult): number {
+  return result.rfq.status === 'SETTLED' ? 0 : EXIT_NOT_SETTLED;
+}
+
+function tradeHuman(result: TradeResult): string {
+  return outcome(result.rfq);
+}
+
+async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0]!);
+  }
+  const values = parsed.values as Values;
+  const positionals = parsed.positionals;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const out = output(values.json ?? false);
+  const [command, ...args] = positionals;
+  if (!command) throw new UsageError('no command given (try --help)');
+  const allowed = COMMAND_OPTIONS[command];
+  if (!allowed) throw new UsageError(`unknown command ${JSON.stringify(command)} (try --help)`);
+  for (const [name, value] of Object.entries(values)) {
+    if (value !== undefined && !GLOBAL.includes(name) && !allowed.includes(name)) throw new UsageError(`--${name} does not apply to "${command}"`);
+  }
+  const file = credentialsPath(values.credentials, env);
+  const saved = command === 'login' ? null : await readCredential(file);
+  const url = values.url ?? (env.RFQ_URL || undefined) ?? saved?.url ?? 'http://127.0.0.1:8080';
+  try {
+    new URL(url);
+  } catch {
+    throw new UsageError(`--url: not a valid URL: ${JSON.stringify(url)}`);
+  }
+  if (command === 'login') {
+    expectArgs(args, 0, 'login --private-key 0x.. | --access-key ak_.. --secret S');
+    return login(values, env, url, file, out);
+  }
+  // Validate the command line fully before anything goes to the server.
+  const webSocket = !values['no-ws'];
+  const timeoutMs = values.timeout !== undefined ? parseDuration(values.timeout, '--timeout') : undefined;
+  let action: (client: RfqClient) => Promise<number>;
+  switch (command) {
+    case 'logout':
+      expectArgs(args, 0, 'logout');
+      action = async (client) => {
+        try {
+          await client.revokeApiKey(client.credentials!.accessKey);
+        } catch (error) {
+          // An expired or already revoked key is as good as revoked: still forget it.
+          if (!(error instanceof ApiError && error.status === 401)) throw error;
+        }
+        await removeCredential(file);
+        out.result({ revoked: client.credentials!.accessKey, credentialsFile: file }, `key ${client.credentials!.accessKey} revoked; ${file} removed`);
+        return 0;
+      };
+      break;
+    case 'balances':
+      expectArgs(args, 0, 'balances');
+      action = async (client) => {
+        const result = await client.balances();
+        out.result(result, balancesTable(result.balances));
+        return 0;
+      };
+      break;
+    case 'instruments':
+      expectArgs(args, 0, 'instruments');
+      action = async (client) => {
+        const result = await client.instruments();
+        out.result(result, instrumentsTable(result.instruments));
+        return 0;
+      };
+      break;
+    case 'ledger': {
+      expectArgs(args, 0, 'ledger [--limit N] [--cursor C]');
+      const query = { ...(values.limit ? { limit: integer(values.limit, '--limit') } : {}), ...(values.cursor ? { cursor: values.cursor } : {}) };
+      action = async (client) => {
+        const page = await client.ledger(query);
+        out.result(page, `${ledgerTable(page.entries)}${page.hasMore ? `\nmore: --cursor ${page.nextCursor}` : ''}`);
+        return 0;
+      };
+      break;
+    }
+    case 'buy':
+    case 'sell': {
+      const [size, instrument] = expectArgs(args, 2, `${command} <size> <INSTRUMENT> [--limit X] [--auto] [--window D]`);
+      if (values.auto && (values['no-accept'] || values['accept-after'])) throw new UsageError('--auto leaves the choice to the auction: --no-accept and --accept-after do not apply');
+      const request = {
+        side: command.toUpperCase() as Side,
+        baseQty: size!,
+        instrumentId: instrumentOf(instrument!),
+        autoAccept: values.auto ?? false,
+        noAccept: values['no-accept'] ?? false,
+        webSocket,
+        ...(values.limit !== undefined ? { quoteLimit: values.limit } : {}),
+        ...(values.window !== undefined ? { windowMs: parseDuration(values.window, '--window') } : {}),
+        ...(values['accept-after'] !== undefined ? { acceptAfterMs: parseDuration(values['accept-after'], '--accept-after') } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      };
+      action = async (client) => {
+        const result = await trade(client, request, out.say);
+        out.result(result, tradeHuman(result));
+        return tradeExit(result);
+      };
+      break;
+    }
+    case 'accept': {
+      const [rfqId] = expectArgs(args, 1, 'accept <rfqId> [--quote qt_.. [--version N]]');
+      if (values.version !== undefined && values.quote === undefined) throw new UsageError('--version needs --quote');
+      const choice = {
+        webSocket,
+        ...(values.quote !== undefined ? { quoteId: values.quote } : {}),
+        ...(values.version !== undefined ? { version: integer(values.version, '--version') } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      };
+      action = async (client) => {
+        const result = await acceptAndFollow(client, rfqId!, choice, out.say);
+        out.result(result, tradeHuman(result));
+        return tradeExit(result);
+      };
+      break;
+    }
+    case 'status': {
+      const [rfqId] = expectArgs(args, 1, 'status <rfqId> [--follow]');
+      if (timeoutMs !== undefined && !values.follow) throw new UsageError('--timeout applies to status --follow');
+      action = async (client) => {
+        if (values.follow) {
+          const result = await followRfq(client, rfqId!, { webSocket, ...(timeoutMs !== undefined ? { timeoutMs } : {}) }, out.say);
+          out.result({ rfq: result.rfq, quotes: result.quotes }, rfqSummary(result.rfq, result.quotes));
+          return tradeExit(result);
+        }
+        const [rfq, quotes] = await Promise.all([client.getRfq(rfqId!), client.rfqQuotes(rfqId!, { limit: 100 })]);
+        out.result({ rfq, quotes: quotes.items }, rfqSummary(rfq, quotes.items));
+        return 0;
+      };
+      break;
+    }
+    case 'cancel': {
+      const [rfqId] = expectArgs(args, 1, 'cancel <rfqId>');
+      action = async (client) => {
+        const rfq = await client.cancelRfq(rfqId!);
+        out.result(rfq, outcome(rfq));
+        return 0;
+      };
+      break;
+    }
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  }
+  const accessKey = env.RFQ_ACCESS_KEY || saved?.accessKey;
+  const secret = env.RFQ_SECRET || saved?.secret;
+  if (!accessKey || !secret) throw new CliError('NOT_LOGGED_IN', `no credential in ${file}: run \`npm run rfq -- login\` first (or set RFQ_ACCESS_KEY and RFQ_SECRET)`, EXIT_USAGE);
+  return action(new RfqClient(url, { accessKey, secret }));
+}
+
+function report(json: boolean, code: string, message: string, extra: { status?: number; details?: Record<string, unknown> } = {}): void {
+  const fieldErrors = Array.isArray(extra.details?.errors)
+    ? (extra.details.errors as Array<{ field?: string; message?: string }>).map((e) => `  ${e.field ?? '?'}: ${e.message ?? ''}`)
+    : [];
+  const otherDetails = extra.details ? Object.fromEntries(Object.entries(extra.details).filter(([key]) => key !== 'errors')) : {};
+  const details = Object.keys(otherDetails).length > 0 ? [`  details: ${JSON.stringify(otherDetails)}`] : [];
+  process.stderr.write([`error: ${code}: ${message}${extra.status ? ` (HTTP ${extra.status})` : ''}`, ...fieldErrors, ...details].join('\n') + '\n');
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message, ...extra } }, null, 2)}\n`);
+}
+
+const argv = process.argv.slice(2);
+const json = argv.includes('--json');
+try {
+  process.exitCode = await run(argv, process.env);
+} catch (error) {
+  if (error instanceof UsageError) {
+    report(json, 'USAGE', error.message);
+    process.stderr.write('  (npm run rfq -- --help for usage)\n');
+    process.exitCode = EXIT_USAGE;
+  } else if (error instanceof CliError) {
+    report(json, error.code, error.message);
+    process.exitCode = error.exitCode;
+  } else if (error instanceof ApiError) {
+    report(json, error.code, error.message.replace(/^\d+ \S+: /, ''), { status: error.status, ...(error.details ? { details: error.details } : {}) });
+    process.exitCode = EXIT_FAILED;
+  } else if (error instanceof FollowTimeout) {
+    report(json, 'TIMEOUT', error.message, error.rfq ? { details: { status: error.rfq.status } } : {});
+    process.exitCode = EXIT_FAILED;
+  } else if (error instanceof TypeError && (error as { cause?: unknown }).cause !== undefined) {
+    // fetch() failures: the cause names the network problem (ECONNREFUSED ...).
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    report(json, 'UNREACHABLE', `cannot reach the service: ${cause?.code ?? cause?.message ?? error.message}`);
+    process.exitCode = EXIT_FAILED;
+  } else {
+    report(json, 'INTERNAL', error instanceof Error ? error.message : String(error));
+    process.exitCode = EXIT_FAILED;
+  }
+}
