@@ -9,6 +9,10 @@ import type { ApiContext } from '../api/context.ts';
 import { rfqMakerWrapperFactoryAbi } from '../chain/artifacts/index.ts';
 import type { ChainContext } from '../chain/chain-context.ts';
 import type { ChainLogHandler } from '../chain/watcher/chain-watcher.ts';
+import { promisedDeliveryHandler } from '../chain/funds/promised-delivery-handler.ts';
+import { depositHandler } from '../chain/funds/deposit-handler.ts';
+import { custodyInvariant } from '../chain/funds/custody-invariant.ts';
+import { promisedGateway } from '../services/rfq/promised-gateway.ts';
 
 export interface ChainWiring {
   /** Handlers the chain follower runs on every step, in this order. */
@@ -31,5 +35,10 @@ export function wireChain(context: ApiContext, chain: ChainContext, _logger: Log
     const wrapper = await wrapperOf(chain, getAddress(maker));
     return wrapper !== null && wrapper === getAddress(spender);
   };
-  return { handlers: [] };
+  // funds: promised mode, deposits (promised deliveries first: the deposit handler skips them)
+  // and the on-chain custody check.
+  context.service.settlement.promised = promisedGateway;
+  context.extraInvariants.push(custodyInvariant(chain));
+  const handlers: ChainLogHandler[] = [promisedDeliveryHandler(context.service, chain), depositHandler(context.service, chain)];
+  return { handlers };
 }

@@ -8,6 +8,8 @@ import { OutboxDispatcher } from '../ws/outbox-dispatcher.ts';
 import { hubFor } from '../ws/hub.ts';
 import { ChainWatcher } from '../chain/watcher/chain-watcher.ts';
 import type { ChainWiring } from './chain-wiring.ts';
+import { DepositHeadScanner } from '../chain/funds/deposit-head-scanner.ts';
+import { CustodyBroadcaster } from '../chain/custody/custody-broadcaster.ts';
 
 export interface Workers {
   stop(): Promise<void>;
@@ -64,6 +66,11 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
     chainWatcher = new ChainWatcher({ db: deps.db, chain: context.chain, handlers: chainWiring.handlers, logger, now: () => deps.clock.now() });
     chainWatcher.start();
   }
+  // funds: PENDING deposits at the head (with the follower) and the custody broadcaster.
+  const headScanner = enabled.has('settlement') && context.chain ? new DepositHeadScanner(deps, context.chain, logger) : null;
+  headScanner?.start();
+  const broadcaster = enabled.has('withdrawals') && context.chain ? new CustodyBroadcaster({ deps, chain: context.chain, logger }) : null;
+  broadcaster?.start();
   // ws: outbox -> this node's WebSocket sessions (src/ws/outbox-dispatcher.ts).
   const dispatcher = enabled.has('dispatch') ? new OutboxDispatcher({ db: deps.db, hub: hubFor(context), logger }) : null;
   await dispatcher?.start();
@@ -72,6 +79,8 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
       for (const timer of timers) clearInterval(timer);
       await dispatcher?.stop(); // ws: stop polling before the store closes
       await chainWatcher?.stop();
+      await headScanner?.stop();
+      await broadcaster?.stop();
       await Promise.all(workers.map((w) => w.stop()));
     },
   };

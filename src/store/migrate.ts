@@ -12,6 +12,9 @@ import * as quoteClaimsTimestamp from './migrations/0006-write-quote-claims-time
 import * as writeQuotesBatch from './migrations/0007-write-quotes-batch.ts';
 import * as appendEventsFunction from './migrations/0008-append-events-function.ts';
 import * as chainCursors from './migrations/0009-chain-cursors.ts';
+import * as deposits from './migrations/0012-deposits.ts';
+import * as withdrawals from './migrations/0013-withdrawals.ts';
+import * as promisedDeliveries from './migrations/0014-promised-deliveries.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -23,6 +26,9 @@ const migrations: Record<string, Migration> = {
   '0007-write-quotes-batch': writeQuotesBatch,
   '0008-append-events-function': appendEventsFunction,
   '0009-chain-cursors': chainCursors,
+  '0012-deposits': deposits,
+  '0013-withdrawals': withdrawals,
+  '0014-promised-deliveries': promisedDeliveries,
 };
 
 class InCodeMigrations implements MigrationProvider {

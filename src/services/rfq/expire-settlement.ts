@@ -2,13 +2,20 @@
  * A QUOTED RFQ not settled by `settlementDeadline` (unix seconds) ends FAILED with
  * SETTLEMENT_FAILED; its winning quote FAILED; the taker's lock released. Settlement adapters
  * that must wait for chain finality past the deadline register a `settlementFinalityCheck`.
+ * Where the promised gateway is wired, promised wins are failed by expire-delivery.ts on chain
+ * time instead.
  */
+import type { ExpressionBuilder } from 'kysely';
 import { inTransaction } from '../../store/outbox.ts';
+import type { DB } from '../../store/schema.ts';
 import { transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
 import { endLock } from '../../store/ledger.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
+
+const notPromised = ({ not, exists, selectFrom }: ExpressionBuilder<DB, 'rfqs'>) =>
+  not(exists(selectFrom('quotes').select('quotes.id').whereRef('quotes.id', '=', 'rfqs.selected_quote_id').where('quotes.settlement_mode', '=', 'promised')));
 
 export async function overdueSettlements(deps: ServiceDeps, limit: number): Promise<string[]> {
   const nowSecs = Math.floor(deps.clock.now() / 1000);
@@ -17,6 +24,7 @@ export async function overdueSettlements(deps: ServiceDeps, limit: number): Prom
     .select('id')
     .where('status', '=', 'QUOTED')
     .where('settlement_deadline_secs', '<', nowSecs)
+    .$if(Boolean(deps.settlement.promised), (qb) => qb.where(notPromised))
     .orderBy('settlement_deadline_secs')
     .limit(limit)
     .execute();
@@ -33,6 +41,7 @@ export async function expireSettlement(deps: ServiceDeps, rfqId: string): Promis
       .where('id', '=', rfqId)
       .where('status', '=', 'QUOTED')
       .where('settlement_deadline_secs', '<', nowSecs)
+      .$if(Boolean(deps.settlement.promised), (qb) => qb.where(notPromised))
       .forUpdate()
       .skipLocked()
       .executeTakeFirst();
