@@ -11,6 +11,10 @@ import type { ChainContext } from '../chain/chain-context.ts';
 import type { ChainLogHandler } from '../chain/watcher/chain-watcher.ts';
 import { permit2Gateway } from '../chain/permit2-gateway.ts';
 import { rfqSettledHandler } from '../chain/rfq-settled-handler.ts';
+import { promisedDeliveryHandler } from '../chain/funds/promised-delivery-handler.ts';
+import { depositHandler } from '../chain/funds/deposit-handler.ts';
+import { custodyInvariant } from '../chain/funds/custody-invariant.ts';
+import { promisedGateway } from '../services/rfq/promised-gateway.ts';
 
 export interface ChainWiring {
   /** Handlers the chain follower runs on every step, in this order. */
@@ -34,5 +38,10 @@ export function wireChain(context: ApiContext, chain: ChainContext, logger: Logg
     return wrapper !== null && wrapper === getAddress(spender);
   };
   context.service.settlement.permit2 = permit2Gateway(chain, context.service.refdata, logger);
-  return { handlers: [rfqSettledHandler(context.service, logger)] };
+  // funds: promised mode, deposits (promised deliveries first: the deposit handler skips them)
+  // and the on-chain custody check.
+  context.service.settlement.promised = promisedGateway;
+  context.extraInvariants.push(custodyInvariant(chain));
+  const handlers: ChainLogHandler[] = [rfqSettledHandler(context.service, logger), promisedDeliveryHandler(context.service, chain), depositHandler(context.service, chain)];
+  return { handlers };
 }

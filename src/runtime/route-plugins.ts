@@ -6,7 +6,9 @@ import { adminRoutes } from '../api/admin/admin.routes.ts';
 import { rfqRoutes } from '../api/v1/rfq.routes.ts';
 import { makerRoutes } from '../api/v1/maker.routes.ts';
 import { wsRoutes } from '../ws/ws.routes.ts';
+import { fundsRoutes } from '../api/v1/funds.routes.ts';
+import { adminFundsRoutes } from '../api/admin/funds.routes.ts';
 
 export function routePlugins(context: ApiContext): Array<(app: FastifyInstance) => Promise<void>> {
-  return [accountRoutes(context), rfqRoutes(context), makerRoutes(context), adminRoutes(context), wsRoutes(context)];
+  return [accountRoutes(context), rfqRoutes(context), makerRoutes(context), adminRoutes(context), wsRoutes(context), fundsRoutes(context), adminFundsRoutes(context)];
 }

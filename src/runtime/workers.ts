@@ -7,6 +7,8 @@ import { DeadlineWorker } from './deadline-worker.ts';
 import { ChainWatcher } from '../chain/watcher/chain-watcher.ts';
 import type { ChainWiring } from './chain-wiring.ts';
 import { startWsRuntime } from '../ws/ws-runtime.ts';
+import { DepositHeadScanner } from '../chain/funds/deposit-head-scanner.ts';
+import { CustodyBroadcaster } from '../chain/custody/custody-broadcaster.ts';
 
 export interface Workers {
   stop(): Promise<void>;
@@ -66,6 +68,11 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
     chainWatcher = new ChainWatcher({ db: deps.db, chain: context.chain, handlers: chainWiring.handlers, logger, now: () => deps.clock.now(), onStep });
     chainWatcher.start();
   }
+  // funds: PENDING deposits at the head (with the follower) and the custody broadcaster.
+  const headScanner = enabled.has('settlement') && context.chain ? new DepositHeadScanner(deps, context.chain, logger) : null;
+  headScanner?.start();
+  const broadcaster = enabled.has('withdrawals') && context.chain ? new CustodyBroadcaster({ deps, chain: context.chain, logger }) : null;
+  broadcaster?.start();
   // ws: cross-node bus and price book always; outbox -> sessions and pruning with `dispatch`.
   const ws = await startWsRuntime(context, logger, enabled.has('dispatch'));
   return {
@@ -73,6 +80,8 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
       for (const timer of timers) clearInterval(timer);
       await ws.stop(); // before the store closes
       await chainWatcher?.stop();
+      await headScanner?.stop();
+      await broadcaster?.stop();
       await Promise.all(workers.map((w) => w.stop()));
     },
   };

@@ -14,6 +14,9 @@ import * as appendEventsFunction from './migrations/0008-append-events-function.
 import * as chainCursors from './migrations/0009-chain-cursors.ts';
 import * as settlementObservation from './migrations/0010-settlement-observation.ts';
 import * as settlementAnomalies from './migrations/0011-settlement-anomalies.ts';
+import * as deposits from './migrations/0012-deposits.ts';
+import * as withdrawals from './migrations/0013-withdrawals.ts';
+import * as promisedDeliveries from './migrations/0014-promised-deliveries.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -27,6 +30,9 @@ const migrations: Record<string, Migration> = {
   '0009-chain-cursors': chainCursors,
   '0010-settlement-observation': settlementObservation,
   '0011-settlement-anomalies': settlementAnomalies,
+  '0012-deposits': deposits,
+  '0013-withdrawals': withdrawals,
+  '0014-promised-deliveries': promisedDeliveries,
 };
 
 class InCodeMigrations implements MigrationProvider {

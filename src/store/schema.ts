@@ -144,6 +144,65 @@ export interface SettlementAnomaliesTable {
   detail: Json<Record<string, unknown>>;
   created_at: number;
 }
+export interface DepositsTable {
+  id: string;
+  account_id: string | null;
+  from_address: string;
+  token: string;
+  amount: bigint;
+  status: string;
+  tx_hash: string;
+  log_index: number;
+  block_number: number;
+  movement_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+export interface WithdrawalsTable {
+  id: string;
+  account_id: string;
+  token: string;
+  amount: bigint;
+  to_address: string;
+  status: string;
+  tx_hash: string | null;
+  failure_reason: string | null;
+  idempotency_key: string | null;
+  request_fingerprint: string;
+  created_at: number;
+  updated_at: number;
+}
+export interface CustodyTransfersTable {
+  id: string;
+  purpose: 'withdrawal' | 'payout';
+  owner_id: string;
+  token: string;
+  token_address: string;
+  to_address: string;
+  amount: bigint;
+  status: string;
+  from_address: string | null;
+  nonce: number | null;
+  raw_tx: string | null;
+  tx_hash: string | null;
+  send_attempts: number;
+  signed_at: number | null;
+  last_sent_at: number | null;
+  confirmed_block: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+export interface CustodyNoncesTable { address: string; next_nonce: number }
+export interface PromisedDeliveriesTable {
+  quote_id: string;
+  rfq_id: string;
+  tx_hash: string;
+  log_index: number;
+  block_number: number;
+  block_timestamp_secs: number;
+  created_at: number;
+}
 export interface RateLimitWindowsTable { bucket: string; window_start: number; hits: number }
 
 export interface DB {
@@ -167,4 +226,9 @@ export interface DB {
   chain_cursors: ChainCursorsTable;
   maker_failures: MakerFailuresTable;
   settlement_anomalies: SettlementAnomaliesTable;
+  deposits: DepositsTable;
+  withdrawals: WithdrawalsTable;
+  custody_transfers: CustodyTransfersTable;
+  custody_nonces: CustodyNoncesTable;
+  promised_deliveries: PromisedDeliveriesTable;
 }

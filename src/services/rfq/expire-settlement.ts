@@ -8,7 +8,8 @@
  * because the chain accepts a settlement while `block.timestamp <= settlementDeadline`: only
  * once a block past the deadline is final can no settlement arrive, and every block before it
  * has been processed by then (the cursor advances in the transaction that applied them). Any
- * other quote is judged on the wall clock.
+ * other quote is judged on the wall clock. Where the promised gateway is wired, promised wins are
+ * failed by expire-delivery.ts on chain time instead, so they are left out here.
  */
 import { sql } from 'kysely';
 import { inTransaction } from '../../store/outbox.ts';
@@ -23,6 +24,8 @@ import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
 
 interface Clocks {
   wallSecs: number;
+  /** Modes whose expiry another worker owns (promised: expire-delivery.ts). */
+  excludedModes: string[];
   /** Final chain time, or -1 before the follower has a cursor (nothing on chain expires yet). */
   chainSecs: number;
   chainModes: string[];
@@ -34,12 +37,14 @@ async function clocks(deps: ServiceDeps, db: Reader): Promise<Clocks> {
     .filter(([, gateway]) => gateway?.onChain)
     .map(([mode]) => mode);
   const cursor = chainModes.length > 0 ? await readCursor(db, MAIN_CHAIN_CURSOR) : null;
-  return { wallSecs: Math.floor(deps.clock.now() / 1000), chainSecs: cursor?.blockTimestampSecs ?? -1, chainModes };
+  const excludedModes = deps.settlement.promised ? ['promised'] : [];
+  return { wallSecs: Math.floor(deps.clock.now() / 1000), chainSecs: cursor?.blockTimestampSecs ?? -1, chainModes, excludedModes };
 }
 
 /** The SQL condition "this QUOTED RFQ's deadline has passed on the clock that judges it". */
 function overdue(c: Clocks) {
-  return sql<boolean>`r.settlement_deadline_secs < case when q.settlement_mode = any(${c.chainModes}::text[]) then ${c.chainSecs}::int8 else ${c.wallSecs}::int8 end`;
+  return sql<boolean>`r.settlement_deadline_secs < case when q.settlement_mode = any(${c.chainModes}::text[]) then ${c.chainSecs}::int8 else ${c.wallSecs}::int8 end
+    and not coalesce(q.settlement_mode = any(${c.excludedModes}::text[]), false)`;
 }
 
 export async function overdueSettlements(deps: ServiceDeps, limit: number): Promise<string[]> {
