@@ -16,10 +16,8 @@ import { rfqMakerWrapperFactoryAbi, testTokenAbi } from '../chain/artifacts/inde
 import { connectSigner, type SigningChainClients } from '../chain/clients.ts';
 import type { DevnetStack } from '../chain/devnet-stack.ts';
 import { setDevnetBalance } from '../chain/faucet.ts';
-import { ApiError } from '../client/http.ts';
 import { RfqClient } from '../client/rfq-client.ts';
 import type { ApiContext } from '../api/context.ts';
-import { adjustBalance } from '../services/admin/adjust-balance.ts';
 import { putMaker } from '../services/admin/makers.ts';
 import { parseAmount } from '../domain/money/index.ts';
 import { keyFile } from './embedded-stack.ts';
@@ -41,7 +39,7 @@ export interface DemoTaker {
   accessKey: string;
   secret: string;
   /** How the taker was funded on this start: deposited now, credited earlier, or by adjustment. */
-  funding: 'deposited' | 'already funded' | 'adjusted (deposits not credited by this build)';
+  funding: 'deposited' | 'already funded';
 }
 
 export interface DemoStack {
@@ -120,8 +118,7 @@ async function readJson<T>(file: string): Promise<T | null> {
 /**
  * The demo taker: a key in the data directory, an API key (reused while it has a day left), and
  * on first start tokens minted to it and deposited on-chain to custody, which the chain follower
- * credits. A build without deposit crediting (no `GET /v1/rfq/deposits`) credits the same amounts
- * by operator adjustment instead, and says so.
+ * credits (the start waits for it, bounded).
  */
 async function prepareTaker(options: DemoOptions, deployer: SigningChainClients): Promise<DemoTaker> {
   const { devnet, dataDir } = options;
@@ -151,27 +148,10 @@ async function prepareTaker(options: DemoOptions, deployer: SigningChainClients)
     const raw = BigInt(amount) * 10n ** BigInt(token.decimals);
     await mined(taker, await taker.walletClient.writeContract({ address: token.address, abi: testTokenAbi, functionName: 'transfer', args: [custody, raw] }), `deposit ${symbol}`);
   }
-  let funding: DemoTaker['funding'] = 'deposited';
-  if (await depositsCredited(client)) {
-    await waitForBalances(client, TAKER_DEPOSIT, tokens);
-  } else {
-    funding = 'adjusted (deposits not credited by this build)';
-    for (const [token, amount] of Object.entries(TAKER_DEPOSIT)) {
-      await adjustBalance(options.context.service, { address: account.address, token, amount, memo: 'demo taker: deposit not credited by this build' });
-    }
-  }
+  await waitForBalances(client, TAKER_DEPOSIT, tokens);
+  const funding = 'deposited';
   await writeFile(fundedFile, `${JSON.stringify({ at: Date.now(), funding })}\n`);
   return { address: account.address, ...credentials, funding };
-}
-
-async function depositsCredited(client: RfqClient): Promise<boolean> {
-  try {
-    await client.deposits({ limit: 1 });
-    return true;
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return false;
-    throw error;
-  }
 }
 
 /** Waits (bounded) until the chain follower has credited the deposits. */
