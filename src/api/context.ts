@@ -10,6 +10,7 @@ import type { Store } from '../store/database.ts';
 import type { SpenderCheck } from '../services/admin/makers.ts';
 import type { ExtraInvariant } from '../services/admin/invariants.ts';
 import type { ChainContext } from '../chain/chain-context.ts';
+import type { WsSettings } from '../ws/settings.ts';
 
 export interface ApiContext {
   service: ServiceDeps;
@@ -30,7 +31,7 @@ export interface ApiContext {
   /** Invariants contributed by adapters (e.g. on-chain custody against the ledger). */
   extraInvariants: ExtraInvariant[];
   /** WebSocket limits (RFQ_WS_* settings). */
-  ws: { handshakeDeadlineMs: number; pingIntervalMs: number };
+  ws: WsSettings;
   /** Observes every auction this node closes (benchmarks measure lateness through it). */
   auctionCloses?: (closed: { rfqId: string; outcome: string; auctionEndsAt: number; closedAt: number }) => void;
 }

@@ -34,7 +34,14 @@ export async function buildApp(context: ApiContext, logger: Logger): Promise<Fas
       },
     },
   });
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  await app.register(websocket, {
+    options: { maxPayload: 64 * 1024 },
+    // Shutdown closes every socket with 1001 (DESIGN.md section 4), not ws's default 1005.
+    preClose(done) {
+      for (const client of app.websocketServer.clients) client.close(1001, 'server shutdown');
+      app.websocketServer.close(() => done());
+    },
+  });
   registerHttpHooks(app, context);
   await app.register(opsRoutes(context));
   await app.register(authRoutes(context));

@@ -12,6 +12,12 @@ import type { ChainLogHandler } from '../chain/watcher/chain-watcher.ts';
 import { xchangeOperation } from '../chain/xchange-operation.ts';
 import { xchangeSettledHandler } from '../chain/watcher/xchange-settled-handler.ts';
 import { XchangeExecutor } from '../chain/xchange-executor.ts';
+import { permit2Gateway } from '../chain/permit2-gateway.ts';
+import { rfqSettledHandler } from '../chain/rfq-settled-handler.ts';
+import { promisedDeliveryHandler } from '../chain/funds/promised-delivery-handler.ts';
+import { depositHandler } from '../chain/funds/deposit-handler.ts';
+import { custodyInvariant } from '../chain/funds/custody-invariant.ts';
+import { promisedGateway } from '../services/rfq/promised-gateway.ts';
 
 export interface ChainWiring {
   /** Handlers the chain follower runs on every step, in this order. */
@@ -37,6 +43,12 @@ export function wireChain(context: ApiContext, chain: ChainContext, logger: Logg
     return wrapper !== null && wrapper === getAddress(spender);
   };
   const wiring: ChainWiring = { handlers: [], background: [] };
+  context.service.settlement.permit2 = permit2Gateway(chain, context.service.refdata, logger);
+  // funds: promised mode, deposits (promised deliveries first: the deposit handler skips them)
+  // and the on-chain custody check.
+  context.service.settlement.promised = promisedGateway;
+  context.extraInvariants.push(custodyInvariant(chain));
+  wiring.handlers.push(rfqSettledHandler(context.service, logger), promisedDeliveryHandler(context.service, chain));
   // xchange: bundles checked at quote time, executed by custody, settled from the adapter's event.
   const adapter = chain.settings.xchangeAdapterAddress;
   if (adapter) {
@@ -44,5 +56,7 @@ export function wireChain(context: ApiContext, chain: ChainContext, logger: Logg
     wiring.handlers.push(xchangeSettledHandler(context.service, adapter, logger));
     wiring.background.push(new XchangeExecutor({ deps: context.service, chain, adapter, logger }));
   }
+  // Deposits last: a transfer into custody inside a settlement transaction is not a deposit.
+  wiring.handlers.push(depositHandler(context.service, chain));
   return wiring;
 }

@@ -35,6 +35,10 @@ export class DeadlineWorker {
     this.#options = options;
   }
 
+  get name(): string {
+    return this.#options.name;
+  }
+
   start(): void {
     this.#sweepTimer = setInterval(() => void this.sweep(), this.#options.sweepIntervalMs);
     this.#sweepTimer.unref();

@@ -23,7 +23,8 @@ export const EMBEDDED_INSTRUMENTS: Array<[string, InstrumentInput]> = [
   ['BTC-USDC-SPOT', { base: 'BTC', quote: 'USDC', type: 'SPOT', takerFeeTenthBp: 100, minQuoteNotional: '10' }],
 ];
 
-async function keyFile(file: string): Promise<Hex> {
+/** A private key kept in the data directory (mode 0600), generated on first use. */
+export async function keyFile(file: string): Promise<Hex> {
   try {
     return (await readFile(file, 'utf8')).trim() as Hex;
   } catch {

@@ -10,11 +10,13 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { embeddedSecrets } from './embedded-secrets.ts';
 import { startNode, type RunningNode } from './node.ts';
 import { seedEmbeddedReferenceData, startEmbeddedChain } from './embedded-stack.ts';
+import { startDemoStack, type DemoStack } from './demo-stack.ts';
 import type { ChainSettings } from '../chain/chain-context.ts';
 import type { DevnetStack } from '../chain/devnet-stack.ts';
 import type { Address, Hex } from 'viem';
 
 async function main(): Promise<void> {
+  const startedAt = performance.now();
   let config: Readonly<Config>;
   try {
     config = loadConfig();
@@ -25,7 +27,10 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.secret', '*.adminToken'] });
+  // The embedded stack's demo makers send a request or two a second each: unless a level was
+  // asked for, keep the request log out of the console so the start-up steps stay readable.
+  const level = config.mode === 'embedded' && !process.env.RFQ_LOG_LEVEL ? 'warn' : config.logLevel;
+  const logger = pino({ level, redact: ['req.headers.authorization', '*.secret', '*.adminToken'] });
   const step = (message: string) => process.stdout.write(`• ${message}\n`);
   let adminToken = config.adminToken;
   let secretKey = config.secretKey;
@@ -70,7 +75,7 @@ async function main(): Promise<void> {
     siweDomain: config.siweDomain,
     chainId: config.chainId,
     rateLimit: config.rateLimit,
-    ws: { handshakeDeadlineMs: config.ws.handshakeDeadlineMs, pingIntervalMs: config.ws.pingIntervalMs },
+    ws: config.ws,
     workers: config.workers,
     embedded: config.mode === 'embedded',
     logger,
@@ -81,7 +86,39 @@ async function main(): Promise<void> {
     step('seeded tokens (USDC, ETH, BTC on the devnet) and instruments ETH-USDC-SPOT, BTC-USDC-SPOT');
   }
   step(`listening on ${node.url}`);
-  process.stdout.write(`\nrfq-service ready (${config.mode})\n  REST      ${node.url}/v1\n  WebSocket ${node.url.replace('http', 'ws')}/v1/rfq/ws\n  OpenAPI   ${node.url}/openapi.json\n  admin     ${node.url}/admin/v1  (token: ${config.mode === 'embedded' ? adminToken : '<RFQ_ADMIN_TOKEN>'})\n`);
+  let demo: DemoStack | null = null;
+  if (devnet) {
+    try {
+      demo = await startDemoStack({
+        dataDir: config.dataDir,
+        devnet,
+        context: node.context,
+        url: node.url,
+        siweDomain: config.siweDomain,
+        chainId: config.chainId,
+        logger,
+        step,
+        startMakers: config.demoMakers,
+      });
+    } catch (error) {
+      process.stderr.write(`rfq-service: the demo makers and taker could not be set up: ${error instanceof Error ? error.message : String(error)}\n`);
+      await node.close();
+      await devnet.stop();
+      process.exit(1);
+    }
+  }
+  const readySecs = ((performance.now() - startedAt) / 1000).toFixed(1);
+  process.stdout.write(`\nrfq-service ready (${config.mode}) in ${readySecs} s\n  REST      ${node.url}/v1\n  WebSocket ${node.url.replace('http', 'ws')}/v1/rfq/ws\n  OpenAPI   ${node.url}/openapi.json\n  admin     ${node.url}/admin/v1  (token: ${config.mode === 'embedded' ? adminToken : '<RFQ_ADMIN_TOKEN>'})\n`);
+  if (devnet) process.stdout.write(`  devnet    ${devnet.settings.rpcUrl}  (chain id ${devnet.devnet.chainId})\n`);
+  if (demo) {
+    const { taker } = demo;
+    process.stdout.write(
+      `  demo makers ${demo.makers.length} (RFQ_DEMO_MAKERS=0 to start none)\n` +
+        `  demo taker  ${taker.address}\n    accessKey ${taker.accessKey}\n    secret    ${taker.secret}\n` +
+        `    login:    npm run rfq -- --url ${node.url} login --access-key ${taker.accessKey} --secret ${taker.secret}\n` +
+        `    then:     npm run rfq -- buy 0.5 ETH-USDC --window 5s\n`,
+    );
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -90,6 +127,8 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${signal}: draining and stopping\n`);
     const timer = setTimeout(() => process.exit(1), config.shutdownGraceMs);
     timer.unref();
+    // Makers first: they hold sockets into the node and may be relaying a settlement.
+    await demo?.stop();
     await node.close();
     await devnet?.stop();
     process.exit(0);

@@ -19,6 +19,7 @@ import { TimestampClaims } from '../services/auth/timestamp-claims.ts';
 import { SharedRateLimiter } from '../api/rate-limiter.ts';
 import { createHttpMetrics } from '../api/metrics.ts';
 import type { ApiContext } from '../api/context.ts';
+import { defaultWsSettings, type WsSettings } from '../ws/settings.ts';
 import { buildApp } from './build-app.ts';
 import { startWorkers, type Workers } from './workers.ts';
 import { connectChainContext, type ChainSettings } from '../chain/chain-context.ts';
@@ -33,7 +34,7 @@ export interface NodeOptions {
   siweDomain?: string;
   chainId?: number;
   rateLimit?: { perKeyPerSec: number; perSourcePerSec: number };
-  ws?: { handshakeDeadlineMs: number; pingIntervalMs: number };
+  ws?: Partial<WsSettings>;
   workers?: ReadonlySet<string>;
   embedded?: boolean;
   logLevel?: string;
@@ -87,7 +88,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     draining: { value: false },
     extraInvariants: [],
     chain: options.chain ? await connectChainContext(options.chain) : null,
-    ws: { handshakeDeadlineMs: options.ws?.handshakeDeadlineMs ?? 5000, pingIntervalMs: options.ws?.pingIntervalMs ?? 15_000 },
+    ws: { ...defaultWsSettings, ...options.ws },
   };
   const chainWiring: ChainWiring | null = context.chain ? wireChain(context, context.chain, logger) : null;
   const app = await buildApp(context, logger);

@@ -8,7 +8,9 @@ import { makerRoutes } from '../api/v1/maker.routes.ts';
 import { wsRoutes } from '../ws/ws.routes.ts';
 import { networkRoutes } from '../api/v1/network.routes.ts';
 import { devnetRoutes } from '../api/admin/devnet.routes.ts';
+import { fundsRoutes } from '../api/v1/funds.routes.ts';
+import { adminFundsRoutes } from '../api/admin/funds.routes.ts';
 
 export function routePlugins(context: ApiContext): Array<(app: FastifyInstance) => Promise<void>> {
-  return [accountRoutes(context), rfqRoutes(context), makerRoutes(context), adminRoutes(context), wsRoutes(context), networkRoutes(context), devnetRoutes(context)];
+  return [accountRoutes(context), rfqRoutes(context), makerRoutes(context), adminRoutes(context), wsRoutes(context), networkRoutes(context), devnetRoutes(context), fundsRoutes(context), adminFundsRoutes(context)];
 }

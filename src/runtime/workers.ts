@@ -4,10 +4,11 @@ import type { ApiContext } from '../api/context.ts';
 import { closeAuctions, dueAuctions } from '../services/rfq/close-auction.ts';
 import { expireSettlement, overdueSettlements } from '../services/rfq/expire-settlement.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
-import { OutboxDispatcher } from '../ws/outbox-dispatcher.ts';
-import { hubFor } from '../ws/hub.ts';
 import { ChainWatcher } from '../chain/watcher/chain-watcher.ts';
 import type { ChainWiring } from './chain-wiring.ts';
+import { startWsRuntime } from '../ws/ws-runtime.ts';
+import { DepositHeadScanner } from '../chain/funds/deposit-head-scanner.ts';
+import { CustodyBroadcaster } from '../chain/custody/custody-broadcaster.ts';
 
 export interface Workers {
   stop(): Promise<void>;
@@ -61,19 +62,28 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
   // The chain follower settles, credits deposits and confirms payouts: it runs with settlement.
   let chainWatcher: ChainWatcher | null = null;
   if (enabled.has('settlement') && context.chain && chainWiring) {
-    chainWatcher = new ChainWatcher({ db: deps.db, chain: context.chain, handlers: chainWiring.handlers, logger, now: () => deps.clock.now() });
+    const expiry = workers.find((w) => w.name === 'settlement-expiry');
+    // On-chain deadlines pass when final chain time does: each committed step may make some due.
+    const onStep = () => void expiry?.sweep();
+    chainWatcher = new ChainWatcher({ db: deps.db, chain: context.chain, handlers: chainWiring.handlers, logger, now: () => deps.clock.now(), onStep });
     chainWatcher.start();
     for (const loop of chainWiring.background) loop.start();
   }
-  // ws: outbox -> this node's WebSocket sessions (src/ws/outbox-dispatcher.ts).
-  const dispatcher = enabled.has('dispatch') ? new OutboxDispatcher({ db: deps.db, hub: hubFor(context), logger }) : null;
-  await dispatcher?.start();
+  // funds: PENDING deposits at the head (with the follower) and the custody broadcaster.
+  const headScanner = enabled.has('settlement') && context.chain ? new DepositHeadScanner(deps, context.chain, logger) : null;
+  headScanner?.start();
+  const broadcaster = enabled.has('withdrawals') && context.chain ? new CustodyBroadcaster({ deps, chain: context.chain, logger }) : null;
+  broadcaster?.start();
+  // ws: cross-node bus and price book always; outbox -> sessions and pruning with `dispatch`.
+  const ws = await startWsRuntime(context, logger, enabled.has('dispatch'));
   return {
     async stop() {
       for (const timer of timers) clearInterval(timer);
-      await dispatcher?.stop(); // ws: stop polling before the store closes
+      await ws.stop(); // before the store closes
       if (chainWatcher) await Promise.all(chainWiring!.background.map((loop) => loop.stop()));
       await chainWatcher?.stop();
+      await headScanner?.stop();
+      await broadcaster?.stop();
       await Promise.all(workers.map((w) => w.stop()));
     },
   };

@@ -1,6 +1,9 @@
 /** The persisted position of a chain follower (migration 0009). */
 import type { Reader, Tx } from './transaction.ts';
 
+/** The node's chain follower; its cursor time is the final chain time deadlines are judged on. */
+export const MAIN_CHAIN_CURSOR = 'main';
+
 export interface ChainCursor {
   name: string;
   blockNumber: number;

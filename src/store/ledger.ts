@@ -11,7 +11,9 @@ import type { Tx } from './transaction.ts';
 export type Rail = 'EVM' | 'VENUE';
 export type LedgerSource = 'DEPOSIT' | 'WITHDRAWAL' | 'SETTLEMENT' | 'FEE' | 'ADJUSTMENT' | 'ORDER_FILL';
 /** System books that balance user postings; `user` postings carry an account id. */
-export type Book = 'user' | 'custody' | 'fees' | 'adjustments' | 'maker_settlement' | 'venue' | 'unattributed';
+export type Book = 'user' | 'custody' | 'fees' | 'adjustments' | 'maker_settlement' | 'venue' | 'unattributed'
+  /** Custody movements the service could not attribute to a live trade (an RfqSettled after the RFQ failed); the operator resolves them. */
+  | 'suspense';
 
 export interface Posting {
   book: Book;

@@ -12,6 +12,11 @@ import * as quoteClaimsTimestamp from './migrations/0006-write-quote-claims-time
 import * as writeQuotesBatch from './migrations/0007-write-quotes-batch.ts';
 import * as appendEventsFunction from './migrations/0008-append-events-function.ts';
 import * as chainCursors from './migrations/0009-chain-cursors.ts';
+import * as settlementObservation from './migrations/0010-settlement-observation.ts';
+import * as settlementAnomalies from './migrations/0011-settlement-anomalies.ts';
+import * as deposits from './migrations/0012-deposits.ts';
+import * as withdrawals from './migrations/0013-withdrawals.ts';
+import * as promisedDeliveries from './migrations/0014-promised-deliveries.ts';
 import * as xchangeQuotes from './migrations/0015-xchange-quotes.ts';
 
 const migrations: Record<string, Migration> = {
@@ -24,6 +29,11 @@ const migrations: Record<string, Migration> = {
   '0007-write-quotes-batch': writeQuotesBatch,
   '0008-append-events-function': appendEventsFunction,
   '0009-chain-cursors': chainCursors,
+  '0010-settlement-observation': settlementObservation,
+  '0011-settlement-anomalies': settlementAnomalies,
+  '0012-deposits': deposits,
+  '0013-withdrawals': withdrawals,
+  '0014-promised-deliveries': promisedDeliveries,
   '0015-xchange-quotes': xchangeQuotes,
 };
 

@@ -25,17 +25,47 @@ interface Buffered extends OutboxEvent {
 }
 
 const buffers = new WeakMap<Tx, Buffered[]>();
+const commitListeners = new WeakMap<Db, Set<() => void>>();
+
+/**
+ * Calls `listener` after every commit through `db` that wrote outbox rows (the node's dispatcher
+ * wakes on it instead of waiting for its next poll). Returns the unsubscribe function.
+ */
+export function onOutboxCommit(db: Db, listener: () => void): () => void {
+  let set = commitListeners.get(db);
+  if (!set) commitListeners.set(db, (set = new Set()));
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
+/** Signals a commit that wrote outbox rows; for writers that bypass `inTransaction` (quote batches). */
+export function outboxCommitted(db: Db): void {
+  const set = commitListeners.get(db);
+  if (!set) return;
+  // A listener must only schedule work; one that throws must not fail the committed use case.
+  for (const listener of set) {
+    try {
+      listener();
+    } catch {
+      // ignored: listeners are wake-ups, and the dispatcher's poll is the fallback
+    }
+  }
+}
 
 /** Runs `work` in one transaction and writes the events it appended before committing. */
 export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction().execute(async (tx) => {
+  let wrote = false;
+  const result = await db.transaction().execute(async (tx) => {
     const buffer: Buffered[] = [];
     buffers.set(tx, buffer);
-    const result = await work(tx);
+    const value = await work(tx);
+    wrote = buffer.length > 0;
     await writeEvents(tx, buffer);
     buffer.length = 0;
-    return result;
+    return value;
   });
+  if (wrote) outboxCommitted(db);
+  return result;
 }
 
 export async function appendEvent(tx: Tx, event: OutboxEvent, at: number): Promise<void> {
@@ -50,4 +80,10 @@ async function writeEvents(tx: Tx, events: Buffered[]): Promise<void> {
   const payload = events.map((e, ord) => ({ ord, account_id: e.accountId, topic: e.topic, frame: e.frame, at: e.at }));
   // rfq_append_events (migration 0008): sequence rows in (account, topic) order, numbered in append order.
   await sql`select rfq_append_events(${JSON.stringify(payload)}::jsonb)`.execute(tx);
+}
+
+/** Deletes outbox rows created before `before` (UnixMillis), at most `limit` per call. */
+export async function pruneOutbox(db: Db, before: number, limit: number): Promise<number> {
+  const result = await sql`delete from outbox where id in (select id from outbox where created_at < ${before} order by id limit ${limit})`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
 }

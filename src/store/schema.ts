@@ -40,6 +40,8 @@ export interface MakersTable {
   suspended_until: number | null;
   created_at: number;
   updated_at: number;
+  suspension_count: Generated<number>;
+  last_suspended_at: number | null;
 }
 export interface SettingsTable { key: string; value: Json<unknown> }
 export interface BalancesTable { account_id: string; token: string; rail: string; available: bigint; locked: bigint }
@@ -120,6 +122,7 @@ export interface QuotesTable {
   tx_hash: string | null;
   created_at: number;
   updated_at: number;
+  quote_hash: string | null;
 }
 export interface EventSeqsTable { account_id: string; topic: string; last_seq: number }
 export interface OutboxTable {
@@ -132,6 +135,75 @@ export interface OutboxTable {
 }
 export interface ChainCursorsTable { name: string; block_number: number; block_hash: string; block_timestamp: number; updated_at: number }
 export interface XchangeExecutionsTable { quote_id: string; attempts: number; attempted_at: number; tx_hash: string | null; last_error: string | null }
+export interface MakerFailuresTable { quote_id: string; maker_id: string; rfq_id: string; reason: string; created_at: number }
+export interface SettlementAnomaliesTable {
+  tx_hash: string;
+  log_index: number;
+  kind: string;
+  quote_id: string | null;
+  rfq_id: string | null;
+  detail: Json<Record<string, unknown>>;
+  created_at: number;
+}
+export interface DepositsTable {
+  id: string;
+  account_id: string | null;
+  from_address: string;
+  token: string;
+  amount: bigint;
+  status: string;
+  tx_hash: string;
+  log_index: number;
+  block_number: number;
+  movement_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+export interface WithdrawalsTable {
+  id: string;
+  account_id: string;
+  token: string;
+  amount: bigint;
+  to_address: string;
+  status: string;
+  tx_hash: string | null;
+  failure_reason: string | null;
+  idempotency_key: string | null;
+  request_fingerprint: string;
+  created_at: number;
+  updated_at: number;
+}
+export interface CustodyTransfersTable {
+  id: string;
+  purpose: 'withdrawal' | 'payout';
+  owner_id: string;
+  token: string;
+  token_address: string;
+  to_address: string;
+  amount: bigint;
+  status: string;
+  from_address: string | null;
+  nonce: number | null;
+  raw_tx: string | null;
+  tx_hash: string | null;
+  send_attempts: number;
+  signed_at: number | null;
+  last_sent_at: number | null;
+  confirmed_block: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+export interface CustodyNoncesTable { address: string; next_nonce: number }
+export interface PromisedDeliveriesTable {
+  quote_id: string;
+  rfq_id: string;
+  tx_hash: string;
+  log_index: number;
+  block_number: number;
+  block_timestamp_secs: number;
+  created_at: number;
+}
 export interface RateLimitWindowsTable { bucket: string; window_start: number; hits: number }
 
 export interface DB {
@@ -154,4 +226,11 @@ export interface DB {
   rate_limit_windows: RateLimitWindowsTable;
   chain_cursors: ChainCursorsTable;
   xchange_executions: XchangeExecutionsTable;
+  maker_failures: MakerFailuresTable;
+  settlement_anomalies: SettlementAnomaliesTable;
+  deposits: DepositsTable;
+  withdrawals: WithdrawalsTable;
+  custody_transfers: CustodyTransfersTable;
+  custody_nonces: CustodyNoncesTable;
+  promised_deliveries: PromisedDeliveriesTable;
 }

@@ -4,24 +4,45 @@
  */
 
 export const WS_PATH = '/v1/rfq/ws';
+export const PRICES_WS_PATH = '/v1/rfq/prices/ws';
 
 /** Close codes chosen in DESIGN.md section 4 (the spec leaves them open). */
 export const CLOSE_AUTH_FAILED = 4001;
 /** Keepalive: two consecutive server pings went unanswered (not in DESIGN.md's list; chosen here). */
 export const CLOSE_KEEPALIVE_TIMEOUT = 4002;
+export const CLOSE_CONNECTION_CAP = 4008;
+/** The send buffer passed RFQ_WS_SEND_BUFFER_BYTES (not in DESIGN.md's list; chosen here). */
+export const CLOSE_SLOW_CONSUMER = 4009;
+export const CLOSE_RATE_LIMITED = 4029;
+export const CLOSE_SHUTDOWN = 1001;
 
-/** Topics this slice serves; every other topic answers UNSUPPORTED_CHANNEL. */
-export const SUPPORTED_TOPICS = ['balances', 'rfqStatus', 'quotes', 'quoteStatus', 'openRfqs'] as const;
+/** Topics of /v1/rfq/ws (spec "Topics"); every other topic answers UNSUPPORTED_CHANNEL. */
+export const SUPPORTED_TOPICS = ['prices', 'balances', 'rfqStatus', 'quotes', 'quoteStatus', 'openRfqs'] as const;
 export type SupportedTopic = (typeof SUPPORTED_TOPICS)[number];
+/** Per-account topics: frames carry `seq`, and `subscribe` may carry `fromSeq`. */
+export const ACCOUNT_TOPICS = ['balances', 'rfqStatus', 'quotes', 'quoteStatus'] as const;
+export type AccountTopic = (typeof ACCOUNT_TOPICS)[number];
 
 export function isSupportedTopic(topic: string): topic is SupportedTopic {
   return (SUPPORTED_TOPICS as readonly string[]).includes(topic);
 }
 
+export function isAccountTopic(topic: string): topic is AccountTopic {
+  return (ACCOUNT_TOPICS as readonly string[]).includes(topic);
+}
+
+/** Topics whose selector carries `instrumentId`. */
+export function takesInstrument(topic: string): boolean {
+  return topic === 'openRfqs' || topic === 'prices';
+}
+
 export type ClientFrame =
   | { kind: 'auth'; accessKey: string; signedAt: number; signature: string }
-  /** `instrumentId`: the flattened selector parameter (openRfqs); absent when not sent. */
-  | { kind: 'subscribe'; topic: string; instrumentId?: string }
+  /**
+   * `instrumentId`: the flattened selector parameter (openRfqs, prices); `fromSeq`: replay after
+   * this seq (account topics, additive extension). Each absent when not sent.
+   */
+  | { kind: 'subscribe'; topic: string; instrumentId?: string; fromSeq?: number }
   | { kind: 'unsubscribe'; topic: string; instrumentId?: string }
   | { kind: 'ping' }
   | { kind: 'pong' }
@@ -58,11 +79,15 @@ export function parseClientFrame(raw: string): ClientFrame {
       const topic = value.topic;
       if (typeof topic !== 'string' || topic.length === 0) return { kind: 'invalid', message: `${kind}: \`topic\` string required` };
       const instrumentId = value.instrumentId;
-      if (instrumentId === undefined) return { kind, topic };
-      if (typeof instrumentId !== 'string' || instrumentId.length === 0 || instrumentId.length > 64) {
+      if (instrumentId !== undefined && (typeof instrumentId !== 'string' || instrumentId.length === 0 || instrumentId.length > 64)) {
         return { kind: 'invalid', message: `${kind}: \`instrumentId\` must be a non-empty string` };
       }
-      return { kind, topic, instrumentId };
+      const fromSeq = value.fromSeq;
+      if (fromSeq !== undefined && (kind !== 'subscribe' || typeof fromSeq !== 'number' || !Number.isSafeInteger(fromSeq) || fromSeq < 0)) {
+        return { kind: 'invalid', message: `${kind}: \`fromSeq\` must be a non-negative integer (subscribe only)` };
+      }
+      if (kind === 'unsubscribe') return instrumentId === undefined ? { kind, topic } : { kind, topic, instrumentId };
+      return { kind, topic, ...(instrumentId === undefined ? {} : { instrumentId }), ...(fromSeq === undefined ? {} : { fromSeq }) };
     }
     case 'ping':
     case 'pong':
@@ -74,4 +99,30 @@ export function parseClientFrame(raw: string): ClientFrame {
 
 export function errorFrame(code: string, message: string): Record<string, unknown> {
   return { kind: 'error', code, message };
+}
+
+/** Ingest socket frames (`/v1/rfq/prices/ws`): `auth`, then `ladder` frames. */
+export type IngestFrame =
+  | { kind: 'auth'; accessKey: string; signedAt: number; signature: string }
+  | { kind: 'ladder'; instrumentId: string; bids: unknown; asks: unknown; ts: number }
+  | { kind: 'invalid'; message: string };
+
+export function parseIngestFrame(raw: string): IngestFrame {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return { kind: 'invalid', message: 'frame is not valid JSON' };
+  }
+  if (isObject(value) && value.kind === 'ladder') {
+    const { instrumentId, bids, asks, ts } = value;
+    if (typeof instrumentId !== 'string' || instrumentId.length === 0 || instrumentId.length > 64) return { kind: 'invalid', message: 'ladder: `instrumentId` string required' };
+    if (typeof ts !== 'number' || !Number.isSafeInteger(ts) || ts < 0) return { kind: 'invalid', message: 'ladder: `ts` non-negative integer required' };
+    if (bids === undefined || asks === undefined) return { kind: 'invalid', message: 'ladder: `bids` and `asks` required' };
+    return { kind: 'ladder', instrumentId, bids, asks, ts };
+  }
+  const frame = parseClientFrame(raw);
+  if (frame.kind === 'auth' || frame.kind === 'invalid') return frame;
+  // ping/pong/subscribe belong to /v1/rfq/ws; this socket keeps alive with native pings.
+  return { kind: 'invalid', message: `unknown frame kind ${JSON.stringify(frame.kind)} on the price ingest socket` };
 }

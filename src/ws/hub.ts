@@ -1,76 +1,148 @@
 /**
- * The node-local registry of authenticated sessions, keyed by account, that the outbox
- * dispatcher delivers into. One hub per ApiContext: the route plugin and the worker both reach
- * it through `hubFor(context)`, so neither the context type nor the wiring has to change.
+ * The node-local registry of WebSocket sessions that the outbox dispatcher and the price book
+ * deliver into: authenticated sessions by account, openRfqs and prices subscribers by instrument,
+ * and the per-source count of connections still in their handshake. One hub per ApiContext: the
+ * route plugin and the workers both reach it through `hubFor(context)`.
  */
 import type { ApiContext } from '../api/context.ts';
 
-/** What the hub needs from a session: a way to hand it one committed account-topic frame. */
+/** What the hub needs from a session. */
 export interface HubSession {
   readonly accountId: string;
+  /** One committed frame of this account (account topics) or a broadcast openRfqs frame. */
   deliver(topic: string, frame: Record<string, unknown>): void;
+  /** A serialised `price` frame of an instrument this session subscribes to (serialised once per tick). */
+  deliverPrice?(instrumentId: string, data: string): void;
+}
+
+class Index<K, V> {
+  private readonly map = new Map<K, Set<V>>();
+
+  add(key: K, value: V): void {
+    let set = this.map.get(key);
+    if (!set) this.map.set(key, (set = new Set()));
+    set.add(value);
+  }
+
+  delete(key: K, value: V): void {
+    const set = this.map.get(key);
+    if (!set) return;
+    set.delete(value);
+    // Drop empty sets so a long-lived node does not keep one entry per key ever seen.
+    if (set.size === 0) this.map.delete(key);
+  }
+
+  get(key: K): ReadonlySet<V> | undefined {
+    return this.map.get(key);
+  }
+
+  keys(): K[] {
+    return [...this.map.keys()];
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+/** Counts per key under a cap: unauthenticated connections per source, ingest sessions per account. */
+export class KeyedCounter {
+  private readonly counts = new Map<string, number>();
+
+  count(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
+
+  tryAcquire(source: string, max: number): boolean {
+    const n = this.counts.get(source) ?? 0;
+    if (n >= max) return false;
+    this.counts.set(source, n + 1);
+    return true;
+  }
+
+  release(source: string): void {
+    const n = (this.counts.get(source) ?? 0) - 1;
+    if (n <= 0) this.counts.delete(source);
+    else this.counts.set(source, n);
+  }
 }
 
 export class SessionHub {
-  private readonly byAccount = new Map<string, Set<HubSession>>();
-  /** openRfqs subscribers by instrumentId (broadcast rows are routed by the frame's instrumentId). */
-  private readonly openRfqsByInstrument = new Map<string, Set<HubSession>>();
+  /** Connections per source address still in their handshake (both socket paths). */
+  readonly unauthenticated = new KeyedCounter();
+  /** Price ingest sessions per account (capped apart from /v1/rfq/ws sessions). */
+  readonly ingestSessions = new KeyedCounter();
+  private readonly byAccount = new Index<string, HubSession>();
+  private readonly openRfqsByInstrument = new Index<string, HubSession>();
+  private readonly pricesByInstrument = new Index<string, HubSession>();
+  /** Price frames skipped because a newer tick superseded them before the socket drained. */
+  pricesConflated = 0;
 
   add(session: HubSession): void {
-    let set = this.byAccount.get(session.accountId);
-    if (!set) this.byAccount.set(session.accountId, (set = new Set()));
-    set.add(session);
+    this.byAccount.add(session.accountId, session);
   }
 
-  remove(session: HubSession): void {
-    const set = this.byAccount.get(session.accountId);
-    if (!set) return;
-    set.delete(session);
-    // Drop empty sets so a long-lived node does not keep one entry per account ever seen.
-    if (set.size === 0) this.byAccount.delete(session.accountId);
-    for (const instrumentId of [...this.openRfqsByInstrument.keys()]) this.unwatchOpenRfqs(session, instrumentId);
+  remove(session: HubSession, instruments: { openRfqs: Iterable<string>; prices: Iterable<string> }): void {
+    this.byAccount.delete(session.accountId, session);
+    for (const id of instruments.openRfqs) this.openRfqsByInstrument.delete(id, session);
+    for (const id of instruments.prices) this.pricesByInstrument.delete(id, session);
+  }
+
+  sessionsOf(accountId: string): number {
+    return this.byAccount.get(accountId)?.size ?? 0;
   }
 
   watchOpenRfqs(session: HubSession, instrumentId: string): void {
-    let set = this.openRfqsByInstrument.get(instrumentId);
-    if (!set) this.openRfqsByInstrument.set(instrumentId, (set = new Set()));
-    set.add(session);
+    this.openRfqsByInstrument.add(instrumentId, session);
   }
 
   unwatchOpenRfqs(session: HubSession, instrumentId: string): void {
-    const set = this.openRfqsByInstrument.get(instrumentId);
-    if (!set) return;
-    set.delete(session);
-    if (set.size === 0) this.openRfqsByInstrument.delete(instrumentId);
+    this.openRfqsByInstrument.delete(instrumentId, session);
+  }
+
+  watchPrices(session: HubSession, instrumentId: string): void {
+    this.pricesByInstrument.add(instrumentId, session);
+  }
+
+  unwatchPrices(session: HubSession, instrumentId: string): void {
+    this.pricesByInstrument.delete(instrumentId, session);
   }
 
   /** Instruments with at least one openRfqs subscriber on this node. */
   openRfqsInstruments(): string[] {
-    return [...this.openRfqsByInstrument.keys()];
+    return this.openRfqsByInstrument.keys();
   }
 
   /** A broadcast `openRfqs` frame to every session holding that instrument's subscription. */
   deliverOpenRfq(instrumentId: string, frame: Record<string, unknown>): void {
-    const set = this.openRfqsByInstrument.get(instrumentId);
-    if (!set) return;
-    for (const session of set) session.deliver('openRfqs', frame);
+    for (const session of this.openRfqsByInstrument.get(instrumentId) ?? []) session.deliver('openRfqs', frame);
+  }
+
+  /** A top-of-book change: serialised once, handed to every subscriber of the instrument. */
+  deliverPrice(instrumentId: string, frame: Record<string, unknown>): void {
+    const sessions = this.pricesByInstrument.get(instrumentId);
+    if (!sessions) return;
+    const data = JSON.stringify(frame);
+    for (const session of sessions) session.deliverPrice?.(instrumentId, data);
   }
 
   /** Sessions filter by their own subscriptions; the hub only routes by account. */
   deliver(accountId: string, topic: string, frame: Record<string, unknown>): void {
-    const set = this.byAccount.get(accountId);
-    if (!set) return;
-    for (const session of set) session.deliver(topic, frame);
+    for (const session of this.byAccount.get(accountId) ?? []) session.deliver(topic, frame);
   }
 
   /** Accounts with at least one session on this node. */
   accounts(): string[] {
-    return [...this.byAccount.keys()];
+    return this.byAccount.keys();
+  }
+
+  accountCount(): number {
+    return this.byAccount.size;
   }
 
   sessionCount(): number {
     let n = 0;
-    for (const set of this.byAccount.values()) n += set.size;
+    for (const account of this.byAccount.keys()) n += this.byAccount.get(account)?.size ?? 0;
     return n;
   }
 }

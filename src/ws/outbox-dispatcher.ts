@@ -1,8 +1,9 @@
 /**
- * Polls the outbox and hands each committed account-topic frame to this node's sessions, with
+ * Reads the outbox and hands each committed account-topic frame to this node's sessions, with
  * the row's `seq` added, and each broadcast `openRfqs` frame to the sessions subscribed to its
  * instrument (no seq). Every node runs its own dispatcher over the shared table, so every
- * node's sessions see every commit (NOTIFY wake-ups can replace the fixed poll later).
+ * node's sessions see every commit. It reads when woken (`wake`: a local commit, or another
+ * node's NOTIFY) and otherwise polls at `pollIntervalMs` as the fallback.
  *
  * Ids come from a sequence, which is allocated at insert, not at commit: a row with a lower id
  * can become visible after a higher one. The cursor therefore does not jump over a hole at once;
@@ -13,6 +14,8 @@ import type { Logger } from 'pino';
 import { sql } from 'kysely';
 import type { Db } from '../store/transaction.ts';
 import type { SessionHub } from './hub.ts';
+
+const ACCOUNT_FILTER_MAX = 500;
 
 export interface OutboxDispatcherOptions {
   db: Db;
@@ -35,6 +38,8 @@ export class OutboxDispatcher {
   private gapSince: number | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** A wake-up arrived while a read was running: read again as soon as it ends. */
+  private again = false;
   private stopped = false;
 
   constructor(options: OutboxDispatcherOptions) {
@@ -60,32 +65,57 @@ export class OutboxDispatcher {
     await this.running;
   }
 
+  /** New rows may be committed: read now (or right after the read in progress). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.run();
+  }
+
   /** setTimeout after each poll, not setInterval: a slow poll never overlaps the next. */
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.poll()
-        .then(() => undefined)
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'outbox poll failed'))
-        .finally(() => {
-          this.running = null;
-          this.schedule();
-        });
-    }, this.pollIntervalMs);
+    this.timer = setTimeout(() => this.run(), this.pollIntervalMs);
     this.timer.unref();
+  }
+
+  private run(): void {
+    this.timer = null;
+    let full = false;
+    this.running = this.poll()
+      .then((n) => {
+        full = n >= this.batchSize;
+      })
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'outbox poll failed'))
+      .finally(() => {
+        this.running = null;
+        if (this.stopped) return;
+        // A full batch means more rows are waiting; a wake-up during the read may mean the same.
+        if (full || this.again) {
+          this.again = false;
+          setImmediate(() => this.wake());
+        } else this.schedule();
+      });
   }
 
   /** One poll; returns how many rows were delivered (exported for tests and benchmarks). */
   async poll(): Promise<number> {
     // Frames are read only for accounts with a session here: a node without sessions pays for ids.
     // Broadcast openRfqs rows likewise: only for instruments some session here subscribes to.
-    const connected = this.hub.accounts();
+    // Past ACCOUNT_FILTER_MAX accounts the list costs more to send than the frames it filters out.
+    const everyAccount = this.hub.accountCount() > ACCOUNT_FILTER_MAX;
+    const connected = everyAccount ? [] : this.hub.accounts();
     const instruments = this.hub.openRfqsInstruments();
     const rows = await this.db
       .selectFrom('outbox')
       .select(['id', 'account_id', 'topic', 'seq'])
       .select(
-        sql<Record<string, unknown> | null>`case when account_id = any(${connected}::uuid[]) then frame when account_id is null and topic = 'openRfqs' and frame->>'instrumentId' = any(${instruments}::text[]) then frame end`.as('frame'),
+        sql<Record<string, unknown> | null>`case when account_id is not null and (${everyAccount} or account_id = any(${connected}::uuid[])) then frame when account_id is null and topic = 'openRfqs' and frame->>'instrumentId' = any(${instruments}::text[]) then frame end`.as('frame'),
       )
       .where('id', '>', this.cursor)
       .orderBy('id')
@@ -105,7 +135,7 @@ export class OutboxDispatcher {
       if (row.frame === null) continue;
       const frame = row.frame;
       if (row.account_id === null) {
-        // Broadcast rows carry no seq. `prices` is not served by this slice (never selected above).
+        // Broadcast rows carry no seq. Prices never pass through the outbox (see price-book.ts).
         if (row.topic === 'openRfqs' && typeof frame.instrumentId === 'string') this.hub.deliverOpenRfq(frame.instrumentId, frame);
         continue;
       }

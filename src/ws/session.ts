@@ -1,89 +1,55 @@
 /**
- * One `/v1/rfq/ws` connection: the `auth` handshake under a deadline, then subscribe /
- * unsubscribe / ping. Inbound frames are handled strictly one after another (a promise chain)
- * so an async step (auth, a baseline read) never lets a later frame overtake it.
+ * One `/v1/rfq/ws` session after the shared handshake (connection.ts): `health`, then
+ * subscribe / unsubscribe / ping, the application keepalive, and delivery of committed frames
+ * (account topics with `seq`, broadcast `rfq` frames) and `price` ticks.
  */
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import type { ApiContext } from '../api/context.ts';
 import { ServiceError } from '../domain/errors.ts';
-import { wsAuthCanonical } from '../domain/auth/hmac.ts';
-import { authenticateRequest } from '../services/auth/authenticate-request.ts';
 import { activeMaker, pairOf } from '../services/rfq/maker-access.ts';
-import { balancesBaseline, type Baseline } from './baselines.ts';
-import { CLOSE_AUTH_FAILED, CLOSE_KEEPALIVE_TIMEOUT, WS_PATH, errorFrame, isSupportedTopic, parseClientFrame } from './frames.ts';
+import { startAccountTopic, type TopicStart } from './baselines.ts';
+import { WsConnection } from './connection.ts';
+import { CLOSE_KEEPALIVE_TIMEOUT, WS_PATH, errorFrame, isAccountTopic, isSupportedTopic, parseClientFrame, takesInstrument } from './frames.ts';
 import type { HubSession, SessionHub } from './hub.ts';
+import type { PriceBook } from './price-book.ts';
 
-/** Spec "Limits": 5 s unless the operator configures it. */
-export const DEFAULT_HANDSHAKE_DEADLINE_MS = 5000;
-
-/** The configured deadline (RFQ_WS_HANDSHAKE_DEADLINE_MS), read per connection. */
-export function handshakeDeadlineMs(context: ApiContext): number {
-  const value: unknown = context.ws.handshakeDeadlineMs;
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : DEFAULT_HANDSHAKE_DEADLINE_MS;
-}
-
-/** DESIGN.md section 4: a server ping every `pingIntervalMs` (RFQ_WS_PING_INTERVAL_MS, 15 s). */
-export const DEFAULT_PING_INTERVAL_MS = 15000;
-
-export function pingIntervalMs(context: ApiContext): number {
-  const value: unknown = context.ws.pingIntervalMs;
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : DEFAULT_PING_INTERVAL_MS;
-}
-
-/** Subscriptions are keyed by topic, and by `openRfqs:<instrumentId>` for the parameterised one. */
+/** Subscriptions are keyed by topic, and by `<topic>:<instrumentId>` for the parameterised ones. */
 function subscriptionKey(topic: string, instrumentId: string | undefined): string {
-  return topic === 'openRfqs' ? `openRfqs:${instrumentId ?? ''}` : topic;
+  return takesInstrument(topic) ? `${topic}:${instrumentId ?? ''}` : topic;
 }
 
 interface Subscription {
-  /** False while the baseline is being read: pushes wait in `pending` so they follow it. */
+  /** False while the start (baseline or replay) is being read: pushes wait in `pending`. */
   ready: boolean;
-  /** Pushed frames with seq at or below this are already in the baseline. */
+  /** Pushed frames with seq at or below this are already covered by the start. */
   floorSeq: number;
   pending: Record<string, unknown>[];
 }
 
-const OPEN = 1;
+/** A price frame queued while the socket was behind; below this many queued bytes, send at once. */
+const PRICE_CONFLATE_BYTES = 64 * 1024;
+const PRICE_RETRY_MS = 25;
 
-export class WsSession implements HubSession {
-  accountId = '';
-  private readonly socket: WebSocket;
-  private readonly context: ApiContext;
-  private readonly hub: SessionHub;
-  private readonly logger: Logger;
-  private authenticated = false;
+export class WsSession extends WsConnection implements HubSession {
   private makerScoped = false;
-  private closed = false;
-  private deadline: NodeJS.Timeout | null;
   private keepalive: NodeJS.Timeout | null = null;
   /** Server pings sent since the last pong. */
   private unansweredPings = 0;
-  private chain: Promise<void> = Promise.resolve();
   private readonly subscriptions = new Map<string, Subscription>();
+  private readonly openRfqs = new Set<string>();
+  private readonly prices = new Set<string>();
+  /** Latest price frame per instrument not yet sent because the socket was behind. */
+  private conflated: Map<string, string> | null = null;
+  private conflateTimer: NodeJS.Timeout | null = null;
+  private readonly book: PriceBook;
 
-  constructor(socket: WebSocket, context: ApiContext, hub: SessionHub, logger: Logger) {
-    this.socket = socket;
-    this.context = context;
-    this.hub = hub;
-    this.logger = logger;
-    this.deadline = setTimeout(() => this.refuse('no auth frame within the handshake deadline'), handshakeDeadlineMs(context));
-    this.deadline.unref();
-    socket.on('message', (data, isBinary) => {
-      const raw = isBinary ? null : data.toString();
-      this.chain = this.chain.then(() => this.handle(raw)).catch((error: unknown) => {
-        this.logger.error({ err: error }, 'ws frame handling failed');
-        this.send(errorFrame('INTERNAL', 'internal error'));
-      });
-    });
-    socket.on('close', () => this.dispose());
-    socket.on('error', () => this.dispose());
+  constructor(socket: WebSocket, context: ApiContext, hub: SessionHub, book: PriceBook, logger: Logger, source: string) {
+    super(socket, context, hub, logger, source, WS_PATH);
+    this.book = book;
   }
 
-  /**
-   * Called by the hub for every committed frame of this account, and for broadcast openRfqs
-   * frames of instruments this session watches; filtered by subscription.
-   */
+  /** A committed frame of this account, or a broadcast openRfqs frame; filtered by subscription. */
   deliver(topic: string, frame: Record<string, unknown>): void {
     const key = subscriptionKey(topic, typeof frame.instrumentId === 'string' ? frame.instrumentId : undefined);
     const sub = this.subscriptions.get(key);
@@ -96,8 +62,35 @@ export class WsSession implements HubSession {
     this.send(frame);
   }
 
-  private async handle(raw: string | null): Promise<void> {
-    if (this.closed) return;
+  /**
+   * A serialised top-of-book tick. When the socket is behind, only the newest tick per instrument
+   * waits (superseded ones are dropped and counted): prices are a latest-value stream.
+   */
+  deliverPrice(instrumentId: string, data: string): void {
+    if (this.closed || !this.prices.has(instrumentId)) return;
+    if (this.conflated === null && this.bufferedBytes() < PRICE_CONFLATE_BYTES) {
+      this.sendData(data);
+      return;
+    }
+    this.conflated ??= new Map();
+    if (this.conflated.has(instrumentId)) this.hub.pricesConflated++;
+    this.conflated.set(instrumentId, data);
+    this.conflateTimer ??= setTimeout(() => this.flushPrices(), PRICE_RETRY_MS);
+  }
+
+  private flushPrices(): void {
+    this.conflateTimer = null;
+    if (this.closed || this.conflated === null) return;
+    if (this.bufferedBytes() >= PRICE_CONFLATE_BYTES) {
+      this.conflateTimer = setTimeout(() => this.flushPrices(), PRICE_RETRY_MS);
+      return;
+    }
+    const frames = this.conflated;
+    this.conflated = null;
+    for (const data of frames.values()) this.sendData(data);
+  }
+
+  protected async handle(raw: string | null): Promise<void> {
     const frame = raw === null ? { kind: 'invalid' as const, message: 'binary frames are not accepted' } : parseClientFrame(raw);
     if (!this.authenticated) {
       // Before auth, the only acceptable frame is a valid `auth`; anything else ends the handshake.
@@ -106,52 +99,42 @@ export class WsSession implements HubSession {
     }
     switch (frame.kind) {
       case 'ping':
-        return this.send({ kind: 'pong' });
+        this.send({ kind: 'pong' });
+        return;
       case 'pong':
         // Never answered; it clears the keepalive count (unsolicited ones change nothing else).
         this.unansweredPings = 0;
         return;
       case 'auth':
-        return this.send(errorFrame('INVALID_REQUEST', 'already authenticated'));
+        this.send(errorFrame('INVALID_REQUEST', 'already authenticated'));
+        return;
       case 'subscribe':
-        return this.subscribe(frame.topic, frame.instrumentId);
+        return this.subscribe(frame.topic, frame.instrumentId, frame.fromSeq);
       case 'unsubscribe':
         return this.unsubscribe(frame.topic, frame.instrumentId);
       case 'invalid':
-        return this.send(errorFrame('INVALID_REQUEST', frame.message));
+        this.send(errorFrame('INVALID_REQUEST', frame.message));
+        return;
     }
   }
 
   private async authenticate(accessKey: string, signedAt: number, signature: string): Promise<void> {
-    try {
-      const auth = await authenticateRequest(this.context.authentication, {
-        accessKey,
-        timestamp: String(signedAt),
-        signature,
-        canonical: () => wsAuthCanonical(signedAt, WS_PATH),
-      });
-      if (this.closed) return;
-      this.clearDeadline();
-      this.authenticated = true;
-      this.accountId = auth.accountId;
-      this.makerScoped = auth.makerScoped;
-      this.hub.add(this);
-      this.startKeepalive();
-      // isMaker: the credential is maker-scoped (not a live read of the maker record; see report).
-      this.send({ kind: 'health', userId: auth.accountId, isMaker: auth.makerScoped });
-    } catch (error) {
-      if (!(error instanceof ServiceError)) throw error;
-      // The precise reason (expired, mismatch, reused) goes in the message; the code is the spec's.
-      this.refuse(error.message);
-    }
+    const auth = await this.verifyAuth(accessKey, signedAt, signature, (accountId) => this.hub.sessionsOf(accountId));
+    if (!auth) return;
+    this.makerScoped = auth.makerScoped;
+    this.hub.add(this);
+    this.startKeepalive();
+    // isMaker: the credential is maker-scoped (issued while the account was an active maker).
+    this.send({ kind: 'health', userId: auth.accountId, isMaker: auth.makerScoped });
   }
 
   /** Null when the session may hold the topic; else why not (UNSUPPORTED_CHANNEL). */
   private async refusal(topic: string, instrumentId: string | undefined): Promise<string | null> {
     if (topic === 'quoteStatus') return this.makerScoped ? null : 'quoteStatus needs a maker-scoped credential';
-    if (topic !== 'openRfqs') return null;
+    if (!takesInstrument(topic)) return null;
     const instrument = (await this.context.service.refdata.current()).instruments.get(instrumentId!);
     if (!instrument) return `instrument ${JSON.stringify(instrumentId)} is not available`;
+    if (topic === 'prices') return null;
     let maker;
     try {
       maker = await activeMaker(this.context.service.db, this.accountId, this.context.service.clock.now());
@@ -164,50 +147,84 @@ export class WsSession implements HubSession {
     return null;
   }
 
-  private async subscribe(topic: string, instrumentId: string | undefined): Promise<void> {
-    if (!isSupportedTopic(topic)) return this.send(errorFrame('UNSUPPORTED_CHANNEL', `topic ${JSON.stringify(topic.slice(0, 64))} is not available`));
-    if (topic === 'openRfqs' && instrumentId === undefined) return this.send(errorFrame('INVALID_REQUEST', 'openRfqs: `instrumentId` required'));
-    const selector: Record<string, unknown> = topic === 'openRfqs' ? { topic, instrumentId } : { topic };
+  private async subscribe(topic: string, instrumentId: string | undefined, fromSeq: number | undefined): Promise<void> {
+    if (!isSupportedTopic(topic)) {
+      this.send(errorFrame('UNSUPPORTED_CHANNEL', `topic ${JSON.stringify(topic.slice(0, 64))} is not available`));
+      return;
+    }
+    if (takesInstrument(topic) && instrumentId === undefined) {
+      this.send(errorFrame('INVALID_REQUEST', `${topic}: \`instrumentId\` required`));
+      return;
+    }
+    if (fromSeq !== undefined && !isAccountTopic(topic)) {
+      this.send(errorFrame('INVALID_REQUEST', `${topic}: \`fromSeq\` applies to account topics only`));
+      return;
+    }
+    const selector: Record<string, unknown> = takesInstrument(topic) ? { topic, instrumentId } : { topic };
     const key = subscriptionKey(topic, instrumentId);
     if (this.subscriptions.has(key)) {
-      // Re-subscribing is idempotent: echo again, no second baseline stream.
-      return this.send({ kind: 'subscribed', ...selector });
+      // Re-subscribing is idempotent: echo again, no second start.
+      this.send({ kind: 'subscribed', ...selector });
+      return;
     }
     const refused = await this.refusal(topic, instrumentId);
     if (this.closed) return;
-    if (refused !== null) return this.send(errorFrame('UNSUPPORTED_CHANNEL', refused));
+    if (refused !== null) {
+      this.send(errorFrame('UNSUPPORTED_CHANNEL', refused));
+      return;
+    }
+    if (topic === 'prices') {
+      this.subscriptions.set(key, { ready: true, floorSeq: 0, pending: [] });
+      this.prices.add(instrumentId!);
+      this.hub.watchPrices(this, instrumentId!);
+      this.send({ kind: 'subscribed', ...selector });
+      const current = this.book.currentFrame(instrumentId!);
+      if (current) this.send(current);
+      return;
+    }
+    if (topic === 'openRfqs') {
+      // No baseline by spec.
+      this.subscriptions.set(key, { ready: true, floorSeq: 0, pending: [] });
+      this.openRfqs.add(instrumentId!);
+      this.hub.watchOpenRfqs(this, instrumentId!);
+      this.send({ kind: 'subscribed', ...selector });
+      return;
+    }
+    if (!isAccountTopic(topic)) return;
     const sub: Subscription = { ready: false, floorSeq: 0, pending: [] };
     this.subscriptions.set(key, sub);
-    if (topic === 'openRfqs') this.hub.watchOpenRfqs(this, instrumentId!);
-    this.send({ kind: 'subscribed', ...selector });
-    let baseline: Baseline | null = null;
+    let start: TopicStart;
     try {
-      baseline = topic === 'balances' ? await balancesBaseline(this.context.service, this.accountId) : null;
-    } finally {
-      // rfqStatus, quotes and quoteStatus have no baseline in this slice (the spec's replays are
-      // not built yet): pushes only. openRfqs has none by spec.
-      if (baseline) {
-        sub.floorSeq = baseline.seq;
-        for (const frame of baseline.frames) this.send({ ...frame, seq: baseline.seq });
-      }
-      sub.ready = true;
-      const pending = sub.pending.splice(0);
-      // Unsubscribed while the baseline was read: nothing more to send.
-      if (this.subscriptions.get(key) === sub) for (const frame of pending) this.deliver(topic, frame);
+      start = await startAccountTopic(this.context.service, this.accountId, topic, fromSeq);
+    } catch (error) {
+      if (this.subscriptions.get(key) === sub) this.subscriptions.delete(key);
+      throw error;
     }
+    // Unsubscribed (or closed) while the start was read: nothing more to send.
+    if (this.closed || this.subscriptions.get(key) !== sub) return;
+    // `seq` (and `resync` when a replay could not be served) on the ack are additive fields.
+    this.send({ kind: 'subscribed', ...selector, seq: start.seq, ...(start.resync ? { resync: true } : {}) });
+    sub.floorSeq = start.seq;
+    for (const frame of start.frames) this.send(start.resync ? { ...frame, resync: true } : frame);
+    sub.ready = true;
+    for (const frame of sub.pending.splice(0)) this.deliver(topic, frame);
   }
 
-  /** Acknowledged whether or not it was held (spec). openRfqs without instrumentId drops them all. */
+  /** Acknowledged whether or not it was held (spec). Without instrumentId, drops every instrument. */
   private unsubscribe(topic: string, instrumentId: string | undefined): void {
-    if (topic === 'openRfqs') {
-      for (const key of [...this.subscriptions.keys()]) {
-        if (!key.startsWith('openRfqs:')) continue;
-        const id = key.slice('openRfqs:'.length);
+    if (takesInstrument(topic)) {
+      const held = topic === 'prices' ? this.prices : this.openRfqs;
+      for (const id of [...held]) {
         if (instrumentId !== undefined && id !== instrumentId) continue;
-        this.subscriptions.delete(key);
-        this.hub.unwatchOpenRfqs(this, id);
+        held.delete(id);
+        this.subscriptions.delete(subscriptionKey(topic, id));
+        if (topic === 'prices') {
+          this.hub.unwatchPrices(this, id);
+          this.conflated?.delete(id);
+        } else this.hub.unwatchOpenRfqs(this, id);
       }
-      return this.send(instrumentId === undefined ? { kind: 'unsubscribed', topic } : { kind: 'unsubscribed', topic, instrumentId });
+      this.send(instrumentId === undefined ? { kind: 'unsubscribed', topic } : { kind: 'unsubscribed', topic, instrumentId });
+      return;
     }
     this.subscriptions.delete(topic);
     this.send({ kind: 'unsubscribed', topic });
@@ -218,41 +235,22 @@ export class WsSession implements HubSession {
     this.keepalive = setInterval(() => {
       if (this.closed) return;
       if (this.unansweredPings >= 2) {
-        this.socket.close(CLOSE_KEEPALIVE_TIMEOUT, 'keepalive timeout');
-        this.dispose();
+        this.closeWith(CLOSE_KEEPALIVE_TIMEOUT, 'keepalive timeout');
         return;
       }
       this.unansweredPings++;
       this.send({ kind: 'ping' });
-    }, pingIntervalMs(this.context));
+    }, this.context.ws.pingIntervalMs);
     this.keepalive.unref();
   }
 
-  private send(frame: Record<string, unknown>): void {
-    if (this.closed || this.socket.readyState !== OPEN) return;
-    this.socket.send(JSON.stringify(frame));
-  }
-
-  /** AUTH_REQUIRED then close 4001 (DESIGN.md section 4 close codes). */
-  private refuse(message: string): void {
-    if (this.closed) return;
-    this.send(errorFrame('AUTH_REQUIRED', message));
-    this.socket.close(CLOSE_AUTH_FAILED, 'authentication required');
-    this.dispose();
-  }
-
-  private clearDeadline(): void {
-    if (this.deadline) clearTimeout(this.deadline);
-    this.deadline = null;
-  }
-
-  private dispose(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.clearDeadline();
+  protected release(): void {
     if (this.keepalive) clearInterval(this.keepalive);
     this.keepalive = null;
+    if (this.conflateTimer) clearTimeout(this.conflateTimer);
+    this.conflateTimer = null;
+    this.conflated = null;
     this.subscriptions.clear();
-    this.hub.remove(this);
+    this.hub.remove(this, { openRfqs: this.openRfqs, prices: this.prices });
   }
 }

@@ -1,20 +1,24 @@
 /**
- * `GET /v1/rfq/ws`: the account session socket. The upgrade itself is unauthenticated
- * (`auth: 'none'`): the spec authenticates with the first frame, not headers, so browsers can
- * connect. Everything after the upgrade lives in WsSession.
+ * The two WebSocket paths. The upgrades themselves are unauthenticated (`auth: 'none'`): the spec
+ * authenticates with the first frame, not headers, so browsers can connect. Everything after the
+ * upgrade lives in WsSession (`/v1/rfq/ws`) and PriceIngestSession (`/v1/rfq/prices/ws`).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { ApiContext } from '../api/context.ts';
-import { WS_PATH } from './frames.ts';
-import { hubFor } from './hub.ts';
+import { PRICES_WS_PATH, WS_PATH } from './frames.ts';
+import { PriceIngestSession } from './price-ingest.ts';
 import { WsSession } from './session.ts';
+import { wsRuntimeFor } from './ws-runtime.ts';
 
 export function wsRoutes(context: ApiContext) {
   return async (app: FastifyInstance) => {
-    const hub = hubFor(context);
+    const { hub, book } = wsRuntimeFor(context);
     app.get(WS_PATH, { websocket: true, config: { auth: 'none' }, schema: { hide: true } as object }, (socket, request) => {
-      new WsSession(socket, context, hub, request.log as unknown as Logger);
+      new WsSession(socket, context, hub, book, request.log as unknown as Logger, request.ip);
+    });
+    app.get(PRICES_WS_PATH, { websocket: true, config: { auth: 'none' }, schema: { hide: true } as object }, (socket, request) => {
+      new PriceIngestSession(socket, context, hub, book, request.log as unknown as Logger, request.ip);
     });
   };
 }

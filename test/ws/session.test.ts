@@ -1,12 +1,15 @@
 /**
- * `/v1/rfq/ws` over a real socket: the auth handshake (success, bad signature, deadline),
- * ping/pong, recoverable errors, and outbox-driven pushes for `balances` and `rfqStatus`.
+ * `/v1/rfq/ws` over a real socket: the auth handshake (success, bad signature, deadline), the
+ * connection caps, the inbound rate limit, ping/pong, recoverable errors, the bounded send buffer
+ * (slow consumer) and the shutdown close code.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends } from '../helpers/backends.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
-import { TestSocket, authFrame, openSession, openSocket, signedAt, type Frame } from './test-socket.ts';
+import { TestSocket, authFrame, openSession, openSocket, signedAt, subscribe } from './test-socket.ts';
+import { hubFor } from '../../src/ws/hub.ts';
+import type { WsSettings } from '../../src/ws/settings.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
 
 for (const backend of backends()) {
@@ -89,46 +92,103 @@ for (const backend of backends()) {
       assert.equal(socket.closeCode, null);
     });
 
-    it('sends a balances baseline, then a pushed snapshot with seq per committed change', async () => {
-      const { client, account } = await h.newUser();
-      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '100', memo: 'before subscribe' });
-      const socket = await session(client);
-      socket.send({ kind: 'subscribe', topic: 'balances' });
-      assert.deepEqual(await socket.next(), { kind: 'subscribed', topic: 'balances' });
-      const baseline = await socket.next();
-      assert.equal(baseline.kind, 'balanceSnapshot');
-      const usdc = (b: Frame) => (b.balances as Array<{ token: string; available: string }>).find((x) => x.token === 'USDC');
-      assert.equal(usdc(baseline)?.available, '100');
-      assert.equal(baseline.seq, 1);
+    /** Runs `body` with some WebSocket limits changed (they are read per connection or per send). */
+    async function withLimits<T>(limits: Partial<WsSettings>, body: () => Promise<T>): Promise<T> {
+      const configured = h.node.context.ws;
+      h.node.context.ws = { ...configured, ...limits };
+      try {
+        return await body();
+      } finally {
+        h.node.context.ws = configured;
+      }
+    }
 
-      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '25.5', memo: 'after subscribe' });
-      const pushed = await socket.next();
-      assert.equal(pushed.kind, 'balanceSnapshot');
-      assert.equal(usdc(pushed)?.available, '125.5');
-      assert.equal(pushed.seq, 2);
-
-      socket.send({ kind: 'unsubscribe', topic: 'balances' });
-      assert.deepEqual(await socket.next(), { kind: 'unsubscribed', topic: 'balances' });
-      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1', memo: 'after unsubscribe' });
-      await socket.quiet(300);
+    it('caps unauthenticated connections per source: AUTH_REQUIRED and close 4008; authenticating frees the slot', async () => {
+      await withLimits({ maxUnauthenticatedPerSource: 2 }, async () => {
+        const first = await connect();
+        const second = await connect();
+        const third = await connect();
+        assert.equal((await third.next()).code, 'AUTH_REQUIRED');
+        assert.equal(await third.closed, 4008);
+        // Authenticating takes `first` out of the handshake count: a new connection fits again.
+        first.send(authFrame((await h.newUser()).client));
+        assert.equal((await first.next()).kind, 'health');
+        const fourth = await connect();
+        fourth.send(authFrame((await h.newUser()).client));
+        assert.equal((await fourth.next()).kind, 'health');
+        second.close();
+        await second.closed;
+      });
     });
 
-    it('pushes rfqStatus PENDING for an RFQ the account creates, and nothing to other accounts', async () => {
-      const { client, account } = await h.newUser();
-      const other = await session((await h.newUser()).client);
-      other.send({ kind: 'subscribe', topic: 'rfqStatus' });
-      assert.deepEqual(await other.next(), { kind: 'subscribed', topic: 'rfqStatus' });
-      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1000', memo: 'funding' });
-      const socket = await session(client);
-      socket.send({ kind: 'subscribe', topic: 'rfqStatus' });
-      assert.deepEqual(await socket.next(), { kind: 'subscribed', topic: 'rfqStatus' });
-      const rfq = await client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1', quoteLimit: '100' });
-      const status = await socket.next();
-      assert.equal(status.kind, 'rfqStatus');
-      assert.equal(status.id, rfq.rfqId);
-      assert.equal(status.status, 'PENDING');
-      assert.equal(typeof status.seq, 'number');
-      await other.quiet(300);
+    it('caps sessions per account: AUTH_REQUIRED and close 4008 beyond the cap, other accounts unaffected', async () => {
+      await withLimits({ maxSessionsPerAccount: 2 }, async () => {
+        const { client } = await h.newUser();
+        const a = await session(client);
+        await session(client);
+        const extra = await connect();
+        extra.send(authFrame(client));
+        const error = await extra.next();
+        assert.equal(error.code, 'AUTH_REQUIRED');
+        assert.match(String(error.message), /sessions per account/);
+        assert.equal(await extra.closed, 4008);
+        await session((await h.newUser()).client);
+        // Closing one session frees its place.
+        a.close();
+        await a.closed;
+        for (let i = 0; i < 50 && hubFor(h.node.context).sessionsOf(client.login!.userId) >= 2; i++) await new Promise((r) => setTimeout(r, 10));
+        await session(client);
+      });
+    });
+
+    it('refuses frames beyond the inbound rate with RATE_LIMITED and close 4029', async () => {
+      await withLimits({ inboundFramesPerSec: 5 }, async () => {
+        const socket = await session((await h.newUser()).client);
+        // The auth frame took one token of five; send ten pings at once.
+        for (let i = 0; i < 10; i++) socket.send({ kind: 'ping' });
+        const error = await socket.next((f) => f.kind === 'error');
+        assert.equal(error.code, 'RATE_LIMITED');
+        assert.equal(await socket.closed, 4029);
+        const pongs = socket.frames.filter((f) => f.kind === 'pong').length;
+        assert.ok(pongs <= 4, `at most the remaining tokens were served (${pongs})`);
+      });
+    });
+
+    it('closes a consumer that cannot keep up with 4009, without holding up another session of the account', async () => {
+      const { client } = await h.newUser();
+      const slow = await session(client);
+      const fast = await session(client);
+      await subscribe(slow, { topic: 'balances' });
+      await slow.next(); // baseline
+      await subscribe(fast, { topic: 'balances' });
+      await fast.next();
+      await withLimits({ sendBufferBytes: 256 * 1024 }, async () => {
+        slow.ws.pause(); // stops reading: loopback buffers (a few MB) fill, then the send buffer
+        const hub = hubFor(h.node.context);
+        const pad = 'x'.repeat(100_000);
+        // Frames straight into the hub (past the outbox) so the test can send megabytes quickly;
+        // paced, because the reading socket lives in this same process and must get to read.
+        for (let i = 0; i < 80; i++) {
+          hub.deliver(client.login!.userId, 'balances', { kind: 'balanceSnapshot', balances: [], pad, seq: 1000 + i });
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+        slow.ws.resume();
+        assert.equal(await slow.closed, 4009);
+        let received = 0;
+        while (received < 80) {
+          const frame = await fast.next();
+          assert.equal(frame.seq, 1000 + received);
+          received++;
+        }
+        assert.equal(fast.closeCode, null);
+      });
+    });
+
+    it('closes every socket with 1001 when the node shuts down', async () => {
+      const own = await startHarness(backend);
+      const socket = await openSession(own.url, (await own.newUser()).client, sockets);
+      await own.close();
+      assert.equal(await socket.closed, 1001);
     });
   });
 }

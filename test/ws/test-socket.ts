@@ -74,23 +74,35 @@ export function signedAt(): number {
 }
 
 
-export function authFrame(client: RfqClient, at = signedAt(), secret = client.credentials!.secret): Frame {
-  return { kind: 'auth', accessKey: client.credentials!.accessKey, signedAt: at, signature: signCanonical(secret, wsAuthCanonical(at, '/v1/rfq/ws')) };
+export const SESSION_PATH = '/v1/rfq/ws';
+export const INGEST_PATH = '/v1/rfq/prices/ws';
+
+export function authFrame(client: RfqClient, at = signedAt(), secret = client.credentials!.secret, path = SESSION_PATH): Frame {
+  return { kind: 'auth', accessKey: client.credentials!.accessKey, signedAt: at, signature: signCanonical(secret, wsAuthCanonical(at, path)) };
 }
 
-/** Opens `/v1/rfq/ws` on the node at `baseUrl`, tracked in `sockets` for closing after the suite. */
-export async function openSocket(baseUrl: string, sockets: TestSocket[]): Promise<TestSocket> {
-  const socket = new TestSocket(`${baseUrl.replace(/^http/, 'ws')}/v1/rfq/ws`);
+/** Opens a socket path on the node at `baseUrl`, tracked in `sockets` for closing after the suite. */
+export async function openSocket(baseUrl: string, sockets: TestSocket[], path = SESSION_PATH): Promise<TestSocket> {
+  const socket = new TestSocket(`${baseUrl.replace(/^http/, 'ws')}${path}`);
   sockets.push(socket);
   await socket.opened();
   return socket;
 }
 
 /** An open socket already authenticated as `client` (its `health` frame consumed). */
-export async function openSession(baseUrl: string, client: RfqClient, sockets: TestSocket[]): Promise<TestSocket> {
-  const socket = await openSocket(baseUrl, sockets);
-  socket.send(authFrame(client));
+export async function openSession(baseUrl: string, client: RfqClient, sockets: TestSocket[], path = SESSION_PATH): Promise<TestSocket> {
+  const socket = await openSocket(baseUrl, sockets, path);
+  socket.send(authFrame(client, signedAt(), client.credentials!.secret, path));
   const health = await socket.next();
   assert.equal(health.kind, 'health', JSON.stringify(health));
   return socket;
+}
+
+/** Subscribes and returns the `subscribed` ack (asserting it echoes the selector). */
+export async function subscribe(socket: TestSocket, selector: Frame): Promise<Frame> {
+  socket.send({ kind: 'subscribe', ...selector });
+  const ack = await socket.next();
+  assert.equal(ack.kind, 'subscribed', JSON.stringify(ack));
+  for (const [key, value] of Object.entries(selector)) if (key !== 'fromSeq') assert.equal(ack[key], value);
+  return ack;
 }

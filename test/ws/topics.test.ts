@@ -1,13 +1,14 @@
 /**
- * `/v1/rfq/ws` topics over a real socket: `quotes` and `quoteStatus` pushes (no baselines in
- * this slice), `openRfqs` per instrument with maker eligibility, and the server keepalive.
+ * `/v1/rfq/ws` account topics over a real socket: each topic's baseline after `subscribed`, then
+ * pushes with `seq` in commit order (`balances`, `rfqStatus`, `quotes`, `quoteStatus`); `openRfqs`
+ * per instrument with maker eligibility; and the server keepalive.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends } from '../helpers/backends.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
-import { TestSocket, openSession } from './test-socket.ts';
+import { TestSocket, openSession, subscribe, type Frame } from './test-socket.ts';
 
 for (const backend of backends()) {
   describe(`ws topics [${backend}]`, () => {
@@ -36,38 +37,145 @@ for (const backend of backends()) {
       assert.equal(socket.closeCode, null);
     }
 
-    it('pushes quoteUpdate to the RFQ owner and quoteStatus to the maker, each with seq', async () => {
+    const ETH_BUY = { instrumentId: 'ETH-USDC-SPOT', side: 'BUY' as const };
+    const quoteBody = (rfqId: string, price: string) => ({ rfqId, ...ETH_BUY, makerPays: { token: 'ETH', amount: '1' }, makerReceives: { token: 'USDC', amount: price } });
+
+    it('balances: a baseline snapshot, then a fresh snapshot with the next seq per committed change', async () => {
+      const { client, account } = await h.newUser();
+      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '100', memo: 'before subscribe' });
+      const socket = await session(client);
+      const ack = await subscribe(socket, { topic: 'balances' });
+      assert.equal(ack.seq, 1);
+      const baseline = await socket.next();
+      assert.equal(baseline.kind, 'balanceSnapshot');
+      const usdc = (b: Frame) => (b.balances as Array<{ token: string; available: string }>).find((x) => x.token === 'USDC');
+      assert.equal(usdc(baseline)?.available, '100');
+      assert.equal(baseline.seq, 1);
+      assert.equal('resync' in baseline, false);
+
+      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '25.5', memo: 'after subscribe' });
+      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '-0.5', memo: 'after subscribe' });
+      const pushed = [await socket.next(), await socket.next()];
+      assert.deepEqual(pushed.map((f) => [f.kind, usdc(f)?.available, f.seq]), [['balanceSnapshot', '125.5', 2], ['balanceSnapshot', '125', 3]]);
+
+      socket.send({ kind: 'unsubscribe', topic: 'balances' });
+      assert.deepEqual(await socket.next(), { kind: 'unsubscribed', topic: 'balances' });
+      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1', memo: 'after unsubscribe' });
+      await socket.quiet(300);
+    });
+
+    it('rfqStatus: a baseline frame per open RFQ (not terminal ones), then one per transition with the full Rfq', async () => {
+      const taker = await fundedTaker();
+      const open = await taker.client.createRfq({ ...ETH_BUY, baseQty: '1', quoteLimit: '10000' });
+      const cancelled = await taker.client.createRfq({ ...ETH_BUY, baseQty: '2', quoteLimit: '10000' });
+      await taker.client.cancelRfq(cancelled.rfqId);
+      const other = await session((await h.newUser()).client);
+      await subscribe(other, { topic: 'rfqStatus' });
+
+      const socket = await session(taker.client);
+      const ack = await subscribe(socket, { topic: 'rfqStatus' });
+      const baseline = await socket.next();
+      assert.equal(baseline.kind, 'rfqStatus');
+      assert.equal(baseline.id, open.rfqId);
+      assert.equal(baseline.status, 'PENDING');
+      assert.equal(baseline.baseQty, '1');
+      assert.equal(baseline.quoteLimit, '10000');
+      assert.equal(baseline.seq, ack.seq);
+
+      const rfq = await taker.client.getRfq(open.rfqId);
+      await taker.client.cancelRfq(open.rfqId);
+      const transition = await socket.next();
+      assert.equal(transition.kind, 'rfqStatus');
+      assert.equal(transition.id, open.rfqId);
+      assert.equal(transition.status, 'CANCELLED');
+      assert.equal(transition.seq, (ack.seq as number) + 1);
+      // The full Rfq: every field the REST read has, with the new status.
+      for (const key of Object.keys(rfq)) assert.ok(key in transition, `rfqStatus lacks ${key}`);
+      assert.equal(typeof transition.failureReason, 'string');
+      await other.quiet(200);
+    });
+
+    it('quotes: a baseline of the quotes on open RFQs in their reached status, then one per quote or re-quote; anonymous', async () => {
+      const taker = await fundedTaker();
+      const makerA = await h.newMaker();
+      const makerB = await h.newMaker();
+      const rfq = await taker.client.createRfq({ ...ETH_BUY, baseQty: '1', quoteLimit: '10000' });
+      const first = await makerA.client.submitQuote(quoteBody(rfq.rfqId, '3000'));
+      await makerA.client.submitQuote(quoteBody(rfq.rfqId, '2990')); // re-quote before subscribing
+      const second = await makerB.client.submitQuote(quoteBody(rfq.rfqId, '3010'));
+      const closed = await taker.client.createRfq({ ...ETH_BUY, baseQty: '1', quoteLimit: '10000' });
+      await makerA.client.submitQuote(quoteBody(closed.rfqId, '3000'));
+      await taker.client.cancelRfq(closed.rfqId); // its quote is not on an open RFQ any more
+
+      const socket = await session(taker.client);
+      const ack = await subscribe(socket, { topic: 'quotes' });
+      const baseline = [await socket.next(), await socket.next()];
+      assert.deepEqual(baseline.map((f) => [f.kind, f.quoteId, f.makerReceives && (f.makerReceives as Frame).amount, f.status, f.seq]), [
+        ['quoteUpdate', first.quoteId, '2990', 'SUBMITTED', ack.seq],
+        ['quoteUpdate', second.quoteId, '3010', 'SUBMITTED', ack.seq],
+      ]);
+      for (const frame of baseline) {
+        for (const hidden of ['makerId', 'maker', 'settlementMode', 'permitSignature', 'spender']) assert.equal(hidden in frame, false, `quote shows ${hidden}`);
+      }
+      await socket.quiet(100);
+
+      await makerB.client.submitQuote(quoteBody(rfq.rfqId, '2980'));
+      const requote = await socket.next();
+      assert.equal(requote.kind, 'quoteUpdate');
+      assert.equal(requote.quoteId, second.quoteId);
+      assert.equal((requote.makerReceives as Frame).amount, '2980');
+      assert.equal(requote.seq, (ack.seq as number) + 1);
+    });
+
+    it('quoteStatus: a replay of the maker\'s recent quotes, then one per transition in commit order', async () => {
+      const taker = await fundedTaker();
+      const maker = await h.newMaker();
+      const rfq = await taker.client.createRfq({ ...ETH_BUY, baseQty: '1', quoteLimit: '10000' });
+      const quote = await maker.client.submitQuote(quoteBody(rfq.rfqId, '3000'));
+      const makerSocket = await session(maker.client);
+      const ack = await subscribe(makerSocket, { topic: 'quoteStatus' });
+      const replayed = await makerSocket.next();
+      assert.deepEqual([replayed.kind, replayed.quoteId, replayed.status, replayed.seq], ['quoteStatus', quote.quoteId, 'SUBMITTED', ack.seq]);
+      assert.equal(replayed.settlementMode, 'permit2');
+
+      await taker.client.accept(rfq.rfqId, { quoteId: quote.quoteId, expectedVersion: quote.version });
+      const selected = await makerSocket.next();
+      assert.deepEqual([selected.kind, selected.quoteId, selected.status, selected.seq], ['quoteStatus', quote.quoteId, 'SELECTED', (ack.seq as number) + 1]);
+      assert.equal(typeof selected.settlementDeadline, 'number');
+
+      // A reconnecting maker gets the quote again in its reached state.
+      const again = await session(maker.client);
+      await subscribe(again, { topic: 'quoteStatus' });
+      const latest = await again.next();
+      assert.deepEqual([latest.quoteId, latest.status, latest.settlementDeadline], [quote.quoteId, 'SELECTED', selected.settlementDeadline]);
+    });
+
+    it('pushes quoteUpdate to the RFQ owner and quoteStatus to the maker, each with seq; nothing to others', async () => {
       const taker = await fundedTaker();
       const maker = await h.newMaker();
       const bystander = await session((await h.newUser()).client);
-      bystander.send({ kind: 'subscribe', topic: 'quotes' });
-      assert.deepEqual(await bystander.next(), { kind: 'subscribed', topic: 'quotes' });
-
+      await subscribe(bystander, { topic: 'quotes' });
       const takerSocket = await session(taker.client);
-      takerSocket.send({ kind: 'subscribe', topic: 'quotes' });
-      assert.deepEqual(await takerSocket.next(), { kind: 'subscribed', topic: 'quotes' });
+      await subscribe(takerSocket, { topic: 'quotes' });
       const makerSocket = await session(maker.client);
-      makerSocket.send({ kind: 'subscribe', topic: 'quoteStatus' });
-      assert.deepEqual(await makerSocket.next(), { kind: 'subscribed', topic: 'quoteStatus' });
+      await subscribe(makerSocket, { topic: 'quoteStatus' });
 
       const rfq = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '10000' });
       const quote = await maker.client.submitQuote({ rfqId: rfq.rfqId, instrumentId: 'ETH-USDC-SPOT', side: 'BUY', makerPays: { token: 'ETH', amount: '1.5' }, makerReceives: { token: 'USDC', amount: '4500' } });
-
       const update = await takerSocket.next();
       assert.equal(update.kind, 'quoteUpdate', JSON.stringify(update));
       assert.equal(update.quoteId, quote.quoteId);
-      assert.equal(update.rfqId, rfq.rfqId);
       assert.equal(typeof update.seq, 'number');
       const status = await makerSocket.next();
       assert.equal(status.kind, 'quoteStatus', JSON.stringify(status));
       assert.equal(status.quoteId, quote.quoteId);
-      assert.equal(typeof status.seq, 'number');
 
-      // A re-quote is a second push with the next seq.
-      await maker.client.submitQuote({ rfqId: rfq.rfqId, instrumentId: 'ETH-USDC-SPOT', side: 'BUY', makerPays: { token: 'ETH', amount: '1.5' }, makerReceives: { token: 'USDC', amount: '4400' } });
-      const second = await takerSocket.next((f) => f.kind === 'quoteUpdate');
-      assert.equal(second.seq, (update.seq as number) + 1);
-
+      // A maker cancel notifies both sides (spec: the maker by quoteStatus, the owner by quotes).
+      await maker.client.cancelQuote(quote.quoteId);
+      assert.equal((await makerSocket.next()).status, 'CANCELLED');
+      const cancelled = await takerSocket.next();
+      assert.equal(cancelled.status, 'CANCELLED');
+      assert.equal(cancelled.seq, (update.seq as number) + 1);
       await bystander.quiet(300);
     });
 
@@ -100,10 +208,9 @@ for (const backend of backends()) {
       assert.equal((await user.next()).code, 'UNSUPPORTED_CHANNEL');
       await assertOpen(user);
 
-      eth.send({ kind: 'subscribe', topic: 'openRfqs', instrumentId: 'ETH-USDC-SPOT' });
-      assert.deepEqual(await eth.next(), { kind: 'subscribed', topic: 'openRfqs', instrumentId: 'ETH-USDC-SPOT' });
-      btc.send({ kind: 'subscribe', topic: 'openRfqs', instrumentId: 'BTC-USDC-SPOT' });
-      assert.deepEqual(await btc.next(), { kind: 'subscribed', topic: 'openRfqs', instrumentId: 'BTC-USDC-SPOT' });
+      assert.deepEqual(await subscribe(eth, { topic: 'openRfqs', instrumentId: 'ETH-USDC-SPOT' }), { kind: 'subscribed', topic: 'openRfqs', instrumentId: 'ETH-USDC-SPOT' });
+      await subscribe(btc, { topic: 'openRfqs', instrumentId: 'BTC-USDC-SPOT' });
+      await eth.quiet(100); // no baseline by spec
 
       const ethRfq = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1', quoteLimit: '10000' });
       const frame = await eth.next();
@@ -111,6 +218,7 @@ for (const backend of backends()) {
       assert.equal(frame.id, ethRfq.rfqId);
       assert.equal(frame.instrumentId, 'ETH-USDC-SPOT');
       assert.equal('seq' in frame, false);
+      assert.equal('quoteLimit' in frame, false);
       await btc.quiet(300);
 
       const btcRfq = await taker.client.createRfq({ instrumentId: 'BTC-USDC-SPOT', side: 'SELL', baseQty: '1' });

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { putInstrument, putToken } from '../../services/admin/reference-data.ts';
-import { listMakers, putMaker } from '../../services/admin/makers.ts';
+import { listMakers, putMaker, unsuspendMaker } from '../../services/admin/makers.ts';
+import { listSettlementAnomalies } from '../../services/settlement/settle-quote.ts';
 import { adjustBalance } from '../../services/admin/adjust-balance.ts';
 import { checkInvariants } from '../../services/admin/invariants.ts';
 import { readSettings, writeSettings, settingKeys } from '../../store/settings.ts';
@@ -21,6 +22,7 @@ const MakerView = Type.Object({
   spender: Nullable(Type.String()),
   adapterSigner: Nullable(Type.String()),
   suspendedUntil: Nullable(Type.Integer()),
+  suspensionCount: Type.Integer(),
   createdAt: Type.Integer(),
   updatedAt: Type.Integer(),
 });
@@ -92,6 +94,27 @@ export function adminRoutes(context: ApiContext) {
         response: { 200: MakerView, ...errorResponses },
       },
     }, async (request) => putMaker(deps, request.params.address, request.body, context.spenderCheck));
+
+    app.post('/admin/v1/makers/:address/unsuspend', {
+      config: admin,
+      schema: { tags, params: Type.Object({ address: EvmAddress }), response: { 200: MakerView, ...errorResponses } },
+    }, async (request) => unsuspendMaker(deps, request.params.address));
+
+    app.get('/admin/v1/settlement-anomalies', {
+      config: admin,
+      schema: {
+        tags,
+        response: {
+          200: Type.Object({
+            anomalies: Type.Array(Type.Object({
+              txHash: Type.String(), logIndex: Type.Integer(), kind: Type.String(), quoteId: Nullable(Type.String()), rfqId: Nullable(Type.String()),
+              detail: Type.Record(Type.String(), Type.Unknown()), createdAt: Type.Integer(),
+            })),
+          }),
+          ...errorResponses,
+        },
+      },
+    }, async () => ({ anomalies: await listSettlementAnomalies(deps) }));
 
     app.get('/admin/v1/makers', {
       config: admin,

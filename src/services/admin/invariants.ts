@@ -41,12 +41,25 @@ const checks: Array<{ name: string; query: ReturnType<typeof sql<Record<string, 
   {
     name: 'liveLockHasLiveOwner',
     query: sql`
-      select l.lock_id, l.owner_kind, l.owner_id, r.status as rfq_status
+      select l.lock_id, l.owner_kind, l.owner_id, r.status as rfq_status, w.status as withdrawal_status
       from locks l
       left join rfqs r on l.owner_kind = 'rfq' and r.id = l.owner_id
+      left join withdrawals w on l.owner_kind = 'withdrawal' and w.id = l.owner_id
       where l.released_at is null
         and not (l.owner_kind = 'rfq' and r.status in ('PENDING', 'QUOTED'))
-        and l.owner_kind <> 'withdrawal' and l.owner_kind <> 'order'
+        and not (l.owner_kind = 'withdrawal' and w.status in ('PENDING', 'APPROVED', 'PROCESSING', 'UNRESOLVED')
+                 and w.account_id = l.account_id and w.token = l.token and w.amount = l.amount)
+        and l.owner_kind <> 'order'
+      limit 100`,
+  },
+  {
+    // The converse for withdrawals: a withdrawal that still holds its funds has its lock.
+    name: 'liveWithdrawalHasLock',
+    query: sql`
+      select w.id, w.status
+      from withdrawals w
+      where w.status in ('PENDING', 'APPROVED', 'PROCESSING', 'UNRESOLVED')
+        and not exists (select 1 from locks l where l.owner_kind = 'withdrawal' and l.owner_id = w.id and l.released_at is null)
       limit 100`,
   },
   {

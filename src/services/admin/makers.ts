@@ -4,7 +4,8 @@
  * and can be lifted by the operator.
  */
 import { getAddress, isAddress } from 'viem';
-import { invalidField } from '../../domain/errors.ts';
+import { ServiceError, invalidField } from '../../domain/errors.ts';
+import { liftSuspension } from '../settlement/maker-failures.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 
@@ -32,6 +33,8 @@ export interface MakerView {
   spender: string | null;
   adapterSigner: string | null;
   suspendedUntil: number | null;
+  /** How often the maker was suspended for failed settlements; the next cooldown is base * 2^this. */
+  suspensionCount: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -56,6 +59,10 @@ export async function putMaker(deps: ServiceDeps, rawAddress: string, input: Mak
   const adapterSigner = input.adapterSigner ? normaliseAddress(input.adapterSigner, 'adapterSigner') : null;
   if (input.settlementModes.includes('xchange') && !adapterSigner) {
     throw invalidField('adapterSigner', 'required', 'adapterSigner is required for xchange mode');
+  }
+  // With a chain (the check exists only then), a permit2 maker without its wrapper could win and never settle.
+  if (spenderCheck && input.settlementModes.includes('permit2') && !spender) {
+    throw invalidField('spender', 'required', 'spender (the maker\'s RfqMakerWrapperFactory wrapper) is required for permit2 mode');
   }
   if (spender && spenderCheck && !(await spenderCheck(address, spender))) {
     throw invalidField('spender', 'notFactoryWrapper', 'spender must be wrapperOf(maker) on the RfqMakerWrapperFactory');
@@ -102,7 +109,10 @@ export function normaliseAddress(value: string, field: string): string {
 }
 
 export function toMakerView(
-  row: { maker_id: string; active: boolean; pairs: string[]; settlement_modes: string[]; spender: string | null; adapter_signer: string | null; suspended_until: number | null; created_at: number; updated_at: number },
+  row: {
+    maker_id: string; active: boolean; pairs: string[]; settlement_modes: string[]; spender: string | null; adapter_signer: string | null;
+    suspended_until: number | null; suspension_count: number; created_at: number; updated_at: number;
+  },
   address: string,
 ): MakerView {
   return {
@@ -114,9 +124,28 @@ export function toMakerView(
     spender: row.spender,
     adapterSigner: row.adapter_signer,
     suspendedUntil: row.suspended_until,
+    suspensionCount: row.suspension_count,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** POST /admin/v1/makers/{address}/unsuspend: the maker may quote again at once. */
+export async function unsuspendMaker(deps: ServiceDeps, rawAddress: string): Promise<MakerView> {
+  const address = normaliseAddress(rawAddress, 'address');
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (tx) => {
+    const maker = await tx
+      .selectFrom('makers')
+      .innerJoin('accounts', 'accounts.id', 'makers.account_id')
+      .select('makers.maker_id')
+      .where('accounts.address', '=', address)
+      .executeTakeFirst();
+    if (!maker) throw new ServiceError('NOT_FOUND', 'no maker with this address');
+    await liftSuspension(tx, maker.maker_id, now);
+    const row = await tx.selectFrom('makers').selectAll().where('maker_id', '=', maker.maker_id).executeTakeFirstOrThrow();
+    return toMakerView(row, address);
+  });
 }
 
 export async function listMakers(deps: ServiceDeps): Promise<MakerView[]> {

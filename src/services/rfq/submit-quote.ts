@@ -106,6 +106,8 @@ export async function submitQuote(
   const rfq: RfqRow | undefined = await deps.quoteCaches.rfq(deps.db, input.rfqId);
   if (!rfq) throw new ServiceError('NOT_FOUND', 'no such RFQ');
   const { maker, mode } = await quotingMaker(deps, accountId, instrument, now, bundle !== null);
+  // A quote its settlement mode could never settle (say, a token with no chain address) is refused now rather than failing after it wins.
+  await deps.settlement[mode]?.assertQuotable?.(instrument);
   if (rfq.account_id === accountId) throw new ServiceError('SELF_QUOTE', 'a maker cannot quote on its own RFQ');
   checkQuoteTarget({ instrumentId: rfq.instrument_id, side: rfq.side }, input);
   assertAuctionOpen(rfq.auction_ends_at, now);
@@ -152,6 +154,7 @@ export async function submitQuote(
     tx_hash: null,
     created_at: now,
     updated_at: now,
+    quote_hash: null,
   };
   const pendingClaim = claim && !claim.timestampClaimed ? { accessKey: claim.accessKey, signedAt: claim.signedAt } : null;
   const outcome = await deps.quoteWriter.write({

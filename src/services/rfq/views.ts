@@ -17,7 +17,7 @@ function present<T>(key: string, value: T | null | undefined): Record<string, T>
 }
 
 /** The pay token of the taker: the quote token on a BUY, the base on a SELL. */
-function payDecimals(row: RfqRow, instrument: Instrument): number {
+function payDecimals(row: Pick<RfqRow, 'side'>, instrument: Instrument): number {
   return row.side === 'BUY' ? instrument.quoteDecimals : instrument.baseDecimals;
 }
 
@@ -54,7 +54,7 @@ function legs(row: QuoteRow, instrument: Instrument) {
 }
 
 /** The taker's view of a competing quote: anonymous, no settlement authorisation. */
-export function quoteView(row: QuoteRow, rfq: RfqRow, instrument: Instrument) {
+export function quoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' | 'side'>, instrument: Instrument) {
   return {
     rfqId: row.rfq_id,
     quoteId: row.id,

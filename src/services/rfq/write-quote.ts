@@ -11,6 +11,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../store/transaction.ts';
+import { outboxCommitted } from '../../store/outbox.ts';
 
 export interface QuoteWrite {
   /** The request's replay claim, made inside the write; null when already claimed. */
@@ -139,6 +140,8 @@ export class QuoteWriter {
         return;
       }
     }
+    // Every batch that committed may have written frames (refused items write none; cheap to over-wake).
+    outboxCommitted(this.#db);
     const byOrd = new Map(rows.map((r) => [Number(r.out_ord), r]));
     batch.forEach((p, ord) => {
       const r = byOrd.get(ord);

@@ -1,0 +1,365 @@
+/**
+ * A reference market maker for the RFQ service, small enough to copy. It
+ * 1. signs in with its wallet key (SIWE) and must come back maker-scoped;
+ * 2. streams a price ladder per instrument on `/v1/rfq/prices/ws` around a reference price that
+ *    moves (a bounded random walk from a seeded generator);
+ * 3. holds `openRfqs` per instrument and `quoteStatus` on `/v1/rfq/ws`, and on start (and after
+ *    every reconnect) also reads the open RFQs over REST, since `openRfqs` has no baseline;
+ * 4. quotes each open RFQ over REST from its own price, and re-quotes (same quoteId, the version
+ *    advances) whenever its price for that RFQ moves while the auction is open;
+ * 5. on `quoteStatus` SELECTED with a permit, relays it through its wrapper before
+ *    `settlementDeadline` (relay.ts), one transaction at a time (one wallet nonce sequence).
+ * Failures (refused quotes, relay reverts, socket loss, quotes that expire) are logged, never fatal.
+ *
+ *   const maker = new ReferenceMaker({ baseUrl, privateKey, instruments: [{ instrumentId: 'ETH-USDC-SPOT', referencePrice: '3000', spreadBp: 10, maxBaseQty: '50', levelSize: '5' }] });
+ *   await maker.start();
+ *   ...
+ *   await maker.stop();
+ */
+import { createPublicClient, createWalletClient, defineChain, http, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ApiError } from '../../src/client/http.ts';
+import { PriceIngestClient } from '../../src/client/price-ingest.ts';
+import { RfqClient } from '../../src/client/rfq-client.ts';
+import type { RfqWsSession } from '../../src/client/ws-session.ts';
+import type { MakerQuote, OpenRfq } from '../../src/client/types.ts';
+import { parseAmount } from '../../src/domain/money/index.ts';
+import { ladder, quoteLegs, seededRandom, stepPrice, type QuoteLegs, type TokenScale } from './pricing.ts';
+import { relaySettlement, settleCall, type ChainToken, type RelayChain } from './relay.ts';
+
+export interface MakerInstrument {
+  instrumentId: string;
+  /** Where the walk starts and stays around, in the quote token per one base token ("3000"). */
+  referencePrice: string;
+  /** Our full bid-ask spread on quotes, basis points. */
+  spreadBp: number;
+  /** Largest RFQ we quote, in the base token ("50"). */
+  maxBaseQty: string;
+  /** Depth of each ladder level, in the base token ("5"). */
+  levelSize: string;
+  ladderLevels?: number;
+  /** Largest move of the reference price per tick, basis points (default 3). */
+  maxStepBp?: number;
+  /** The walk stays within referencePrice +- bandBp (default 200). */
+  bandBp?: number;
+}
+
+export type LogLevel = 'info' | 'warn' | 'error';
+
+export interface ReferenceMakerOptions {
+  /** The service, `http://127.0.0.1:8080`. */
+  baseUrl: string;
+  /** The maker's wallet key: it signs in with it and relays settlements from it. */
+  privateKey: Hex;
+  instruments: MakerInstrument[];
+  /** JSON-RPC of the settlement chain; default: `rpcUrl` from `GET /v1/rfq/network`. */
+  rpcUrl?: string;
+  /** Token symbol -> on-chain address and decimals; default: from `GET /v1/rfq/network`. */
+  tokens?: Record<string, ChainToken>;
+  /** Seeds the price walk (same seed, same walk). */
+  seed?: number;
+  /** How often the price moves, the ladder is re-sent and open auctions are re-priced. */
+  tickMs?: number;
+  /** Sent as the quote's acceptance window; omitted: the quote stands until the auction closes. */
+  acceptableForMs?: number;
+  siweDomain?: string;
+  chainId?: number;
+  /** A label in log lines (several makers in one process). */
+  name?: string;
+  log?: (level: LogLevel, message: string) => void;
+}
+
+interface Market {
+  config: MakerInstrument;
+  base: TokenScale;
+  quote: TokenScale;
+  mid: bigint;
+  maxBaseQty: bigint;
+  levelSize: bigint;
+}
+
+interface Auction {
+  rfq: OpenRfq;
+  quoteId: string | null;
+  /** The legs last sent, to re-quote only when our price for this RFQ moved. */
+  sent: string | null;
+  busy: boolean;
+}
+
+/** Auctions tracked at once; RFQs beyond it are not quoted (bounded memory under a flood). */
+const MAX_AUCTIONS = 500;
+const CLOSED_QUOTE = new Set(['AUCTION_CLOSED', 'RFQ_NOT_PENDING', 'QUOTE_NOT_OPEN', 'QUOTE_NOT_ACCEPTABLE', 'NOT_FOUND']);
+
+export class ReferenceMaker {
+  readonly options: ReferenceMakerOptions;
+  readonly address: Address;
+  readonly stats = { quotes: 0, requotes: 0, refused: 0, relayed: 0, relayFailures: 0, settled: 0 };
+  readonly client: RfqClient;
+  #session: RfqWsSession | null = null;
+  #ingest: PriceIngestClient | null = null;
+  #chain: RelayChain | null = null;
+  #tokens = new Map<string, ChainToken>();
+  readonly #markets = new Map<string, Market>();
+  readonly #auctions = new Map<string, Auction>();
+  /** quoteIds whose relay was attempted by this process: a replayed SELECTED is relayed once. */
+  readonly #relayed = new Set<string>();
+  #relayQueue: Promise<void> = Promise.resolve();
+  #timer: NodeJS.Timeout | null = null;
+  #stopped = false;
+  readonly #random: () => number;
+
+  constructor(options: ReferenceMakerOptions) {
+    this.options = options;
+    this.address = privateKeyToAccount(options.privateKey).address;
+    this.client = new RfqClient(options.baseUrl);
+    this.#random = seededRandom(options.seed ?? 1);
+  }
+
+  #log(level: LogLevel, message: string): void {
+    const line = `${this.options.name ?? `maker ${this.address.slice(0, 8)}`}: ${message}`;
+    if (this.options.log) this.options.log(level, line);
+    else (level === 'info' ? console.log : console.error)(line);
+  }
+
+  async start(): Promise<void> {
+    const account = privateKeyToAccount(this.options.privateKey);
+    const login = await this.client.signIn(account, { domain: this.options.siweDomain ?? 'localhost', chainId: this.options.chainId ?? 31337 });
+    if (!login.makerId) throw new Error(`${account.address} is not a registered active maker (ask the operator to register it)`);
+    await this.#connectChain(account);
+    const { instruments } = await this.client.instruments();
+    for (const config of this.options.instruments) {
+      const instrument = instruments.find((i) => i.instrumentId === config.instrumentId);
+      if (!instrument) throw new Error(`unknown instrument ${config.instrumentId}`);
+      const base = this.#scale(instrument.base);
+      const quote = this.#scale(instrument.quote);
+      this.#markets.set(config.instrumentId, {
+        config,
+        base,
+        quote,
+        mid: parseAmount(config.referencePrice, quote.decimals, { field: 'referencePrice', positive: true }),
+        maxBaseQty: parseAmount(config.maxBaseQty, base.decimals, { field: 'maxBaseQty', positive: true }),
+        levelSize: parseAmount(config.levelSize, base.decimals, { field: 'levelSize', positive: true }),
+      });
+    }
+
+    const credentials = this.client.credentials!;
+    this.#ingest = new PriceIngestClient({ baseUrl: this.options.baseUrl, credentials, timestamps: this.client.http.timestamps });
+    this.#ingest.on('frame', (frame) => {
+      if (frame.kind === 'error') this.#log('warn', `price ingest refused a ladder: ${String((frame as { code?: unknown }).code)} ${String((frame as { message?: unknown }).message)}`);
+    });
+    this.#watchLink(this.#ingest, 'price ingest');
+    await this.#ingest.connect();
+    this.#publishLadders();
+
+    const session = this.client.wsSession();
+    this.#session = session;
+    session.on('frame', (frame) => {
+      if (frame.kind === 'rfq') this.#onOpenRfq(frame as unknown as OpenRfq);
+      else if (frame.kind === 'quoteStatus') this.#onQuoteStatus(frame as unknown as MakerQuote);
+    });
+    this.#watchLink(session, 'rfq session');
+    // After a reconnect: RFQs opened while we were away never arrive on the topic.
+    let opened = false;
+    session.on('open', () => {
+      if (opened) void this.#readOpenRfqs();
+      opened = true;
+    });
+    await session.connect();
+    await session.subscribe('quoteStatus');
+    for (const instrumentId of this.#markets.keys()) await session.subscribe('openRfqs', { instrumentId });
+    await this.#readOpenRfqs();
+
+    this.#timer = setInterval(() => this.#tick(), this.options.tickMs ?? 1000);
+    this.#log('info', `quoting ${[...this.#markets.keys()].join(', ')} from ${this.address}`);
+  }
+
+  /** Stops quoting, closes both sockets and waits (bounded) for a relay in flight. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#session?.close();
+    this.#ingest?.close();
+    await Promise.race([this.#relayQueue, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+  }
+
+  /** Our current reference price of an instrument, quote token per base token. */
+  mid(instrumentId: string): bigint | undefined {
+    return this.#markets.get(instrumentId)?.mid;
+  }
+
+  #scale(symbol: string): TokenScale {
+    const token = this.#tokens.get(symbol);
+    if (!token) throw new Error(`no token ${symbol} in the network description`);
+    return { symbol, decimals: token.decimals };
+  }
+
+  async #connectChain(account: ReturnType<typeof privateKeyToAccount>): Promise<void> {
+    let rpcUrl = this.options.rpcUrl;
+    let tokens = this.options.tokens;
+    if (!rpcUrl || !tokens) {
+      const network = await this.client.network();
+      rpcUrl ??= network.rpcUrl;
+      tokens ??= Object.fromEntries(network.tokens.map((t) => [t.symbol, { address: t.address as Address, decimals: t.decimals }]));
+    }
+    if (!rpcUrl) throw new Error('no rpcUrl: pass one (the service publishes it only in the embedded stack)');
+    this.#tokens = new Map(Object.entries(tokens));
+    const probe = createPublicClient({ transport: http(rpcUrl) });
+    const chain = defineChain({ id: await probe.getChainId(), name: 'settlement', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+    this.#chain = {
+      publicClient: createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 250 }),
+      walletClient: createWalletClient({ account, chain, transport: http(rpcUrl), pollingInterval: 250 }),
+    };
+  }
+
+  #watchLink(socket: PriceIngestClient | RfqWsSession, label: string): void {
+    socket.on('disconnected', ({ code, reason }) => !this.#stopped && this.#log('warn', `${label} lost (${code}${reason ? ` ${reason}` : ''}), reconnecting`));
+    socket.on('closed', ({ reason, error }) => !this.#stopped && this.#log('error', `${label} closed for good: ${error?.message ?? reason}`));
+  }
+
+  #tick(): void {
+    for (const market of this.#markets.values()) {
+      market.mid = stepPrice(market.mid, { start: parseAmount(market.config.referencePrice, market.quote.decimals, { field: 'referencePrice' }), maxStepBp: market.config.maxStepBp ?? 3, bandBp: market.config.bandBp ?? 200 }, this.#random);
+    }
+    this.#publishLadders();
+    const now = Date.now();
+    for (const [rfqId, auction] of this.#auctions) {
+      if (auction.rfq.auctionEndsAt <= now) this.#auctions.delete(rfqId);
+      else void this.#quote(auction);
+    }
+  }
+
+  #publishLadders(): void {
+    for (const [instrumentId, market] of this.#markets) {
+      const levels = ladder(market.mid, { spreadBp: market.config.spreadBp, levels: market.config.ladderLevels ?? 3, levelSize: market.levelSize }, market.base, market.quote);
+      this.#ingest?.publish({ instrumentId, ...levels });
+    }
+  }
+
+  async #readOpenRfqs(): Promise<void> {
+    try {
+      let cursor: string | undefined;
+      for (let page = 0; page < 10; page++) {
+        const result = await this.client.openRfqs({ limit: 100, ...(cursor ? { cursor } : {}) });
+        for (const rfq of result.items) this.#onOpenRfq(rfq);
+        if (!result.hasMore || !result.nextCursor) break;
+        cursor = result.nextCursor;
+      }
+    } catch (error) {
+      this.#log('warn', `could not list open RFQs: ${describe(error)}`);
+    }
+  }
+
+  #onOpenRfq(rfq: OpenRfq): void {
+    if (this.#stopped || this.#auctions.has(rfq.id) || !this.#markets.has(rfq.instrumentId)) return;
+    if (rfq.auctionEndsAt <= Date.now()) return;
+    if (this.#auctions.size >= MAX_AUCTIONS) {
+      this.#log('warn', `tracking ${MAX_AUCTIONS} auctions already; not quoting ${rfq.id}`);
+      return;
+    }
+    const auction: Auction = { rfq, quoteId: null, sent: null, busy: false };
+    this.#auctions.set(rfq.id, auction);
+    void this.#quote(auction);
+  }
+
+  #legsFor(rfq: OpenRfq): QuoteLegs | null {
+    const market = this.#markets.get(rfq.instrumentId)!;
+    return quoteLegs(rfq, market.mid, market.config.spreadBp, market.maxBaseQty, market.base, market.quote);
+  }
+
+  /** Quotes, or re-quotes when our legs for this RFQ changed; one request per auction at a time. */
+  async #quote(auction: Auction): Promise<void> {
+    if (auction.busy || this.#stopped) return;
+    const legs = this.#legsFor(auction.rfq);
+    if (!legs) return;
+    const key = `${legs.makerPays.amount}/${legs.makerReceives.amount}`;
+    if (key === auction.sent) return;
+    auction.busy = true;
+    const { rfq } = auction;
+    const requote = auction.quoteId !== null;
+    try {
+      const result = await this.client.submitQuote({
+        rfqId: rfq.id,
+        instrumentId: rfq.instrumentId,
+        side: rfq.side,
+        ...legs,
+        ...(this.options.acceptableForMs ? { acceptableForMs: this.options.acceptableForMs } : {}),
+      });
+      if (requote) this.stats.requotes++;
+      else this.stats.quotes++;
+      auction.quoteId = result.quoteId;
+      auction.sent = key;
+      this.#log('info', `${requote ? 're-quoted' : 'quoted'} ${rfq.side} ${rfq.baseQty} ${rfq.instrumentId} (${rfq.id}): pays ${legs.makerPays.amount} ${legs.makerPays.token}, receives ${legs.makerReceives.amount} ${legs.makerReceives.token} [${result.quoteId} v${result.version}]`);
+    } catch (error) {
+      this.stats.refused++;
+      if (error instanceof ApiError && CLOSED_QUOTE.has(error.code)) {
+        // Selected, expired or closed meanwhile: nothing more to do on this auction.
+        this.#auctions.delete(rfq.id);
+      } else {
+        // Keep it and try again next tick (transient failure or a price the service refused).
+        this.#log('warn', `quote on ${rfq.id} refused: ${describe(error)}`);
+      }
+    } finally {
+      auction.busy = false;
+    }
+  }
+
+  #onQuoteStatus(quote: MakerQuote): void {
+    const auction = this.#auctions.get(quote.rfqId);
+    const ours = auction?.quoteId === quote.quoteId || this.#relayed.has(quote.quoteId);
+    switch (quote.status) {
+      case 'SUBMITTED':
+        return;
+      case 'SELECTED':
+        this.#auctions.delete(quote.rfqId);
+        this.#onSelected(quote);
+        return;
+      case 'SETTLED':
+        this.#auctions.delete(quote.rfqId);
+        if (ours) {
+          this.stats.settled++;
+          this.#log('info', `settled ${quote.quoteId} (${quote.rfqId}) in tx ${quote.txHash ?? '?'}`);
+        }
+        return;
+      case 'FAILED':
+        this.#auctions.delete(quote.rfqId);
+        if (ours) this.#log('warn', `settlement of ${quote.quoteId} (${quote.rfqId}) FAILED`);
+        return;
+      default:
+        // NOT_SELECTED, EXPIRED, CANCELLED: the auction is over for us.
+        this.#auctions.delete(quote.rfqId);
+    }
+  }
+
+  #onSelected(quote: MakerQuote): void {
+    if (this.#relayed.has(quote.quoteId)) return;
+    const call = settleCall(quote, this.#tokens);
+    if (!call) {
+      this.#log('warn', `won ${quote.quoteId} (${quote.rfqId}) but it carries no permit (settlement mode ${quote.settlementMode}); nothing to relay`);
+      return;
+    }
+    this.#relayed.add(quote.quoteId);
+    const deadline = quote.settlementDeadline!;
+    // One relay at a time: they share the wallet's nonce sequence.
+    this.#relayQueue = this.#relayQueue.then(async () => {
+      if (Date.now() / 1000 > deadline) {
+        this.#log('warn', `won ${quote.quoteId} but its settlementDeadline ${deadline} has passed; not relaying`);
+        return;
+      }
+      try {
+        const hash = await relaySettlement(this.#chain!, call);
+        this.stats.relayed++;
+        this.#log('info', `relayed ${quote.quoteId} (${quote.rfqId}) through ${call.wrapper}: tx ${hash}`);
+      } catch (error) {
+        this.stats.relayFailures++;
+        this.#log('error', `relay of ${quote.quoteId} (${quote.rfqId}) failed: ${describe(error)}`);
+      }
+    });
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ApiError) return `${error.code} ${error.message}`;
+  if (error && typeof error === 'object' && 'shortMessage' in error && typeof error.shortMessage === 'string') return error.shortMessage;
+  return error instanceof Error ? error.message : String(error);
+}

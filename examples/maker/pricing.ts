@@ -1,0 +1,109 @@
+/**
+ * The reference maker's pricing, pure and exact: a reference price that moves (a bounded random
+ * walk from a seeded generator), the ladder shown around it, and the legs of a quote on an open
+ * RFQ. Prices are bigint "quote units per one whole base token" (for ETH-USDC, USDC micro-units
+ * per 1 ETH); amounts are bigint smallest units; decimal strings only via `src/domain/money`.
+ */
+import { formatAmount, mulDivDown, mulDivUp, parseAmount } from '../../src/domain/money/index.ts';
+
+export const BP = 10_000n;
+
+/** mulberry32: a tiny seeded generator, so a demo run (and a test) replays the same walk. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface WalkOptions {
+  /** Starting (and centre) price, quote units per whole base token. */
+  start: bigint;
+  /** Largest move per step, in basis points of the current price. */
+  maxStepBp: number;
+  /** The walk never leaves start * (1 +- bandBp / 10000). */
+  bandBp: number;
+}
+
+/**
+ * One step of the walk: a whole number of basis points in [-maxStepBp, maxStepBp] drawn from
+ * `random` (only an integer count crosses from the generator into bigint), clamped to the band.
+ */
+export function stepPrice(current: bigint, options: WalkOptions, random: () => number): bigint {
+  const span = 2 * options.maxStepBp + 1;
+  const moveBp = BigInt(Math.min(span - 1, Math.floor(random() * span)) - options.maxStepBp);
+  const moved = moveBp >= 0n ? current + mulDivDown(current, moveBp, BP) : current - mulDivDown(current, -moveBp, BP);
+  const low = options.start - mulDivDown(options.start, BigInt(options.bandBp), BP);
+  const high = options.start + mulDivDown(options.start, BigInt(options.bandBp), BP);
+  return moved < low ? low : moved > high ? high : moved;
+}
+
+/** The maker's bid and ask around `mid`, half the spread each side, rounded away from mid. */
+export function bidAsk(mid: bigint, spreadBp: number): { bid: bigint; ask: bigint } {
+  const half = BigInt(spreadBp);
+  return { bid: mulDivDown(mid, 2n * BP - half, 2n * BP), ask: mulDivUp(mid, 2n * BP + half, 2n * BP) };
+}
+
+export interface TokenScale {
+  symbol: string;
+  decimals: number;
+}
+
+export interface LadderShape {
+  spreadBp: number;
+  /** Levels per side; each further level is one more spread away and `levelSize` deep. */
+  levels: number;
+  /** Size of each level, base token smallest units. */
+  levelSize: bigint;
+}
+
+/** `[price, size]` decimal strings, best first, as the price-ingest `ladder` frame wants them. */
+export function ladder(mid: bigint, shape: LadderShape, base: TokenScale, quote: TokenScale): { bids: Array<[string, string]>; asks: Array<[string, string]> } {
+  const bids: Array<[string, string]> = [];
+  const asks: Array<[string, string]> = [];
+  const size = formatAmount(shape.levelSize, base.decimals);
+  for (let i = 1; i <= shape.levels; i++) {
+    const { bid, ask } = bidAsk(mid, shape.spreadBp * i);
+    // Rounding can collapse neighbouring levels on a cheap token; the ingest wants strict order.
+    const lastBid = bids.at(-1)?.[0];
+    const lastAsk = asks.at(-1)?.[0];
+    const bidText = formatAmount(bid, quote.decimals);
+    const askText = formatAmount(ask, quote.decimals);
+    if (bid > 0n && bidText !== lastBid) bids.push([bidText, size]);
+    if (askText !== lastAsk) asks.push([askText, size]);
+  }
+  return { bids, asks };
+}
+
+export interface RfqToPrice {
+  side: 'BUY' | 'SELL';
+  /** OpenRfq.baseQty: on a SELL already net of the taker fee, so it is exactly what we buy. */
+  baseQty: string;
+}
+
+export interface QuoteLegs {
+  makerPays: { token: string; amount: string };
+  makerReceives: { token: string; amount: string };
+}
+
+/**
+ * The legs of our quote (DESIGN.md section 4, conforming quote). BUY (taker buys): we pay the
+ * full baseQty of base and receive base * ask of quote, rounded up. SELL (taker sells): we
+ * receive baseQty of base and pay base * bid of quote, rounded down. Null when the RFQ is larger
+ * than `maxBaseQty` or too small to price (a zero leg).
+ */
+export function quoteLegs(rfq: RfqToPrice, mid: bigint, spreadBp: number, maxBaseQty: bigint, base: TokenScale, quote: TokenScale): QuoteLegs | null {
+  const baseUnits = parseAmount(rfq.baseQty, base.decimals, { field: 'baseQty', positive: true });
+  if (baseUnits > maxBaseQty) return null;
+  const { bid, ask } = bidAsk(mid, spreadBp);
+  const unit = 10n ** BigInt(base.decimals);
+  const quoteUnits = rfq.side === 'BUY' ? mulDivUp(baseUnits, ask, unit) : mulDivDown(baseUnits, bid, unit);
+  if (quoteUnits === 0n) return null;
+  const baseLeg = { token: base.symbol, amount: formatAmount(baseUnits, base.decimals) };
+  const quoteLeg = { token: quote.symbol, amount: formatAmount(quoteUnits, quote.decimals) };
+  return rfq.side === 'BUY' ? { makerPays: baseLeg, makerReceives: quoteLeg } : { makerPays: quoteLeg, makerReceives: baseLeg };
+}

@@ -1,0 +1,57 @@
+/** Operator surface for funds (DESIGN.md section 6): withdrawals and unattributed deposits. */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { listUnattributedDeposits } from '../../services/funds/read-deposits.ts';
+import { listWithdrawals } from '../../services/funds/read-withdrawals.ts';
+import { approveWithdrawal, rejectWithdrawal, resolveWithdrawal } from '../../services/funds/decide-withdrawal.ts';
+import { PageQuery, errorResponses } from '../schemas/common.ts';
+import { UnattributedDepositsPage, Withdrawal, WithdrawalIdParams, WithdrawalStatus, WithdrawalsPage } from '../schemas/funds.ts';
+import type { ApiContext } from '../context.ts';
+
+export function adminFundsRoutes(context: ApiContext) {
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    const deps = context.service;
+    const admin = { auth: 'admin' as const };
+    const tags = ['admin'];
+
+    app.get('/admin/v1/withdrawals', {
+      config: admin,
+      schema: { tags, querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(WithdrawalStatus) }, { additionalProperties: false }), response: { 200: WithdrawalsPage, ...errorResponses } },
+    }, async (request) => listWithdrawals(deps, { status: request.query.status }, request.query) as never);
+
+    app.post('/admin/v1/withdrawals/:id/approve', {
+      config: admin,
+      schema: { tags, params: WithdrawalIdParams, response: { 200: Withdrawal, ...errorResponses } },
+    }, async (request) => approveWithdrawal(deps, request.params.id) as never);
+
+    app.post('/admin/v1/withdrawals/:id/reject', {
+      config: admin,
+      schema: {
+        tags,
+        params: WithdrawalIdParams,
+        body: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }, { additionalProperties: false })),
+        response: { 200: Withdrawal, ...errorResponses },
+      },
+    }, async (request) => rejectWithdrawal(deps, request.params.id, request.body?.reason) as never);
+
+    app.post('/admin/v1/withdrawals/:id/resolve', {
+      config: admin,
+      schema: {
+        tags,
+        params: WithdrawalIdParams,
+        body: Type.Object(
+          { outcome: Type.Union([Type.Literal('COMPLETED'), Type.Literal('FAILED')]), txHash: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Withdrawal, ...errorResponses },
+      },
+    }, async (request) => resolveWithdrawal(deps, request.params.id, request.body) as never);
+
+    app.get('/admin/v1/deposits/unattributed', {
+      config: admin,
+      schema: { tags, querystring: PageQuery, response: { 200: UnattributedDepositsPage, ...errorResponses } },
+    }, async (request) => listUnattributedDeposits(deps, request.query) as never);
+  };
+}

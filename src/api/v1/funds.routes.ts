@@ -1,0 +1,41 @@
+/** The account's deposits and withdrawals (DESIGN.md section 4, "Listings added"). */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { listDeposits } from '../../services/funds/read-deposits.ts';
+import { requestWithdrawal } from '../../services/funds/request-withdrawal.ts';
+import { getWithdrawal, listWithdrawals } from '../../services/funds/read-withdrawals.ts';
+import { PageQuery, errorResponses } from '../schemas/common.ts';
+import { CreateWithdrawalRequest, CreateWithdrawalResponse, DepositsPage, Withdrawal, WithdrawalIdParams, WithdrawalsPage } from '../schemas/funds.ts';
+import type { ApiContext } from '../context.ts';
+
+export function fundsRoutes(context: ApiContext) {
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    const deps = context.service;
+    const tags = ['funds'];
+    const hmac = { auth: 'hmac' as const };
+
+    app.get('/v1/rfq/deposits', {
+      config: hmac,
+      schema: { tags, querystring: PageQuery, response: { 200: DepositsPage, ...errorResponses } },
+    }, async (request) => listDeposits(deps, request.auth!.accountId, request.query) as never);
+
+    app.post('/v1/rfq/withdrawals', {
+      config: hmac,
+      schema: { tags, body: CreateWithdrawalRequest, response: { 202: CreateWithdrawalResponse, ...errorResponses } },
+    }, async (request, reply) => {
+      const { replayed: _replayed, ...created } = await requestWithdrawal(deps, request.auth!, request.body);
+      return reply.status(202).send(created as never);
+    });
+
+    app.get('/v1/rfq/withdrawals', {
+      config: hmac,
+      schema: { tags, querystring: PageQuery, response: { 200: WithdrawalsPage, ...errorResponses } },
+    }, async (request) => listWithdrawals(deps, { accountId: request.auth!.accountId }, request.query) as never);
+
+    app.get('/v1/rfq/withdrawals/:id', {
+      config: hmac,
+      schema: { tags, params: WithdrawalIdParams, response: { 200: Withdrawal, ...errorResponses } },
+    }, async (request) => getWithdrawal(deps, request.auth!.accountId, request.params.id) as never);
+  };
+}

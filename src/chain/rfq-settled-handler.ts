@@ -1,0 +1,52 @@
+/**
+ * permit2-mode settlement, the observation half: the chain follower hands every `RfqSettled`
+ * log, from any address, to settleQuote, which applies it only when it is the named quote's
+ * settlement by that quote's wrapper (services/settlement/settle-quote.ts). Runs inside the
+ * follower's step transaction, so a settlement commits with "this block is done".
+ */
+import type { Logger } from 'pino';
+import { decodeEventLog, toEventSelector, type Hex } from 'viem';
+import type { ServiceDeps } from '../services/deps.ts';
+import { settleQuote } from '../services/settlement/settle-quote.ts';
+import { rfqMakerWrapperAbi } from './artifacts/index.ts';
+import type { ChainLogHandler } from './watcher/chain-watcher.ts';
+
+export const RFQ_SETTLED_TOPIC: Hex = toEventSelector('RfqSettled(bytes32,address,address,uint256,address,uint256)');
+
+export function rfqSettledHandler(deps: ServiceDeps, logger: Logger): ChainLogHandler {
+  return {
+    name: 'rfq-settled',
+    filters: () => [{ topic0: [RFQ_SETTLED_TOPIC] }],
+    async handle(tx, step) {
+      for (const log of step.logs) {
+        if (log.topics[0] !== RFQ_SETTLED_TOPIC) continue;
+        let args;
+        try {
+          ({ args } = decodeEventLog({ abi: rfqMakerWrapperAbi, eventName: 'RfqSettled', topics: log.topics as [Hex, ...Hex[]], data: log.data }));
+        } catch (error) {
+          // Anyone can emit a log with this topic; a malformed one is not a settlement.
+          logger.warn({ err: error, address: log.address, txHash: log.transactionHash }, 'undecodable RfqSettled log: ignored');
+          continue;
+        }
+        const outcome = await settleQuote(
+          tx,
+          deps,
+          {
+            quoteHash: args.quoteHash,
+            emitter: log.address,
+            maker: args.maker,
+            payToken: args.payToken,
+            payAmount: args.payAmount,
+            deliverToken: args.deliverToken,
+            deliverAmount: args.deliverAmount,
+            txHash: log.transactionHash,
+            logIndex: log.logIndex,
+            blockNumber: log.blockNumber,
+          },
+          logger,
+        );
+        logger.info({ quoteHash: args.quoteHash, txHash: log.transactionHash, outcome }, 'RfqSettled observed');
+      }
+    },
+  };
+}

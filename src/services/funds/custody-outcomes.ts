@@ -1,0 +1,55 @@
+/**
+ * What a custody transfer's outcome does, by purpose, inside the transaction that ends it.
+ * - withdrawal: the withdrawal state machine (confirm: debit from locked, custody +X; revert:
+ *   FAILED and released; lose: UNRESOLVED, still locked);
+ * - payout (promised mode): confirm moves the maker's leg from the `maker_settlement` book (the
+ *   service's debt to the maker, booked when the delivery settled) to custody (+X: it left
+ *   custody). A reverted or lost payout books nothing: the debt stays in `maker_settlement` for
+ *   the operator, visible in the transfer's status.
+ */
+import { postMovement } from '../../store/ledger.ts';
+import type { Tx } from '../../store/transaction.ts';
+import type { ServiceDeps } from '../deps.ts';
+import type { CustodyTransferRow } from './custody-transfers.ts';
+import { applyWithdrawalEvent, lockWithdrawal } from './withdrawal-outcomes.ts';
+
+export type CustodyOutcome =
+  | { kind: 'signed' }
+  | { kind: 'confirmed'; blockNumber: number }
+  | { kind: 'reverted'; blockNumber: number }
+  | { kind: 'lost'; reason: string };
+
+const STATUS_AFTER: Record<Exclude<CustodyOutcome['kind'], 'signed'>, string> = { confirmed: 'CONFIRMED', reverted: 'REVERTED', lost: 'UNRESOLVED' };
+
+/**
+ * Ends (or, for `signed`, advances) the transfer's owner. The caller has already moved the transfer
+ * row itself under its row lock. For `signed` only the withdrawal moves (APPROVED -> PROCESSING).
+ */
+export async function applyCustodyOutcome(tx: Tx, deps: ServiceDeps, transfer: CustodyTransferRow, outcome: CustodyOutcome, now: number): Promise<void> {
+  if (transfer.purpose === 'withdrawal') {
+    const withdrawal = await lockWithdrawal(tx, transfer.owner_id);
+    if (outcome.kind === 'signed') await applyWithdrawalEvent(tx, deps, withdrawal, 'sign', { txHash: transfer.tx_hash }, now);
+    else if (outcome.kind === 'confirmed') await applyWithdrawalEvent(tx, deps, withdrawal, 'confirm', { txHash: transfer.tx_hash }, now);
+    else if (outcome.kind === 'reverted') await applyWithdrawalEvent(tx, deps, withdrawal, 'revert', { failureReason: `transaction ${transfer.tx_hash} reverted` }, now);
+    else await applyWithdrawalEvent(tx, deps, withdrawal, 'lose', { failureReason: outcome.reason }, now);
+    return;
+  }
+  if (outcome.kind === 'confirmed') {
+    await postMovement(tx, {
+      movementId: deps.ids.uuid(),
+      kind: 'PAYOUT',
+      reference: transfer.owner_id,
+      memo: transfer.tx_hash ?? undefined,
+      at: now,
+      postingIds: [deps.ids.uuid(), deps.ids.uuid()],
+      postings: [
+        { book: 'maker_settlement', token: transfer.token, rail: 'EVM', delta: -transfer.amount, source: 'SETTLEMENT' },
+        { book: 'custody', token: transfer.token, rail: 'EVM', delta: transfer.amount, source: 'SETTLEMENT' },
+      ],
+    });
+  }
+}
+
+export function statusAfter(outcome: Exclude<CustodyOutcome, { kind: 'signed' }>): string {
+  return STATUS_AFTER[outcome.kind];
+}

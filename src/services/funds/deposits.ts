@@ -1,0 +1,139 @@
+/**
+ * Deposits (spec: Deposit; DESIGN.md section 5). A transfer of a listed token into custody from
+ * an account's own address credits that account (ledger DEPOSIT, custody -X); from an address
+ * with no account it is credited to the `unattributed` book and listed for the operator.
+ * One row per (txHash, logIndex): the head scanner records it PENDING, the chain follower
+ * completes it exactly once in the step that makes it final.
+ */
+import { getAddress } from 'viem';
+import type { Selectable } from 'kysely';
+import { transitionDeposit, type DepositStatus } from '../../domain/funds/deposit-state.ts';
+import { formatAmount } from '../../domain/money/index.ts';
+import { postMovement } from '../../store/ledger.ts';
+import type { DepositsTable } from '../../store/schema.ts';
+import type { ReferenceSnapshot } from '../../store/reference-data.ts';
+import type { Tx } from '../../store/transaction.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { emitBalances } from '../rfq/events.ts';
+
+export type DepositRow = Selectable<DepositsTable>;
+
+export interface ObservedTransfer {
+  token: string;
+  from: string;
+  amount: bigint;
+  /** Lowercase 0x hex. */
+  txHash: string;
+  logIndex: number;
+  blockNumber: number;
+}
+
+async function accountOf(tx: Tx, address: string): Promise<string | null> {
+  const row = await tx.selectFrom('accounts').select('id').where('address', '=', getAddress(address)).executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/**
+ * Records a transfer seen at the head (not final) as PENDING; a no-op if it is already known or
+ * its block is already final (the follower decides those). The follower's cursor row is read
+ * FOR SHARE, so a step cannot pass this block between the check and the insert.
+ */
+export async function recordPendingDeposit(tx: Tx, deps: ServiceDeps, transfer: ObservedTransfer, cursorName = 'main'): Promise<boolean> {
+  const cursor = await tx.selectFrom('chain_cursors').select('block_number').where('name', '=', cursorName).forShare().executeTakeFirst();
+  if (cursor && cursor.block_number >= transfer.blockNumber) return false;
+  const now = deps.clock.now();
+  const inserted = await tx
+    .insertInto('deposits')
+    .values({
+      id: deps.ids.depositId(),
+      account_id: await accountOf(tx, transfer.from),
+      from_address: getAddress(transfer.from),
+      token: transfer.token,
+      amount: transfer.amount,
+      status: 'PENDING',
+      tx_hash: transfer.txHash,
+      log_index: transfer.logIndex,
+      block_number: transfer.blockNumber,
+      movement_id: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.columns(['tx_hash', 'log_index']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/** Completes and credits a final transfer, once: a second call for the same log does nothing. */
+export async function creditDeposit(tx: Tx, deps: ServiceDeps, transfer: ObservedTransfer, now: number): Promise<boolean> {
+  const existing = await tx.selectFrom('deposits').selectAll().where('tx_hash', '=', transfer.txHash).where('log_index', '=', transfer.logIndex).forUpdate().executeTakeFirst();
+  if (existing?.status === 'COMPLETED') return false;
+  if (existing) transitionDeposit(existing.status as DepositStatus, 'finalise');
+  const accountId = await accountOf(tx, transfer.from);
+  const movementId = deps.ids.uuid();
+  await postMovement(tx, {
+    movementId,
+    kind: 'DEPOSIT',
+    reference: `${transfer.txHash}:${transfer.logIndex}`,
+    at: now,
+    postingIds: [deps.ids.uuid(), deps.ids.uuid()],
+    postings: [
+      accountId
+        ? { book: 'user', accountId, token: transfer.token, rail: 'EVM', delta: transfer.amount, source: 'DEPOSIT' }
+        : { book: 'unattributed', token: transfer.token, rail: 'EVM', delta: transfer.amount, source: 'DEPOSIT' },
+      { book: 'custody', token: transfer.token, rail: 'EVM', delta: -transfer.amount, source: 'DEPOSIT' },
+    ],
+  });
+  const values = {
+    account_id: accountId,
+    from_address: getAddress(transfer.from),
+    token: transfer.token,
+    amount: transfer.amount,
+    status: 'COMPLETED',
+    block_number: transfer.blockNumber,
+    movement_id: movementId,
+    updated_at: now,
+  };
+  if (existing) {
+    await tx.updateTable('deposits').set(values).where('id', '=', existing.id).execute();
+  } else {
+    await tx.insertInto('deposits').values({ id: deps.ids.depositId(), tx_hash: transfer.txHash, log_index: transfer.logIndex, created_at: now, ...values }).execute();
+  }
+  if (accountId) await emitBalances(tx, deps, accountId, now);
+  return true;
+}
+
+/**
+ * PENDING deposits in blocks [fromBlock, toBlock] that the now-final chain does not hold as
+ * deposits (`finalKeys`: `txHash:logIndex`) end FAILED: their block was reorganised away, or the
+ * transfer turned out to be settlement.
+ */
+export async function failVanishedDeposits(tx: Tx, range: { fromBlock: number; toBlock: number }, finalKeys: Set<string>, now: number): Promise<number> {
+  const pending = await tx
+    .selectFrom('deposits')
+    .select(['id', 'status', 'tx_hash', 'log_index'])
+    .where('status', '=', 'PENDING')
+    .where('block_number', '>=', range.fromBlock)
+    .where('block_number', '<=', range.toBlock)
+    .forUpdate()
+    .execute();
+  let failed = 0;
+  for (const row of pending) {
+    if (finalKeys.has(`${row.tx_hash}:${row.log_index}`)) continue;
+    await tx.updateTable('deposits').set({ status: transitionDeposit(row.status as DepositStatus, 'vanish'), updated_at: now }).where('id', '=', row.id).execute();
+    failed++;
+  }
+  return failed;
+}
+
+export function depositView(row: DepositRow, reference: ReferenceSnapshot) {
+  return {
+    depositId: row.id,
+    token: row.token,
+    amount: formatAmount(row.amount, reference.tokens.get(row.token)?.decimals ?? 0),
+    status: row.status,
+    txHash: row.tx_hash,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,25 @@
+/** Deposit listings: the account's own (GET /v1/rfq/deposits) and the operator's unattributed ones. */
+import type { ServiceDeps } from '../deps.ts';
+import { decodeCursor, pageOf } from '../paging.ts';
+import { depositView } from './deposits.ts';
+
+interface PageInput { limit?: number | undefined; cursor?: string | undefined }
+
+async function page(deps: ServiceDeps, accountId: string | null, input: PageInput) {
+  const limit = input.limit ?? 50;
+  const after = input.cursor ? decodeCursor(input.cursor, 'cursor') : null;
+  let query = deps.db.selectFrom('deposits').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1);
+  query = accountId ? query.where('account_id', '=', accountId) : query.where('account_id', 'is', null);
+  if (after) query = query.where((eb) => eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]));
+  return { rows: await query.execute(), limit, reference: await deps.refdata.current() };
+}
+
+export async function listDeposits(deps: ServiceDeps, accountId: string, input: PageInput) {
+  const { rows, limit, reference } = await page(deps, accountId, input);
+  return pageOf(rows, limit, (r) => ({ at: r.created_at, id: r.id }), (r) => depositView(r, reference));
+}
+
+export async function listUnattributedDeposits(deps: ServiceDeps, input: PageInput) {
+  const { rows, limit, reference } = await page(deps, null, input);
+  return pageOf(rows, limit, (r) => ({ at: r.created_at, id: r.id }), (r) => ({ ...depositView(r, reference), fromAddress: r.from_address, blockNumber: r.block_number, logIndex: r.log_index }));
+}

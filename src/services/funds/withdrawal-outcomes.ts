@@ -1,0 +1,61 @@
+/**
+ * Applying a withdrawal transition inside the caller's transaction: the status from the state
+ * machine, the lock effect (release, or consume plus the WITHDRAWAL debit with custody +X per
+ * the custody ledger convention), and the balances frame.
+ */
+import { transitionWithdrawal, type WithdrawalEvent, type WithdrawalStatus } from '../../domain/funds/withdrawal-state.ts';
+import { ServiceError } from '../../domain/errors.ts';
+import { endLock, postMovement } from '../../store/ledger.ts';
+import type { Tx } from '../../store/transaction.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { emitBalances } from '../rfq/events.ts';
+import type { WithdrawalRow } from './withdrawal-views.ts';
+
+/** Locks and returns the withdrawal row; NOT_FOUND when absent. */
+export async function lockWithdrawal(tx: Tx, withdrawalId: string): Promise<WithdrawalRow> {
+  const row = await tx.selectFrom('withdrawals').selectAll().where('id', '=', withdrawalId).forUpdate().executeTakeFirst();
+  if (!row) throw new ServiceError('NOT_FOUND', `no withdrawal ${withdrawalId}`);
+  return row;
+}
+
+export async function applyWithdrawalEvent(
+  tx: Tx,
+  deps: ServiceDeps,
+  row: WithdrawalRow,
+  event: WithdrawalEvent,
+  change: { txHash?: string | null; failureReason?: string | null },
+  now: number,
+): Promise<WithdrawalRow> {
+  const next = transitionWithdrawal(row.status as WithdrawalStatus, event);
+  if (next.lock === 'release') {
+    await endLock(tx, 'withdrawal', row.id, 'release', event, now);
+  } else if (next.lock === 'consume') {
+    const lock = await endLock(tx, 'withdrawal', row.id, 'consume', event, now);
+    if (!lock || lock.amount !== row.amount) throw new Error(`withdrawal ${row.id} has no live lock of its amount`);
+    await postMovement(tx, {
+      movementId: deps.ids.uuid(),
+      kind: 'WITHDRAWAL',
+      reference: row.id,
+      at: now,
+      postingIds: [deps.ids.uuid(), deps.ids.uuid()],
+      postings: [
+        { book: 'user', accountId: row.account_id, token: row.token, rail: 'EVM', delta: -row.amount, source: 'WITHDRAWAL', fromLocked: true },
+        { book: 'custody', token: row.token, rail: 'EVM', delta: row.amount, source: 'WITHDRAWAL' },
+      ],
+    });
+  }
+  const updated = await tx
+    .updateTable('withdrawals')
+    .set({
+      status: next.status,
+      updated_at: now,
+      ...(change.txHash !== undefined ? { tx_hash: change.txHash } : {}),
+      ...(change.failureReason !== undefined ? { failure_reason: change.failureReason } : {}),
+    })
+    .where('id', '=', row.id)
+    .where('status', '=', row.status)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (next.lock !== 'keep') await emitBalances(tx, deps, row.account_id, now);
+  return updated;
+}

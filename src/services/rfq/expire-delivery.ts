@@ -1,0 +1,55 @@
+/**
+ * A promised quote whose window closed without a delivery: once a FINAL block is stamped past its
+ * `deliveryDeadline` (chain time, as permit2's deadline is judged), the RFQ ends FAILED with
+ * SETTLEMENT_FAILED, the quote FAILED, the taker's lock released. Runs inside the chain
+ * follower's step, after that step's deliveries, so a delivery in the deadline second always wins.
+ * (expire-settlement.ts, on wall-clock time, leaves promised quotes to this path.)
+ */
+import { transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
+import { endLock } from '../../store/ledger.ts';
+import type { Tx } from '../../store/transaction.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { resolveInstrument } from './create-rfq.ts';
+import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
+
+/** Fails every promised quote whose deadline is before `finalChainTimeSecs`; returns the RFQ ids. */
+export async function expireDeliveries(tx: Tx, deps: ServiceDeps, finalChainTimeSecs: number, now: number, limit = 200): Promise<string[]> {
+  const overdue = await tx
+    .selectFrom('quotes')
+    .select(['id', 'rfq_id'])
+    .where('status', '=', 'SELECTED')
+    .where('settlement_mode', '=', 'promised')
+    .where('delivery_deadline_secs', '<', finalChainTimeSecs)
+    .orderBy('rfq_id')
+    .limit(limit)
+    .execute();
+  const failed: string[] = [];
+  for (const { id, rfq_id } of overdue) {
+    const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', rfq_id).where('status', '=', 'QUOTED').forUpdate().executeTakeFirst();
+    if (!rfq) continue;
+    const quote = await tx.selectFrom('quotes').selectAll().where('id', '=', id).where('status', '=', 'SELECTED').forUpdate().executeTakeFirst();
+    if (!quote) continue;
+    const instrument = await resolveInstrument(deps, rfq.instrument_id);
+    const updated = await tx
+      .updateTable('rfqs')
+      .set({ status: transitionRfq(rfq.status as RfqStatus, 'settlementFailed'), failure_code: 'SETTLEMENT_FAILED', failure_reason: 'the winning maker did not deliver inside its delivery window', updated_at: now })
+      .where('id', '=', rfq.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const failedQuote = await tx
+      .updateTable('quotes')
+      .set({ status: transitionQuote(quote.status as QuoteStatus, 'fail'), updated_at: now })
+      .where('id', '=', quote.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await endLock(tx, 'rfq', rfq.id, 'release', 'deliveryMissed', now);
+    // MAKER FAILURE CALL SITE: a missed delivery is a maker failure. The function that records it
+    // (and may suspend the maker) is built on the `settle` branch and is not on this one; once
+    // merged, call it here in this transaction, e.g. `await recordMakerFailure(tx, deps, quote.maker_id, now)`.
+    await emitQuoteStatus(tx, failedQuote, updated, instrument, now);
+    await emitRfqStatus(tx, updated, instrument, now);
+    await emitBalances(tx, deps, rfq.account_id, now);
+    failed.push(rfq.id);
+  }
+  return failed;
+}

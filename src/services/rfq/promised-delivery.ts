@@ -1,0 +1,97 @@
+/**
+ * A promised-mode delivery: a transfer of the quote's `makerPays` token, of exactly its raw
+ * amount, from the maker's address to custody, mined inside the quote's window. Observed final by
+ * the chain follower, it settles the RFQ in the step's transaction:
+ * - taker +makerPays (SETTLEMENT) / custody -makerPays (it arrived);
+ * - taker -makerReceives (SETTLEMENT, from locked) / maker_settlement +makerReceives (the
+ *   service now owes the maker that leg);
+ * - taker -fee (FEE, from locked) / fees +fee;
+ * - RFQ and quote SETTLED with `txHash` = the delivery transaction (the taker's trade is complete
+ *   once the maker's leg is final in custody; the payout is the service's own obligation);
+ * - the payout of `makerReceives` to the maker is queued for the custody broadcaster.
+ */
+import { getAddress } from 'viem';
+import { sql } from 'kysely';
+import { transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
+import { endLock, postMovement } from '../../store/ledger.ts';
+import type { Reader, Tx } from '../../store/transaction.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { enqueueCustodyTransfer } from '../funds/custody-transfers.ts';
+import type { ObservedTransfer } from '../funds/deposits.ts';
+import { resolveInstrument } from './create-rfq.ts';
+import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
+import { insideWindow } from './promised-gateway.ts';
+import type { QuoteRow } from './rows.ts';
+
+/** The open promised quote this transfer delivers, if any (earliest window first). */
+export async function findPromisedQuote(db: Reader, transfer: ObservedTransfer & { blockTimestampSecs: number }): Promise<QuoteRow | null> {
+  const candidates = await db
+    .selectFrom('quotes')
+    .innerJoin('accounts', 'accounts.id', 'quotes.maker_account_id')
+    .selectAll('quotes')
+    .where('quotes.status', '=', 'SELECTED')
+    .where('quotes.settlement_mode', '=', 'promised')
+    .where('accounts.address', '=', getAddress(transfer.from))
+    .where('quotes.maker_pays_token', '=', transfer.token)
+    .where('quotes.maker_pays_amount', '=', transfer.amount)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('promised_deliveries').select(sql`1`.as('one')).whereRef('promised_deliveries.quote_id', '=', 'quotes.id'))))
+    .orderBy('quotes.window_starts_at')
+    .execute();
+  return candidates.find((q) => insideWindow(q, transfer.blockTimestampSecs)) ?? null;
+}
+
+/** Settles the quote's RFQ on a final delivery; false if the quote is no longer open. */
+export async function settlePromisedDelivery(tx: Tx, deps: ServiceDeps, quoteId: string, transfer: ObservedTransfer & { blockTimestampSecs: number }, now: number): Promise<boolean> {
+  const quoteRef = await tx.selectFrom('quotes').select('rfq_id').where('id', '=', quoteId).executeTakeFirstOrThrow();
+  // Lock order: RFQ before its quotes (rows.ts).
+  const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', quoteRef.rfq_id).where('status', '=', 'QUOTED').forUpdate().executeTakeFirst();
+  if (!rfq || rfq.selected_quote_id !== quoteId) return false;
+  const quote = await tx.selectFrom('quotes').selectAll().where('id', '=', quoteId).where('status', '=', 'SELECTED').forUpdate().executeTakeFirst();
+  if (!quote) return false;
+  const instrument = await resolveInstrument(deps, rfq.instrument_id);
+  const reference = await deps.refdata.current();
+  const payoutTokenAddress = reference.tokens.get(quote.maker_receives_token)?.address;
+  if (!payoutTokenAddress) throw new Error(`promised payout token ${quote.maker_receives_token} has no on-chain address`);
+
+  const lock = await endLock(tx, 'rfq', rfq.id, 'consume', 'settled', now);
+  const taken = quote.maker_receives_amount + quote.taker_fee;
+  if (!lock || lock.amount < taken) throw new Error(`RFQ ${rfq.id} has no live lock covering ${taken}`);
+  const payToken = quote.maker_receives_token;
+  const postings = [
+    { book: 'user' as const, accountId: rfq.account_id, token: quote.maker_pays_token, rail: 'EVM' as const, delta: quote.maker_pays_amount, source: 'SETTLEMENT' as const },
+    { book: 'custody' as const, token: quote.maker_pays_token, rail: 'EVM' as const, delta: -quote.maker_pays_amount, source: 'SETTLEMENT' as const },
+    { book: 'user' as const, accountId: rfq.account_id, token: payToken, rail: 'EVM' as const, delta: -quote.maker_receives_amount, source: 'SETTLEMENT' as const, fromLocked: true },
+    { book: 'maker_settlement' as const, token: payToken, rail: 'EVM' as const, delta: quote.maker_receives_amount, source: 'SETTLEMENT' as const },
+    ...(quote.taker_fee > 0n
+      ? [
+          { book: 'user' as const, accountId: rfq.account_id, token: payToken, rail: 'EVM' as const, delta: -quote.taker_fee, source: 'FEE' as const, fromLocked: true },
+          { book: 'fees' as const, token: payToken, rail: 'EVM' as const, delta: quote.taker_fee, source: 'FEE' as const },
+        ]
+      : []),
+  ];
+  await postMovement(tx, { movementId: deps.ids.uuid(), kind: 'SETTLEMENT', reference: rfq.id, memo: transfer.txHash, at: now, postings, postingIds: postings.map(() => deps.ids.uuid()) });
+  // A lock larger than what settled (never expected: selection locks exactly) goes back to available.
+  const rest = lock.amount - taken;
+  if (rest > 0n) {
+    await tx.updateTable('balances').set({ available: sql`available + ${rest}`, locked: sql`locked - ${rest}` }).where('account_id', '=', lock.accountId).where('token', '=', lock.token).where('rail', '=', lock.rail).execute();
+  }
+
+  await tx.insertInto('promised_deliveries').values({ quote_id: quote.id, rfq_id: rfq.id, tx_hash: transfer.txHash, log_index: transfer.logIndex, block_number: transfer.blockNumber, block_timestamp_secs: transfer.blockTimestampSecs, created_at: now }).execute();
+  const settledRfq = await tx
+    .updateTable('rfqs')
+    .set({ status: transitionRfq(rfq.status as RfqStatus, 'settled'), settled_at: now, tx_hash: transfer.txHash, executed_pay_amount: taken, executed_recv_amount: quote.maker_pays_amount, taker_fee: quote.taker_fee, updated_at: now })
+    .where('id', '=', rfq.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const settledQuote = await tx
+    .updateTable('quotes')
+    .set({ status: transitionQuote(quote.status as QuoteStatus, 'settle'), settled_at: now, tx_hash: transfer.txHash, updated_at: now })
+    .where('id', '=', quote.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await enqueueCustodyTransfer(tx, deps, { purpose: 'payout', ownerId: quote.id, token: payToken, tokenAddress: payoutTokenAddress, toAddress: getAddress(transfer.from), amount: quote.maker_receives_amount }, now);
+  await emitRfqStatus(tx, settledRfq, instrument, now);
+  await emitQuoteStatus(tx, settledQuote, settledRfq, instrument, now);
+  await emitBalances(tx, deps, rfq.account_id, now);
+  return true;
+}

@@ -1,0 +1,204 @@
+/**
+ * Applies an observed `RfqSettled` (DESIGN.md section 5) inside the chain follower's step
+ * transaction: the quote it names is found by `quoteHash`; the event counts only if it came from
+ * the quote's registered spender (a factory wrapper, checked at registration), names the quote's
+ * maker, and moved exactly the quote's legs in the tokens' on-chain addresses. Then, once: the
+ * taker's lock is consumed into the ledger (TEAM ledger convention: one SETTLEMENT posting per
+ * token for the taker, one FEE), quote and RFQ become SETTLED with the transaction hash and the
+ * executed amounts, and the frames go to the outbox.
+ *
+ * Status guards make it idempotent: a re-delivered event finds the quote SETTLED and does
+ * nothing. An event for a quote already FAILED means custody paid after the service released the
+ * taker's lock; the ledger follows the chain: the custody movement is booked against the
+ * `suspense` book (the taker is not touched, their RFQ stays FAILED) and an anomaly is recorded for
+ * the operator. Events that do not match are recorded as anomalies and otherwise ignored.
+ */
+import type { Logger } from 'pino';
+import { transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
+import { endLock, postMovement, type Posting } from '../../store/ledger.ts';
+import type { Tx } from '../../store/transaction.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { resolveInstrument } from '../rfq/create-rfq.ts';
+import { emitBalances, emitQuoteStatus, emitRfqStatus } from '../rfq/events.ts';
+import type { QuoteRow } from '../rfq/rows.ts';
+
+export interface RfqSettledEvent {
+  quoteHash: string;
+  /** The contract that emitted the log. */
+  emitter: string;
+  maker: string;
+  payToken: string;
+  payAmount: bigint;
+  deliverToken: string;
+  deliverAmount: bigint;
+  txHash: string;
+  logIndex: number;
+  blockNumber: number;
+}
+
+export type SettleOutcome = 'settled' | 'alreadySettled' | 'unknownQuote' | 'mismatch' | 'afterFailure' | 'notSettleable';
+
+const same = (a: string | null | undefined, b: string) => a !== null && a !== undefined && a.toLowerCase() === b.toLowerCase();
+
+export async function settleQuote(tx: Tx, deps: ServiceDeps, event: RfqSettledEvent, logger: Logger): Promise<SettleOutcome> {
+  const now = deps.clock.now();
+  const txHash = event.txHash.toLowerCase();
+  const found = await tx.selectFrom('quotes').select(['id', 'rfq_id']).where('quote_hash', '=', event.quoteHash.toLowerCase()).executeTakeFirst();
+  if (!found) {
+    // Anyone can emit this event shape; one naming no selected quote is noise.
+    logger.warn({ event: printable(event) }, 'RfqSettled for no selected quote: ignored');
+    return 'unknownQuote';
+  }
+  // Lock order: RFQ before its quotes (rows.ts).
+  const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', found.rfq_id).forUpdate().executeTakeFirstOrThrow();
+  const quote = await tx.selectFrom('quotes').selectAll().where('id', '=', found.id).forUpdate().executeTakeFirstOrThrow();
+
+  const mismatches = await checkEvent(tx, quote, event);
+  if (mismatches.length > 0) {
+    logger.error({ event: printable(event), quoteId: quote.id, mismatches }, 'RfqSettled does not match its quote: ignored');
+    await recordAnomaly(tx, event, { kind: 'MISMATCH', quoteId: quote.id, rfqId: rfq.id, detail: { mismatches, event: printable(event) }, at: now });
+    return 'mismatch';
+  }
+  if (quote.status === 'SETTLED') return 'alreadySettled';
+  if (quote.status === 'FAILED' || rfq.status !== 'QUOTED' || quote.status !== 'SELECTED') {
+    return settledAfterFailure(tx, deps, event, quote, rfq.status, logger, now);
+  }
+
+  const instrument = await resolveInstrument(deps, rfq.instrument_id);
+  const payToken = quote.maker_receives_token;
+  const recvToken = quote.maker_pays_token;
+  const fee = quote.taker_fee;
+  const lock = await endLock(tx, 'rfq', rfq.id, 'consume', 'settled', now);
+  // The lock was taken for exactly this quote at selection; anything else is a bug that must not book.
+  if (!lock || lock.token !== payToken || lock.amount !== quote.maker_receives_amount + fee) {
+    throw new Error(`RFQ ${rfq.id}: live lock ${JSON.stringify(lock, (_, v) => (typeof v === 'bigint' ? v.toString() : v))} does not cover settlement of ${quote.id}`);
+  }
+  const taker = rfq.account_id;
+  const postings: Posting[] = [
+    { book: 'user', accountId: taker, token: payToken, rail: 'EVM', delta: -quote.maker_receives_amount, source: 'SETTLEMENT', fromLocked: true },
+    { book: 'custody', token: payToken, rail: 'EVM', delta: quote.maker_receives_amount, source: 'SETTLEMENT' },
+    { book: 'user', accountId: taker, token: recvToken, rail: 'EVM', delta: quote.maker_pays_amount, source: 'SETTLEMENT' },
+    { book: 'custody', token: recvToken, rail: 'EVM', delta: -quote.maker_pays_amount, source: 'SETTLEMENT' },
+  ];
+  if (fee > 0n) {
+    postings.push(
+      { book: 'user', accountId: taker, token: payToken, rail: 'EVM', delta: -fee, source: 'FEE', fromLocked: true },
+      { book: 'fees', token: payToken, rail: 'EVM', delta: fee, source: 'FEE' },
+    );
+  }
+  await postMovement(tx, { movementId: deps.ids.uuid(), kind: 'SETTLEMENT', reference: rfq.id, at: now, postings, postingIds: postings.map(() => deps.ids.uuid()) });
+
+  const settledRfq = await tx
+    .updateTable('rfqs')
+    .set({
+      status: transitionRfq(rfq.status as RfqStatus, 'settled'),
+      settled_at: now,
+      tx_hash: txHash,
+      executed_pay_amount: quote.maker_receives_amount + fee,
+      executed_recv_amount: quote.maker_pays_amount,
+      taker_fee: fee,
+      updated_at: now,
+    })
+    .where('id', '=', rfq.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const settledQuote = await tx
+    .updateTable('quotes')
+    .set({ status: transitionQuote(quote.status as QuoteStatus, 'settle'), settled_at: now, tx_hash: txHash, updated_at: now })
+    .where('id', '=', quote.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await emitRfqStatus(tx, settledRfq, instrument, now);
+  await emitQuoteStatus(tx, settledQuote, settledRfq, instrument, now);
+  await emitBalances(tx, deps, taker, now);
+  return 'settled';
+}
+
+/** What about the event differs from the quote; empty when it is this quote's settlement. */
+async function checkEvent(tx: Tx, quote: QuoteRow, event: RfqSettledEvent): Promise<string[]> {
+  const row = await tx
+    .selectFrom('accounts')
+    .select('address')
+    .where('id', '=', quote.maker_account_id)
+    .executeTakeFirstOrThrow();
+  const tokens = new Map(
+    (await tx.selectFrom('tokens').select(['symbol', 'address']).where('symbol', 'in', [quote.maker_pays_token, quote.maker_receives_token]).execute()).map((t) => [t.symbol, t.address]),
+  );
+  const wrong: string[] = [];
+  if (quote.settlement_mode !== 'permit2') wrong.push('settlementMode');
+  if (!same(quote.spender, event.emitter)) wrong.push('emitter');
+  if (!same(row.address, event.maker)) wrong.push('maker');
+  if (!same(tokens.get(quote.maker_receives_token), event.payToken)) wrong.push('payToken');
+  if (event.payAmount !== quote.maker_receives_amount) wrong.push('payAmount');
+  if (!same(tokens.get(quote.maker_pays_token), event.deliverToken)) wrong.push('deliverToken');
+  if (event.deliverAmount !== quote.maker_pays_amount) wrong.push('deliverAmount');
+  return wrong;
+}
+
+/**
+ * Custody paid the maker and received its leg although the service had given up on the trade.
+ * The chain is the truth for custody, so the custody book follows it; the counterpart is the
+ * `suspense` book, not the taker (their lock was released and may be spent), until the operator
+ * decides (e.g. an adjustment completing the trade for the taker).
+ */
+async function settledAfterFailure(tx: Tx, deps: ServiceDeps, event: RfqSettledEvent, quote: QuoteRow, rfqStatus: string, logger: Logger, now: number): Promise<SettleOutcome> {
+  const recorded = await recordAnomaly(tx, event, {
+    kind: 'SETTLED_AFTER_FAILURE',
+    quoteId: quote.id,
+    rfqId: quote.rfq_id,
+    detail: { quoteStatus: quote.status, rfqStatus, event: printable(event) },
+    at: now,
+  });
+  if (!recorded) return 'afterFailure';
+  logger.error({ quoteId: quote.id, rfqId: quote.rfq_id, quoteStatus: quote.status, rfqStatus, txHash: event.txHash }, 'SETTLEMENT ANOMALY: RfqSettled for a trade the service had already failed; custody moved, booked to suspense for the operator');
+  const postings: Posting[] = [
+    { book: 'custody', token: quote.maker_receives_token, rail: 'EVM', delta: quote.maker_receives_amount, source: 'SETTLEMENT' },
+    { book: 'suspense', token: quote.maker_receives_token, rail: 'EVM', delta: -quote.maker_receives_amount, source: 'SETTLEMENT' },
+    { book: 'custody', token: quote.maker_pays_token, rail: 'EVM', delta: -quote.maker_pays_amount, source: 'SETTLEMENT' },
+    { book: 'suspense', token: quote.maker_pays_token, rail: 'EVM', delta: quote.maker_pays_amount, source: 'SETTLEMENT' },
+  ];
+  await postMovement(tx, { movementId: deps.ids.uuid(), kind: 'SETTLEMENT_AFTER_FAILURE', reference: quote.rfq_id, memo: event.txHash, at: now, postings, postingIds: postings.map(() => deps.ids.uuid()) });
+  return 'afterFailure';
+}
+
+async function recordAnomaly(
+  tx: Tx,
+  event: RfqSettledEvent,
+  anomaly: { kind: string; quoteId: string | null; rfqId: string | null; detail: Record<string, unknown>; at: number },
+): Promise<boolean> {
+  const inserted = await tx
+    .insertInto('settlement_anomalies')
+    .values({
+      tx_hash: event.txHash.toLowerCase(),
+      log_index: event.logIndex,
+      kind: anomaly.kind,
+      quote_id: anomaly.quoteId,
+      rfq_id: anomaly.rfqId,
+      detail: JSON.stringify(anomaly.detail),
+      created_at: anomaly.at,
+    })
+    .onConflict((oc) => oc.columns(['tx_hash', 'log_index']).doNothing())
+    .returning('tx_hash')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+function printable(event: RfqSettledEvent): Record<string, unknown> {
+  return { ...event, payAmount: event.payAmount.toString(), deliverAmount: event.deliverAmount.toString() };
+}
+
+export interface SettlementAnomalyView {
+  txHash: string;
+  logIndex: number;
+  kind: string;
+  quoteId: string | null;
+  rfqId: string | null;
+  detail: Record<string, unknown>;
+  createdAt: number;
+}
+
+/** GET /admin/v1/settlement-anomalies: newest first. */
+export async function listSettlementAnomalies(deps: ServiceDeps, limit = 100): Promise<SettlementAnomalyView[]> {
+  const rows = await deps.db.selectFrom('settlement_anomalies').selectAll().orderBy('created_at', 'desc').limit(limit).execute();
+  return rows.map((r) => ({ txHash: r.tx_hash, logIndex: r.log_index, kind: r.kind, quoteId: r.quote_id, rfqId: r.rfq_id, detail: r.detail as Record<string, unknown>, createdAt: r.created_at }));
+}

@@ -1,0 +1,204 @@
+/**
+ * `npm start` end to end, as a newcomer runs it: a fresh data directory, the ready banner, the
+ * printed demo taker credential used with the taker CLI to buy and sell on both spot pairs
+ * against the demo makers, each RFQ SETTLED on-chain with the balances it implies and the ledger
+ * invariants holding; then SIGTERM, and a second start on the same directory resumes (same admin
+ * token, same credential, the taker's balances intact). Times are printed, never asserted.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { RfqClient } from '../../src/client/rfq-client.ts';
+import { AdminClient } from '../../src/client/admin-client.ts';
+import type { Balance, Rfq } from '../../src/client/types.ts';
+import { parseAmount } from '../../src/domain/money/index.ts';
+
+const NODE = path.resolve('node_modules/.bin/node');
+const DECIMALS: Record<string, number> = { USDC: 6, ETH: 18, BTC: 8 };
+const READY_TIMEOUT_MS = 120_000;
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  url: string;
+  adminToken: string;
+  devnetUrl: string;
+  accessKey: string;
+  secret: string;
+  readyMs: number;
+}
+
+const children = new Set<ChildProcess>();
+let dataDir = '';
+
+after(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** The environment of a newcomer: nothing that would select production or a setting of ours. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (name.startsWith('RFQ_') || ['DATABASE_URL', 'CHAIN_RPC_URL', 'VENUE_URL', 'PORT', 'HOST'].includes(name)) continue;
+    env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+async function start(port: number): Promise<Started> {
+  const spawnedAt = performance.now();
+  const child = spawn(NODE, ['src/runtime/main.ts'], { env: cleanEnv({ RFQ_DATA_DIR: dataDir, PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready banner within ${READY_TIMEOUT_MS} ms:\n${output}`)), READY_TIMEOUT_MS);
+    const check = () => {
+      // The banner ends with the CLI hint line; wait for it so every field is in.
+      if (/rfq-service ready[\s\S]*then: /.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited (${code}) before ready:\n${output}`));
+    });
+  });
+  const field = (pattern: RegExp) => {
+    const match = pattern.exec(output);
+    assert.ok(match?.[1], `banner has ${pattern}:\n${output}`);
+    return match[1];
+  };
+  return {
+    child,
+    output: () => output,
+    readyMs: performance.now() - spawnedAt,
+    url: field(/REST\s+(http:\/\/\S+)\/v1/),
+    adminToken: field(/\(token: (\S+)\)/),
+    devnetUrl: field(/devnet\s+(http:\/\/\S+)/),
+    accessKey: field(/accessKey (\S+)/),
+    secret: field(/secret\s+(\S+)/),
+  };
+}
+
+async function stop(started: Started): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));
+  started.child.kill('SIGTERM');
+  return exited;
+}
+
+/** Runs the taker CLI; resolves with its exit status and stdout. */
+function cli(args: string[], credentials: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(NODE, ['src/runtime/rfq-cli.ts', '--credentials', credentials, ...args], { env: cleanEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('exit', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+const units = (token: string, amount: string) => parseAmount(amount, DECIMALS[token]!, { field: token });
+
+function totals(balances: Balance[]): Record<string, bigint> {
+  const out: Record<string, bigint> = {};
+  for (const b of balances) {
+    assert.equal(b.locked, '0', `nothing stays locked once every RFQ is terminal (${b.token})`);
+    out[b.token] = (out[b.token] ?? 0n) + units(b.token, b.total);
+  }
+  return out;
+}
+
+async function rpcAnswers(url: string): Promise<boolean> {
+  try {
+    await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}', signal: AbortSignal.timeout(1000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm start: a living venue', { timeout: 6 * 60_000 }, () => {
+  it('trades on both spot pairs against the demo makers, settles on-chain, stops cleanly and resumes', async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-embedded-start-'));
+    const credentials = path.join(dataDir, 'cli-credential.json');
+    const port = await freePort();
+
+    const first = await start(port);
+    process.stdout.write(`# spawn to ready: ${(first.readyMs / 1000).toFixed(1)} s\n`);
+    assert.match(first.output(), /• demo-maker-1 0x[0-9a-fA-F]{40}/);
+    assert.match(first.output(), /• demo-maker-2 0x[0-9a-fA-F]{40}/);
+    assert.match(first.output(), /• demo taker 0x[0-9a-fA-F]{40}: deposited/);
+
+    const login = await cli(['--url', first.url, 'login', '--access-key', first.accessKey, '--secret', first.secret], credentials);
+    assert.equal(login.status, 0, login.stderr);
+    const taker = new RfqClient(first.url, { accessKey: first.accessKey, secret: first.secret });
+    const admin = new AdminClient(first.url, first.adminToken);
+    const before = totals((await taker.balances()).balances);
+
+    const trades: Array<[side: 'buy' | 'sell', size: string, instrumentId: string]> = [
+      ['buy', '0.5', 'ETH-USDC-SPOT'],
+      ['sell', '0.75', 'ETH-USDC-SPOT'],
+      ['buy', '0.02', 'BTC-USDC-SPOT'],
+      ['sell', '0.03', 'BTC-USDC-SPOT'],
+    ];
+    const expected: Record<string, bigint> = { ...before };
+    for (const [side, size, instrumentId] of trades) {
+      const startedAt = performance.now();
+      const run = await cli(['--json', side, size, instrumentId, '--window', '2s'], credentials);
+      const result = JSON.parse(run.stdout) as { rfq: Rfq };
+      const selectedToSettled = result.rfq.settledAt && result.rfq.quotedAt ? `, ${result.rfq.settledAt - result.rfq.quotedAt} ms from selection` : '';
+      process.stdout.write(`# ${side} ${size} ${instrumentId}: RFQ to ${result.rfq.status} in ${((performance.now() - startedAt) / 1000).toFixed(1)} s (2 s auction${selectedToSettled})\n`);
+      assert.equal(run.status, 0, `${side} ${instrumentId}: ${run.stderr}\n${run.stdout}`);
+      const rfq = await taker.getRfq(result.rfq.id);
+      assert.equal(rfq.status, 'SETTLED');
+      assert.match(rfq.txHash ?? '', /^0x[0-9a-f]{64}$/);
+      const [base, quote] = instrumentId.split('-') as [string, string];
+      const [payToken, recvToken] = side === 'buy' ? [quote, base] : [base, quote];
+      // The taker's all-in pay leg (fee included) and what it received, exactly as reported.
+      expected[payToken] = expected[payToken]! - units(payToken, rfq.executedPayAmount!);
+      expected[recvToken] = expected[recvToken]! + units(recvToken, rfq.executedRecvAmount!);
+      if (side === 'buy') assert.equal(rfq.executedRecvAmount, size);
+      else assert.equal(rfq.executedPayAmount, size);
+    }
+    const afterTrades = totals((await taker.balances()).balances);
+    assert.deepEqual(afterTrades, expected);
+    const invariants = await admin.invariants();
+    assert.deepEqual(invariants, { ok: true, violations: [] });
+
+    assert.equal(await stop(first), 0, first.output());
+    assert.match(first.output(), /SIGTERM: draining and stopping/);
+    assert.equal(await rpcAnswers(first.devnetUrl), false, 'the devnet stops with the service');
+
+    const second = await start(port);
+    process.stdout.write(`# restart to ready: ${(second.readyMs / 1000).toFixed(1)} s\n`);
+    assert.equal(second.adminToken, first.adminToken);
+    assert.equal(second.accessKey, first.accessKey);
+    assert.match(second.output(), /• demo taker 0x[0-9a-fA-F]{40}: already funded/);
+    const resumed = new RfqClient(second.url, { accessKey: second.accessKey, secret: second.secret });
+    assert.deepEqual(totals((await resumed.balances()).balances), afterTrades);
+    assert.deepEqual(await new AdminClient(second.url, second.adminToken).invariants(), { ok: true, violations: [] });
+    assert.equal(await stop(second), 0, second.output());
+  });
+});
