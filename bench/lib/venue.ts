@@ -17,6 +17,8 @@ export interface ServiceOptions {
   probeFile: string | null;
   cpuProfDir: string | null;
   poolSize: number;
+  /** Extra RFQ_* settings for this run (e.g. WebSocket limits). */
+  env?: Record<string, string>;
 }
 
 export interface Service extends Child {
@@ -39,6 +41,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     RFQ_DATA_DIR: options.dataDir,
     RFQ_DATABASE_POOL_SIZE: String(options.poolSize),
     BENCH_PROBE_FILE: options.probeFile ?? undefined,
+    ...options.env,
   });
   const args: string[] = [];
   if (options.probeFile) args.push('--import', path.join(repoRoot, 'bench/lib/service-probe.ts'));

@@ -39,6 +39,8 @@ export const errorCodes = {
   PAYLOAD_TOO_LARGE: { status: 413, meaning: 'Request body over the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'Body is not application/json.' },
   NOT_AVAILABLE: { status: 503, meaning: 'Feature not available in this deployment (e.g. devnet-only).' },
+  AUTH_REQUIRED: { status: 401, meaning: 'WebSocket only: auth frame missing, late or refused, or a connection cap reached; the socket closes.' },
+  UNSUPPORTED_CHANNEL: { status: 403, meaning: 'WebSocket only: a topic this session may not hold; the socket stays open.' },
   INTERNAL: { status: 500, meaning: 'Internal server error; nothing internal is revealed.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

@@ -134,14 +134,16 @@ export abstract class WsConnection {
    * `sendBufferBytes`: then the consumer is not keeping up and is closed (4009), so its backlog
    * never grows without bound nor holds up anyone else. Returns whether the frame was queued.
    */
-  protected sendData(data: string): boolean {
+  protected sendData(data: string | Buffer): boolean {
     if (this.closed || this.socket.readyState !== OPEN) return false;
     // data.length counts UTF-16 units, not bytes: close enough for a bound (frames are mostly ASCII).
     if (this.socket.bufferedAmount + data.length > this.context.ws.sendBufferBytes) {
       this.closeWith(CLOSE_SLOW_CONSUMER, 'slow consumer');
       return false;
     }
-    this.socket.send(data);
+    // A Buffer is a pre-encoded text frame shared by many sockets (price ticks): no per-socket encode.
+    if (typeof data === 'string') this.socket.send(data);
+    else this.socket.send(data, { binary: false });
     return true;
   }
 

@@ -1,7 +1,8 @@
 /**
- * Client frame parsing for `/v1/rfq/ws` (spec "Events"). Pure: no I/O, so the session only
- * decides what to do with an already-classified frame.
+ * Client frame parsing for `/v1/rfq/ws` and `/v1/rfq/prices/ws` (spec "Events"), close codes and
+ * topic names. Pure: no I/O, so the sessions only decide what to do with a classified frame.
  */
+import type { ErrorCode } from '../domain/error-codes.ts';
 
 export const WS_PATH = '/v1/rfq/ws';
 export const PRICES_WS_PATH = '/v1/rfq/prices/ws';
@@ -97,7 +98,8 @@ export function parseClientFrame(raw: string): ClientFrame {
   }
 }
 
-export function errorFrame(code: string, message: string): Record<string, unknown> {
+/** The spec's `error` frame; codes come from the one closed list (src/domain/error-codes.ts). */
+export function errorFrame(code: ErrorCode, message: string): Record<string, unknown> {
   return { kind: 'error', code, message };
 }
 

@@ -11,8 +11,8 @@ export interface HubSession {
   readonly accountId: string;
   /** One committed frame of this account (account topics) or a broadcast openRfqs frame. */
   deliver(topic: string, frame: Record<string, unknown>): void;
-  /** A serialised `price` frame of an instrument this session subscribes to (serialised once per tick). */
-  deliverPrice?(instrumentId: string, data: string): void;
+  /** A `price` frame of an instrument this session subscribes to, encoded once per tick for all. */
+  deliverPrice?(instrumentId: string, data: Buffer): void;
 }
 
 class Index<K, V> {
@@ -118,11 +118,11 @@ export class SessionHub {
     for (const session of this.openRfqsByInstrument.get(instrumentId) ?? []) session.deliver('openRfqs', frame);
   }
 
-  /** A top-of-book change: serialised once, handed to every subscriber of the instrument. */
+  /** A top-of-book change: serialised and UTF-8 encoded once, handed to every subscriber of the instrument. */
   deliverPrice(instrumentId: string, frame: Record<string, unknown>): void {
     const sessions = this.pricesByInstrument.get(instrumentId);
     if (!sessions) return;
-    const data = JSON.stringify(frame);
+    const data = Buffer.from(JSON.stringify(frame));
     for (const session of sessions) session.deliverPrice?.(instrumentId, data);
   }
 

@@ -36,6 +36,8 @@ export class NodeBus {
   private readonly prices = new Map<string, string>();
   private sending: Promise<void> | null = null;
   private stopped = false;
+  /** Wake-ups received from other nodes (observability and the two-node test). */
+  remoteWakes = 0;
 
   constructor(store: Store) {
     this.store = store;
@@ -45,7 +47,9 @@ export class NodeBus {
     this.logger = logger;
     this.unlisten.push(
       await this.store.listen(OUTBOX_CHANNEL, (payload) => {
-        if (payload !== this.nodeId) handlers.outboxWake();
+        if (payload === this.nodeId) return;
+        this.remoteWakes++;
+        handlers.outboxWake();
       }),
     );
     this.unlisten.push(

@@ -40,7 +40,7 @@ export class WsSession extends WsConnection implements HubSession {
   private readonly openRfqs = new Set<string>();
   private readonly prices = new Set<string>();
   /** Latest price frame per instrument not yet sent because the socket was behind. */
-  private conflated: Map<string, string> | null = null;
+  private conflated: Map<string, Buffer> | null = null;
   private conflateTimer: NodeJS.Timeout | null = null;
   private readonly book: PriceBook;
 
@@ -66,7 +66,7 @@ export class WsSession extends WsConnection implements HubSession {
    * A serialised top-of-book tick. When the socket is behind, only the newest tick per instrument
    * waits (superseded ones are dropped and counted): prices are a latest-value stream.
    */
-  deliverPrice(instrumentId: string, data: string): void {
+  deliverPrice(instrumentId: string, data: Buffer): void {
     if (this.closed || !this.prices.has(instrumentId)) return;
     if (this.conflated === null && this.bufferedBytes() < PRICE_CONFLATE_BYTES) {
       this.sendData(data);

@@ -12,6 +12,7 @@ import { backends } from '../helpers/backends.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { OutboxDispatcher } from '../../src/ws/outbox-dispatcher.ts';
 import { SessionHub } from '../../src/ws/hub.ts';
+import { onOutboxCommit } from '../../src/store/outbox.ts';
 
 for (const backend of backends()) {
   describe(`outbox dispatcher [${backend}]`, () => {
@@ -66,6 +67,30 @@ for (const backend of backends()) {
       assert.equal(await dispatcher.poll(), 1);
       assert.deepEqual(got.map((f) => f.n), [1, 3, 4, 5, 7]);
       await dispatcher.stop();
+    });
+
+    it('reads at once when woken by a commit, without waiting for its poll', async () => {
+      // The test above wrote explicit ids; move the sequence past them.
+      await sql`select setval(pg_get_serial_sequence('outbox', 'id'), (select max(id) from outbox))`.execute(h.node.store.db);
+      const { account, client } = await h.newUser();
+      const userId = client.login!.userId;
+      const got: Array<Record<string, unknown>> = [];
+      let wake: () => void = () => undefined;
+      const arrived = new Promise<void>((resolve) => (wake = resolve));
+      const hub = new SessionHub();
+      hub.add({ accountId: userId, deliver: (_topic, frame) => { got.push(frame); wake(); } });
+      // A poll interval far beyond the test's length: only the commit wake-up can deliver.
+      const dispatcher = new OutboxDispatcher({ db: h.node.store.db, hub, logger: pino({ level: 'silent' }), pollIntervalMs: 1_000_000 });
+      await dispatcher.start();
+      const unsubscribe = onOutboxCommit(h.node.store.db, () => dispatcher.wake());
+      try {
+        await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '7', memo: 'wake' });
+        await arrived;
+        assert.equal(got[0]?.kind, 'balanceSnapshot');
+      } finally {
+        unsubscribe();
+        await dispatcher.stop();
+      }
     });
   });
 }

@@ -1,0 +1,401 @@
+/**
+ * WebSocket benchmark (`node bench/ws.ts`, `--quick`, `--help`). The clients live in this process;
+ * the service (node src/runtime/main.ts on a fresh PostgreSQL database) and the bare `ws` server
+ * (bench/ws-baseline-server.ts) each run in their own process on the same cores. Phases:
+ *   1. bare: N plain `ws` clients of the bare server; 5 broadcasts/s of a 300-byte frame, latency
+ *      from the control message to the LAST client's receipt, at 1,000 clients and at N; RSS per
+ *      connection;
+ *   2. prices: N authenticated sessions (several per account) subscribed to one instrument; a maker
+ *      streams ladders at 5/s with a new best bid each time; tick (ladder sent) to last receipt, at
+ *      1,000 sessions and at N; conflated ticks counted; every session must end on the last tick;
+ *      service RSS per idle authenticated session;
+ *   3. quotes: makers re-quote at 500/s offered (open loop) on RFQs whose takers hold a `quotes`
+ *      subscription; latency from the REST send to the taker's `quoteUpdate` receipt, beside the
+ *      bare insert route (bench/baseline-server.ts) at the same offered rate.
+ * Every loop is bounded in count and time. Results go to bench/results/ws-<stamp>.json.
+ */
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import WebSocket from 'ws';
+import { AdminClient } from '../src/client/admin-client.ts';
+import { signCanonical, wsAuthCanonical } from '../src/domain/auth/hmac.ts';
+import { createBenchDatabase } from './lib/database.ts';
+import { HttpClient, inParallel, openLoop, Signer, type LoadResult } from './lib/http-load.ts';
+import { loadAverage, repoRoot, spawnServer, type Child } from './lib/processes.ts';
+import { round, roundSummary, summarize, type LatencySummary } from './lib/stats.ts';
+import { createRfq, makeMakers, makeTakers, quoteBody, seedReferenceData, startService, type Actor } from './lib/venue.ts';
+
+const HELP = `usage: node bench/ws.ts [options]
+  --quick            2,000 sessions, 4 s per step (about 1.5 min)
+  --sessions <n>     sessions / bare clients (default 5000)
+  --duration <s>     seconds per tick and quote step (default 10)
+  --quote-rate <n>   offered quotes per second (default 500)
+  --only <list>      bare,prices,quotes (default all)
+  --db <url>         PostgreSQL to create the bench database on`;
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    sessions: { type: 'string' },
+    duration: { type: 'string' },
+    'quote-rate': { type: 'string', default: '500' },
+    only: { type: 'string', default: 'bare,prices,quotes' },
+    db: { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+if (args.help) {
+  process.stdout.write(`${HELP}\n`);
+  process.exit(0);
+}
+
+const sessions = Number(args.sessions ?? (args.quick ? 2000 : 5000));
+const durationSecs = Number(args.duration ?? (args.quick ? 4 : 10));
+const quoteRate = Number(args['quote-rate']);
+const phases = new Set(args.only.split(','));
+const TICKS_PER_SEC = 5;
+const SMALL = Math.min(1000, sessions);
+const ACCOUNT_SESSIONS = 250;
+const INSTRUMENT = 'ETH-USDC-SPOT';
+const adminUrl = args.db ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const started = Date.now();
+const log = (line: string) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resident memory of a process in KiB (from /proc). */
+async function rssKiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+}
+
+/** Opens `url` sockets in bounded parallel batches; `onOpen` may finish a handshake. */
+async function connectMany(url: string, count: number, onOpen: (ws: WebSocket, i: number) => Promise<void>, offset = 0): Promise<WebSocket[]> {
+  return inParallel(Array.from({ length: count }, (_, i) => i + offset), 100, async (i) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('connect timeout')), 30_000);
+      ws.once('open', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      ws.once('error', reject);
+    });
+    await onOpen(ws, i);
+    return ws;
+  });
+}
+
+/** Per tick: when it was sent, and the latest receipt over all clients; and which tick each client saw last. */
+class TickRecorder {
+  readonly sentAt: number[] = [];
+  readonly lastReceipt: number[] = [];
+  readonly receipts: number[] = [];
+  readonly lastSeen: Int32Array;
+
+  constructor(clients: number) {
+    this.lastSeen = new Int32Array(clients).fill(-1);
+  }
+
+  received(client: number, tick: number): void {
+    const now = performance.now();
+    if (tick < 0 || tick >= this.sentAt.length) return;
+    this.lastReceipt[tick] = Math.max(this.lastReceipt[tick] ?? 0, now);
+    this.receipts[tick] = (this.receipts[tick] ?? 0) + 1;
+    if (tick > (this.lastSeen[client] ?? -1)) this.lastSeen[client] = tick;
+  }
+
+  /** Sends `count` ticks at TICKS_PER_SEC, then waits (bounded) for the last to reach every client. */
+  async run(count: number, clients: number, send: (tick: number) => void): Promise<TickResult> {
+    const first = this.sentAt.length;
+    const t0 = performance.now();
+    for (let k = 0; k < count; k++) {
+      const due = t0 + (k * 1000) / TICKS_PER_SEC;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      this.sentAt.push(performance.now());
+      send(first + k);
+    }
+    const last = first + count - 1;
+    for (let waited = 0; waited < 5000 && (this.receipts[last] ?? 0) < clients; waited += 20) await sleep(20);
+    const latencies: number[] = [];
+    let delivered = 0;
+    for (let k = first; k <= last; k++) {
+      if (this.lastReceipt[k] !== undefined) latencies.push(this.lastReceipt[k]! - this.sentAt[k]!);
+      delivered += this.receipts[k] ?? 0;
+    }
+    let onLatest = 0;
+    for (let c = 0; c < clients; c++) if (this.lastSeen[c] === last) onLatest++;
+    return { clients, ticks: count, toLastReceipt: roundSummary(summarize(latencies)), conflated: count * clients - delivered, clientsOnLatestTick: onLatest };
+  }
+}
+
+interface TickResult {
+  clients: number;
+  ticks: number;
+  /** Tick sent -> the last client's receipt of it. */
+  toLastReceipt: LatencySummary;
+  /** Client-tick pairs never delivered (superseded while the socket was behind). */
+  conflated: number;
+  clientsOnLatestTick: number;
+}
+
+interface Results {
+  startedAt: string;
+  machine: { cpus: number; node: string; loadAverageStart: string; loadAverageEnd?: string };
+  config: Record<string, unknown>;
+  bare?: { small: TickResult; large: TickResult; rssPerConnectionKiB: number };
+  prices?: { small: TickResult; large: TickResult; rssPerSessionKiB: number; serviceRssKiB: number; serverConflated: number | null };
+  quotes?: { offeredRate: number; rest: LoadResult; toFrame: LatencySummary & { missing: number }; bareInsert: LoadResult };
+  failures: string[];
+}
+
+async function runBare(results: Results): Promise<void> {
+  const bare = await spawnServer({ name: 'ws-bare', args: ['bench/ws-baseline-server.ts'], env: { ...process.env, PORT: '0' }, cwd: repoRoot, ready: /listening (http:\/\/\S+)/ });
+  try {
+    const url = bare.url.replace('http', 'ws');
+    const recorder = new TickRecorder(sessions);
+    const rss0 = await rssKiB(bare.pid);
+    const attach = async (ws: WebSocket, i: number) => {
+      ws.on('message', (data) => recorder.received(i, (JSON.parse(data.toString()) as { n: number }).n));
+    };
+    log(`bare: connecting ${SMALL} clients`);
+    const clients = await connectMany(`${url}/`, SMALL, attach);
+    const control = new WebSocket(`${url}/control`);
+    await new Promise((resolve) => control.once('open', resolve));
+    const send = (n: number) => control.send(JSON.stringify({ n }));
+    log(`bare: ${durationSecs * TICKS_PER_SEC} broadcasts to ${SMALL}`);
+    const small = await recorder.run(durationSecs * TICKS_PER_SEC, SMALL, send);
+    log(`bare: connecting up to ${sessions} clients`);
+    clients.push(...(await connectMany(`${url}/`, sessions - SMALL, attach, SMALL)));
+    await sleep(1000);
+    const rss1 = await rssKiB(bare.pid);
+    log(`bare: ${durationSecs * TICKS_PER_SEC} broadcasts to ${sessions}`);
+    const large = await recorder.run(durationSecs * TICKS_PER_SEC, sessions, send);
+    results.bare = { small, large, rssPerConnectionKiB: round((rss1 - rss0) / sessions) };
+    control.close();
+    for (const ws of clients) ws.terminate();
+  } finally {
+    await bare.stop();
+  }
+}
+
+function authFrame(actor: Actor, signedAt: number, socketPath: string): string {
+  const { accessKey, secret } = actor.signer.credentials;
+  return JSON.stringify({ kind: 'auth', accessKey, signedAt, signature: signCanonical(secret, wsAuthCanonical(signedAt, socketPath)) });
+}
+
+/** Sends `frame`, resolves with the first frame that satisfies `match` (bounded wait). */
+function request(ws: WebSocket, frame: string, match: (f: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer to ${frame.slice(0, 40)}`)), 30_000);
+    const onMessage = (data: WebSocket.RawData) => {
+      const parsed = JSON.parse(data.toString()) as Record<string, unknown>;
+      if (parsed.kind === 'error') {
+        clearTimeout(timer);
+        ws.off('message', onMessage);
+        reject(new Error(JSON.stringify(parsed)));
+      } else if (match(parsed)) {
+        clearTimeout(timer);
+        ws.off('message', onMessage);
+        resolve(parsed);
+      }
+    };
+    ws.on('message', onMessage);
+    ws.send(frame);
+  });
+}
+
+/** Signing times are claimed once per key: each session of an account takes the next millisecond. */
+const signedAtBase = Date.now();
+const signedAtUsed = new Map<string, number>();
+function nextSignedAt(actor: Actor): number {
+  const n = signedAtUsed.get(actor.signer.credentials.accessKey) ?? 0;
+  signedAtUsed.set(actor.signer.credentials.accessKey, n + 1);
+  return Math.max(signedAtBase + n, Date.now() - 20_000 + n);
+}
+
+async function openSession(actor: Actor, ws: WebSocket): Promise<void> {
+  // The server's application keepalive expects pongs.
+  ws.on('message', (data) => {
+    if ((data as Buffer).length < 20 && data.toString() === '{"kind":"ping"}') ws.send('{"kind":"pong"}');
+  });
+  await request(ws, authFrame(actor, nextSignedAt(actor), '/v1/rfq/ws'), (f) => f.kind === 'health');
+}
+
+async function runService(results: Results): Promise<void> {
+  const db = await createBenchDatabase(adminUrl);
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-bench-ws-'));
+  let service: Child | null = null;
+  try {
+    service = await startService({
+      databaseUrl: db.url,
+      dataDir,
+      probeFile: null,
+      cpuProfDir: null,
+      poolSize: 10,
+      env: { RFQ_WS_MAX_SESSIONS_PER_ACCOUNT: String(ACCOUNT_SESSIONS), RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE: '100000' },
+    });
+    const svc = service as Child & { adminToken: string };
+    log(`service pid ${svc.pid} at ${svc.url} (bench database ${db.name})`);
+    const admin = new AdminClient(svc.url, svc.adminToken);
+    await seedReferenceData(admin, { maxWindowMs: 600_000, settlementHeadroomSecs: 3600 });
+    const accountsNeeded = Math.ceil(sessions / ACCOUNT_SESSIONS);
+    log(`signing in ${accountsNeeded} accounts and 20 makers (SIWE)`);
+    const accounts = await makeTakers(svc.url, admin, Math.max(accountsNeeded, 20), '1000000000');
+    const makers = await makeMakers(svc.url, admin, 20);
+    const wsUrl = `${svc.url.replace('http', 'ws')}/v1/rfq/ws`;
+
+    if (phases.has('prices')) {
+      const recorder = new TickRecorder(sessions);
+      await sleep(1000);
+      const rss0 = await rssKiB(svc.pid);
+      const attach = async (ws: WebSocket, i: number) => {
+        await openSession(accounts[Math.floor(i / ACCOUNT_SESSIONS)]!, ws);
+        await request(ws, JSON.stringify({ kind: 'subscribe', topic: 'prices', instrumentId: INSTRUMENT }), (f) => f.kind === 'subscribed');
+        ws.on('message', (data) => {
+          if ((data as Buffer).length < 40) return; // ping, pong
+          const frame = JSON.parse(data.toString()) as { kind: string; bid?: { price: string } | null };
+          if (frame.kind === 'price' && frame.bid) recorder.received(i, Number(frame.bid.price) - 2000);
+        });
+      };
+      log(`prices: ${SMALL} authenticated sessions subscribing`);
+      const clients = await connectMany(wsUrl, SMALL, attach);
+      const ingest = new WebSocket(`${svc.url.replace('http', 'ws')}/v1/rfq/prices/ws`);
+      await new Promise((resolve) => ingest.once('open', resolve));
+      await request(ingest, authFrame(makers[0]!, nextSignedAt(makers[0]!), '/v1/rfq/prices/ws'), (f) => f.kind === 'health');
+      ingest.on('message', (data) => log(`ingest: ${data.toString().slice(0, 200)}`));
+      // Each tick is a new best bid (2000 + tick), so each is one top-of-book change.
+      const send = (tick: number) => ingest.send(JSON.stringify({ kind: 'ladder', instrumentId: INSTRUMENT, bids: [[String(2000 + tick), '1']], asks: [['100000', '1']], ts: Date.now() }));
+      log(`prices: ${durationSecs * TICKS_PER_SEC} ticks to ${SMALL}`);
+      const small = await recorder.run(durationSecs * TICKS_PER_SEC, SMALL, send);
+      log(`prices: up to ${sessions} sessions`);
+      clients.push(...(await connectMany(wsUrl, sessions - SMALL, attach, SMALL)));
+      await sleep(1000);
+      const rss1 = await rssKiB(svc.pid);
+      log(`prices: ${durationSecs * TICKS_PER_SEC} ticks to ${sessions}`);
+      const large = await recorder.run(durationSecs * TICKS_PER_SEC, sessions, send);
+      results.prices = { small, large, rssPerSessionKiB: round((rss1 - rss0) / sessions), serviceRssKiB: rss1, serverConflated: null };
+      ingest.close();
+      for (const ws of clients) ws.terminate();
+      await sleep(1000);
+    }
+
+    if (phases.has('quotes')) {
+      const client = new HttpClient(svc.url);
+      const takers = accounts.slice(0, 20);
+      log('quotes: 100 RFQs, a quotes subscription per taker');
+      const rfqs = await inParallel(Array.from({ length: 100 }, (_, i) => i), 10, (i) =>
+        createRfq(client, takers[i % takers.length]!, { instrumentId: INSTRUMENT, side: 'BUY', baseQty: '1', quoteLimit: '10000', windowMs: 600_000 }),
+      );
+      const sentAt = new Map<string, number>();
+      const latencies: number[] = [];
+      const sockets = await connectMany(wsUrl, takers.length, async (ws, i) => {
+        await openSession(takers[i]!, ws);
+        await request(ws, JSON.stringify({ kind: 'subscribe', topic: 'quotes' }), (f) => f.kind === 'subscribed');
+        ws.on('message', (data) => {
+          const frame = JSON.parse(data.toString()) as { kind: string; rfqId?: string; makerReceives?: { amount: string } };
+          if (frame.kind !== 'quoteUpdate') return;
+          const key = `${frame.rfqId}|${frame.makerReceives!.amount}`;
+          const at = sentAt.get(key);
+          if (at === undefined) return;
+          latencies.push(performance.now() - at);
+          sentAt.delete(key);
+        });
+      });
+      // A unique price per request (canonical: ends in 1) names the frame it produces.
+      const build = (k: number) => {
+        const rfq = rfqs[k % rfqs.length]!;
+        const maker = makers[Math.floor(k / rfqs.length) % makers.length]!;
+        const amount = `3000.${String(k % 100_000).padStart(5, '0')}1`;
+        sentAt.set(`${rfq.rfqId}|${amount}`, performance.now());
+        return maker.signer.request('POST', '/v1/rfq/quotes', quoteBody(rfq.rfqId, amount));
+      };
+      log('quotes: warm-up (1 s at 100/s)');
+      await openLoop({ client, rate: 100, durationMs: 1000, build, startIndex: 90_000 });
+      await sleep(500);
+      sentAt.clear();
+      latencies.length = 0;
+      log(`quotes: ${quoteRate}/s offered for ${durationSecs} s`);
+      const rest = await openLoop({ client, rate: quoteRate, durationMs: durationSecs * 1000, build });
+      for (let waited = 0; waited < 3000 && latencies.length < rest.ok; waited += 20) await sleep(20);
+      const toFrame = { ...roundSummary(summarize(latencies)), missing: rest.ok - latencies.length };
+      for (const ws of sockets) ws.terminate();
+      client.close();
+      log(`quotes: bare insert route at ${quoteRate}/s`);
+      const bare = await spawnServer({
+        name: 'baseline',
+        args: ['bench/baseline-server.ts'],
+        env: { ...process.env, BENCH_DATABASE_URL: db.url, BENCH_POOL_SIZE: '10', PORT: '0' },
+        cwd: repoRoot,
+        ready: /listening (http:\/\/\S+)/,
+      });
+      try {
+        const bareClient = new HttpClient(bare.url);
+        const dummy = new Signer({ accessKey: 'bench-dummy-key', secret: Buffer.alloc(32, 7).toString('base64') });
+        const bareBuild = (i: number) => ({ ...dummy.request('POST', '/v1/rfq/quotes', quoteBody(`rfq-${i % 100}`, '3000')), path: '/insert' });
+        await openLoop({ client: bareClient, rate: 100, durationMs: 1000, build: bareBuild });
+        const bareInsert = await openLoop({ client: bareClient, rate: quoteRate, durationMs: durationSecs * 1000, build: bareBuild });
+        bareClient.close();
+        results.quotes = { offeredRate: quoteRate, rest: { ...rest, latency: roundSummary(rest.latency), serviceTime: rest.serviceTime && roundSummary(rest.serviceTime) }, toFrame, bareInsert: { ...bareInsert, latency: roundSummary(bareInsert.latency), serviceTime: bareInsert.serviceTime && roundSummary(bareInsert.serviceTime) } };
+      } finally {
+        await bare.stop();
+      }
+    }
+  } finally {
+    const code = await service?.stop();
+    if (code !== 0 && code !== null && service) results.failures.push(`service exited ${code}: ${service.stderrTail.slice(-5).join(' | ')}`);
+    await db.drop().catch(() => undefined);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+function report(r: Results): string {
+  const lines: string[] = [];
+  const lat = (s: LatencySummary) => `${s.p50} / ${s.p99} ms`;
+  lines.push(`\nWebSocket benchmark (${r.machine.cpus} CPUs, load ${r.machine.loadAverageStart} -> ${r.machine.loadAverageEnd})`);
+  lines.push('| figure | service | bare (same run) | ratio p50 / p99 |');
+  lines.push('|---|---|---|---|');
+  const ratio = (a: LatencySummary, b: LatencySummary) => `${round(a.p50 / b.p50)}x / ${round(a.p99 / b.p99)}x`;
+  if (r.prices && r.bare) {
+    for (const size of ['small', 'large'] as const) {
+      const p = r.prices[size];
+      const b = r.bare[size];
+      lines.push(`| tick -> last receipt p50 / p99, ${p.clients} sessions (${p.ticks} ticks; conflated ${p.conflated}, on latest ${p.clientsOnLatestTick}/${p.clients}) | ${lat(p.toLastReceipt)} | ${lat(b.toLastReceipt)} | ${ratio(p.toLastReceipt, b.toLastReceipt)} |`);
+    }
+    lines.push(`| memory per idle session (RSS delta / sessions) | ${r.prices.rssPerSessionKiB} KiB | ${r.bare.rssPerConnectionKiB} KiB | |`);
+    lines.push(`| service RSS with ${r.prices.large.clients} sessions | ${round(r.prices.serviceRssKiB / 1024)} MiB | | |`);
+  }
+  if (r.quotes) {
+    const q = r.quotes;
+    lines.push(`| quote REST send -> taker quoteUpdate p50 / p99 at ${q.offeredRate}/s (missing ${q.toFrame.missing}) | ${lat(q.toFrame)} | ${lat(q.bareInsert.latency)} (bare insert route, response) | ${ratio(q.toFrame, q.bareInsert.latency)} |`);
+    lines.push(`| quote REST response p50 / p99 at ${q.offeredRate}/s (ok ${q.rest.ok}, failed ${q.rest.failed}) | ${lat(q.rest.latency)} | ${lat(q.bareInsert.latency)} | ${ratio(q.rest.latency, q.bareInsert.latency)} |`);
+  }
+  if (r.failures.length > 0) lines.push(`failures: ${r.failures.join('; ')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+const results: Results = {
+  startedAt: new Date(started).toISOString(),
+  machine: { cpus: os.cpus().length, node: process.version, loadAverageStart: loadAverage() },
+  config: { sessions, durationSecs, quoteRate, ticksPerSec: TICKS_PER_SEC, sessionsPerAccount: ACCOUNT_SESSIONS, phases: [...phases] },
+  failures: [],
+};
+try {
+  if (phases.has('bare')) await runBare(results);
+  if (phases.has('prices') || phases.has('quotes')) await runService(results);
+} catch (error) {
+  results.failures.push(String((error as Error).stack ?? error));
+  log(`FAILED: ${String((error as Error).stack ?? error)}`);
+}
+results.machine.loadAverageEnd = loadAverage();
+const dir = path.join(repoRoot, 'bench', 'results');
+await mkdir(dir, { recursive: true });
+const file = path.join(dir, `ws-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`);
+await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
+process.stdout.write(report(results));
+process.stdout.write(`full results: ${path.relative(process.cwd(), file)}\n`);
+process.exit(results.failures.length > 0 ? 1 : 0);

@@ -1,0 +1,100 @@
+/**
+ * No silent gaps: `subscribe` with `fromSeq` replays every frame after it from the outbox while
+ * the outbox still holds them all, else sends the baseline marked `resync: true`; pruning drops
+ * rows by age only.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { backends } from '../helpers/backends.ts';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+import type { RfqClient } from '../../src/client/rfq-client.ts';
+import { pruneOutbox } from '../../src/store/outbox.ts';
+import { TestSocket, openSession, subscribe, type Frame } from './test-socket.ts';
+
+for (const backend of backends()) {
+  describe(`ws replay [${backend}]`, () => {
+    let h: Harness;
+    const sockets: TestSocket[] = [];
+    before(async () => {
+      h = await startHarness(backend);
+    });
+    after(async () => {
+      for (const s of sockets) s.close();
+      await h.close();
+    });
+
+    const session = (client: RfqClient) => openSession(h.url, client, sockets);
+    const usdc = (f: Frame) => (f.balances as Array<{ token: string; available: string }>).find((b) => b.token === 'USDC')?.available;
+
+    async function userWithSeqs(n: number) {
+      const user = await h.newUser();
+      for (let i = 1; i <= n; i++) await h.admin.adjustBalance({ address: user.account.address, token: 'USDC', amount: String(i), memo: `step ${i}` });
+      return user;
+    }
+
+    it('replays every frame after fromSeq with its own seq, then continues live without a gap or duplicate', async () => {
+      const { client, account } = await userWithSeqs(5); // balances 1, 3, 6, 10, 15 at seq 1..5
+      const socket = await session(client);
+      const ack = await subscribe(socket, { topic: 'balances', fromSeq: 3 });
+      assert.equal(ack.seq, 5);
+      assert.equal('resync' in ack, false);
+      const replayed = [await socket.next(), await socket.next()];
+      assert.deepEqual(replayed.map((f) => [f.kind, f.seq, usdc(f)]), [['balanceSnapshot', 4, '10'], ['balanceSnapshot', 5, '15']]);
+      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1', memo: 'live' });
+      const live = await socket.next();
+      assert.deepEqual([live.seq, usdc(live)], [6, '16']);
+      await socket.quiet(100);
+    });
+
+    it('replays nothing when fromSeq is the current seq', async () => {
+      const { client } = await userWithSeqs(2);
+      const socket = await session(client);
+      const ack = await subscribe(socket, { topic: 'balances', fromSeq: 2 });
+      assert.equal(ack.seq, 2);
+      await socket.quiet(200);
+    });
+
+    it('sends the baseline with resync: true when the outbox no longer holds the range, or fromSeq is unknown', async () => {
+      const { client } = await userWithSeqs(3);
+      // Prune everything committed so far: seq 1..3 of this account are gone.
+      while ((await pruneOutbox(h.node.store.db, Date.now() + 1, 1000)) > 0);
+      const socket = await session(client);
+      const ack = await subscribe(socket, { topic: 'balances', fromSeq: 1 });
+      assert.deepEqual([ack.seq, ack.resync], [3, true]);
+      const baseline = await socket.next();
+      assert.deepEqual([baseline.kind, baseline.seq, baseline.resync, usdc(baseline)], ['balanceSnapshot', 3, true, '6']);
+
+      const future = await session(client);
+      const futureAck = await subscribe(future, { topic: 'rfqStatus', fromSeq: 99 });
+      assert.deepEqual([futureAck.seq, futureAck.resync], [0, true]);
+      await future.quiet(100); // no open RFQs: an empty baseline, still marked on the ack
+    });
+
+    it('refuses fromSeq on a topic without seq, and a malformed fromSeq; the socket stays open', async () => {
+      const maker = await h.newMaker(['ETH-USDC']);
+      const socket = await session(maker.client);
+      socket.send({ kind: 'subscribe', topic: 'openRfqs', instrumentId: 'ETH-USDC-SPOT', fromSeq: 1 });
+      assert.equal((await socket.next()).code, 'INVALID_REQUEST');
+      socket.send({ kind: 'subscribe', topic: 'balances', fromSeq: -1 });
+      assert.equal((await socket.next()).code, 'INVALID_REQUEST');
+      socket.send({ kind: 'subscribe', topic: 'balances', fromSeq: 1.5 });
+      assert.equal((await socket.next()).code, 'INVALID_REQUEST');
+      socket.send({ kind: 'ping' });
+      assert.deepEqual(await socket.next(), { kind: 'pong' });
+    });
+
+    it('prunes outbox rows by age, oldest first, bounded per call', async () => {
+      const db = h.node.store.db;
+      while ((await pruneOutbox(db, Date.now() + 1, 1000)) > 0);
+      const { account } = await userWithSeqs(3);
+      const cutoff = Date.now() + 1;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1', memo: 'kept' });
+      assert.equal(await pruneOutbox(db, cutoff, 2), 2);
+      assert.equal(await pruneOutbox(db, cutoff, 2), 1);
+      assert.equal(await pruneOutbox(db, cutoff, 2), 0);
+      const left = await db.selectFrom('outbox').select(['seq']).execute();
+      assert.deepEqual(left.map((r) => Number(r.seq)), [4]);
+    });
+  });
+}
