@@ -22,7 +22,7 @@ export function opsRoutes(context: ApiContext) {
 
     app.get('/v1/time', {
       config: { auth: 'none' },
-      schema: { tags: ['ops'], response: { 200: Type.Object({ serverTime: UnixMillis }) } },
+      schema: { summary: 'Server clock (unix milliseconds)', tags: ['ops'], response: { 200: Type.Object({ serverTime: UnixMillis }) } },
     }, async () => ({ serverTime: context.service.clock.now() }));
   };
 }

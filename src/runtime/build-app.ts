@@ -30,8 +30,16 @@ export async function buildApp(context: ApiContext, logger: Logger): Promise<Fas
       components: {
         securitySchemes: {
           hmac: { type: 'http', scheme: 'bearer', description: 'Access key as bearer plus Service-API-Timestamp and Service-API-Signature headers' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'Operator token (RFQ_ADMIN_TOKEN) as bearer' },
         },
       },
+    },
+    // The route's `config.auth` is what the hooks enforce; publishing it from there keeps the
+    // document (and docs/http-reference.md, generated from it) from drifting.
+    transform: ({ schema, url, route }) => {
+      const auth = route.config?.auth ?? 'none';
+      const security = auth === 'admin' ? [{ adminToken: [] }] : auth === 'hmac' || auth === 'maker' ? [{ hmac: [] }] : [];
+      return { schema: { ...schema, security, 'x-auth': auth } as typeof schema, url };
     },
   });
   await app.register(websocket, {

@@ -235,8 +235,13 @@ for (const backend of backends()) {
       }
       assert.ok(!Object.keys(doc.paths).some((p) => p.includes(':')), 'path parameters are written {name}, not :name');
       for (const hidden of ['/healthz', '/readyz', '/metrics', '/openapi.json']) assert.ok(!doc.paths[hidden], `${hidden} is not part of the API document`);
-      assert.deepEqual(Object.keys(doc.components.securitySchemes), ['hmac']);
+      assert.deepEqual(Object.keys(doc.components.securitySchemes), ['hmac', 'adminToken']);
       assert.equal(doc.components.securitySchemes.hmac.type, 'http');
+      // Each operation publishes the auth its route enforces.
+      assert.deepEqual(doc.paths['/v1/rfq/requests'].post.security, [{ hmac: [] }]);
+      assert.equal(doc.paths['/v1/rfq/quotes'].post['x-auth'], 'maker');
+      assert.deepEqual(doc.paths['/admin/v1/settings'].get.security, [{ adminToken: [] }]);
+      assert.deepEqual(doc.paths['/v1/auth/challenge'].post.security, []);
 
       // Errors are documented with the envelope.
       const createRfq = doc.paths['/v1/rfq/requests'].post;

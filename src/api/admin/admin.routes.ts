@@ -42,6 +42,7 @@ export function adminRoutes(context: ApiContext) {
     app.put('/admin/v1/tokens/:symbol', {
       config: admin,
       schema: {
+        summary: 'Create or update a token',
         tags,
         params: Type.Object({ symbol: TokenSymbol }),
         body: Type.Object({ decimals: Type.Integer({ minimum: 0, maximum: 36 }), address: Type.Optional(Nullable(EvmAddress)) }, { additionalProperties: false }),
@@ -52,6 +53,7 @@ export function adminRoutes(context: ApiContext) {
     app.put('/admin/v1/instruments/:instrumentId', {
       config: admin,
       schema: {
+        summary: 'Create or update an instrument',
         tags,
         params: Type.Object({ instrumentId: InstrumentId }),
         body: Type.Object(
@@ -78,6 +80,7 @@ export function adminRoutes(context: ApiContext) {
     app.put('/admin/v1/makers/:address', {
       config: admin,
       schema: {
+        summary: 'Register or update a maker',
         tags,
         params: Type.Object({ address: EvmAddress }),
         body: Type.Object(
@@ -118,12 +121,13 @@ export function adminRoutes(context: ApiContext) {
 
     app.get('/admin/v1/makers', {
       config: admin,
-      schema: { tags, response: { 200: Type.Object({ makers: Type.Array(MakerView) }), ...errorResponses } },
+      schema: { summary: 'List makers', tags, response: { 200: Type.Object({ makers: Type.Array(MakerView) }), ...errorResponses } },
     }, async () => ({ makers: await listMakers(deps) }));
 
     app.post('/admin/v1/balances/adjust', {
       config: admin,
       schema: {
+        summary: 'Post a ledger ADJUSTMENT',
         tags,
         body: Type.Object(
           { address: EvmAddress, token: TokenSymbol, amount: SignedDecimalString, rail: Type.Optional(Rail), memo: Type.String({ minLength: 1, maxLength: 500 }) },
@@ -143,6 +147,7 @@ export function adminRoutes(context: ApiContext) {
     app.get('/admin/v1/invariants', {
       config: admin,
       schema: {
+        summary: 'Run the ledger invariant checks',
         tags,
         response: {
           200: Type.Object({ ok: Type.Boolean(), violations: Type.Array(Type.Object({ check: Type.String(), detail: Type.Record(Type.String(), Type.Unknown()) })) }),
@@ -153,12 +158,12 @@ export function adminRoutes(context: ApiContext) {
 
     app.get('/admin/v1/settings', {
       config: admin,
-      schema: { tags, response: { 200: SettingsView, ...errorResponses } },
+      schema: { summary: 'Read operator settings', tags, response: { 200: SettingsView, ...errorResponses } },
     }, async () => ({ ...(await readSettings(deps.db)) }) as Record<string, number>);
 
     app.put('/admin/v1/settings', {
       config: admin,
-      schema: { tags, body: SettingsBody, response: { 200: SettingsView, ...errorResponses } },
+      schema: { summary: 'Change operator settings', tags, body: SettingsBody, response: { 200: SettingsView, ...errorResponses } },
     }, async (request) => {
       await deps.db.transaction().execute((tx) => writeSettings(tx, request.body));
       deps.settings.invalidate();

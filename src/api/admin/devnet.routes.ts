@@ -19,6 +19,7 @@ export function devnetRoutes(context: ApiContext) {
     app.post('/admin/v1/devnet/faucet', {
       config: { auth: 'admin' },
       schema: {
+        summary: 'Embedded devnet only: mint test tokens on-chain',
         tags: ['admin'],
         body: Type.Object({ address: EvmAddress, token: TokenSymbol, amount: PositiveDecimalString }, { additionalProperties: false }),
         response: { 200: Type.Object({ txHash: Type.String() }), ...errorResponses, 503: ErrorEnvelope },

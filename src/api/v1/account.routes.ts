@@ -14,17 +14,17 @@ export function accountRoutes(context: ApiContext) {
     const deps = context.service;
     app.get('/v1/rfq/instruments', {
       config: { auth: 'hmac' },
-      schema: { tags: ['reference'], response: { 200: InstrumentList, ...errorResponses } },
+      schema: { summary: 'Tradable instruments and taker fees', tags: ['reference'], response: { 200: InstrumentList, ...errorResponses } },
     }, async () => ({ instruments: await listInstruments(deps) }));
 
     app.get('/v1/rfq/balances', {
       config: { auth: 'hmac' },
-      schema: { tags: ['account'], response: { 200: BalanceList, ...errorResponses } },
+      schema: { summary: 'Balances per token and rail', tags: ['account'], response: { 200: BalanceList, ...errorResponses } },
     }, async (request) => ({ balances: await readBalances(deps.db, deps, request.auth!.accountId) }));
 
     app.get('/v1/rfq/ledger', {
       config: { auth: 'hmac' },
-      schema: { tags: ['account'], querystring: PageQuery, response: { 200: LedgerPage, ...errorResponses } },
+      schema: { summary: 'Ledger entries, newest first', tags: ['account'], querystring: PageQuery, response: { 200: LedgerPage, ...errorResponses } },
     }, async (request) => readLedger(deps, request.auth!.accountId, request.query));
   };
 }

@@ -14,22 +14,23 @@ export function authRoutes(context: ApiContext) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     app.post('/v1/auth/challenge', {
       config: { auth: 'none' },
-      schema: { tags: ['auth'], body: Type.Optional(ChallengeRequest), response: { 200: ChallengeResponse, ...errorResponses } },
+      schema: { summary: 'Issue a single-use SIWE nonce (5 minutes)', tags: ['auth'], body: Type.Optional(ChallengeRequest), response: { 200: ChallengeResponse, ...errorResponses } },
     }, async () => createChallenge(context.service));
 
     app.post('/v1/auth/api-keys', {
       config: { auth: 'none' },
-      schema: { tags: ['auth'], body: LoginRequest, response: { 200: LoginResponse, ...errorResponses } },
+      schema: { summary: 'Sign in with a SIWE message: issue an access key and secret', tags: ['auth'], body: LoginRequest, response: { 200: LoginResponse, ...errorResponses } },
     }, async (request) => issueApiKey(context.service, request.body));
 
     app.get('/v1/auth/api-keys', {
       config: { auth: 'hmac' },
-      schema: { tags: ['auth'], response: { 200: ApiKeyList, ...errorResponses } },
+      schema: { summary: "List the account's access keys", tags: ['auth'], response: { 200: ApiKeyList, ...errorResponses } },
     }, async (request) => ({ keys: await listApiKeys(context.service, request.auth!.accountId) }));
 
     app.delete('/v1/auth/api-keys/:accessKey', {
       config: { auth: 'hmac' },
       schema: {
+        summary: 'Revoke an access key',
         tags: ['auth'],
         params: Type.Object({ accessKey: Type.String({ maxLength: 128 }) }),
         response: { 200: Type.Object({ accessKey: Type.String(), revoked: Type.Boolean() }), ...errorResponses },

@@ -21,13 +21,13 @@ export function makerRoutes(context: ApiContext) {
     for (const path of ['/v1/rfq/requests/open', '/v1/rfq/maker/requests']) {
       app.get(path, {
         config: maker,
-        schema: { tags, querystring: PageQuery, response: { 200: OpenRfqsPage, ...errorResponses } },
+        schema: { summary: path === '/v1/rfq/requests/open' ? 'Open RFQs this maker may quote' : 'Open RFQs this maker may quote (alias)', tags, querystring: PageQuery, response: { 200: OpenRfqsPage, ...errorResponses } },
       }, async (request) => listOpenRfqs(deps, request.auth!.accountId, request.query) as never);
     }
 
     app.post('/v1/rfq/quotes', {
       config: { ...maker, deferTimestampClaim: true },
-      schema: { tags, body: CreateQuoteRequest, response: { 202: CreateQuoteResponse, ...errorResponses } },
+      schema: { summary: 'Submit a quote or re-quote', tags, body: CreateQuoteRequest, response: { 202: CreateQuoteResponse, ...errorResponses } },
     }, async (request, reply) => {
       const auth = request.auth!;
       return reply.status(202).send(await withDeferredClaim(context, auth, () => submitQuote(deps, { accountId: auth.accountId, address: auth.address }, request.body, auth)));
@@ -36,6 +36,7 @@ export function makerRoutes(context: ApiContext) {
     app.get('/v1/rfq/quotes', {
       config: maker,
       schema: {
+        summary: "The maker's quotes",
         tags,
         querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(Type.Array(QuoteStatus, { maxItems: 7 })) }, { additionalProperties: false }),
         response: { 200: MakerQuotesPage, ...errorResponses },
@@ -44,7 +45,7 @@ export function makerRoutes(context: ApiContext) {
 
     app.post('/v1/rfq/quotes/:quoteId/cancel', {
       config: maker,
-      schema: { tags, params: QuoteIdParams, response: { 200: MakerQuote, ...errorResponses } },
+      schema: { summary: 'Cancel a quote', tags, params: QuoteIdParams, response: { 200: MakerQuote, ...errorResponses } },
     }, async (request) => cancelQuote(deps, request.auth!.accountId, request.params.quoteId) as never);
   };
 }

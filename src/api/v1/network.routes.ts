@@ -25,7 +25,7 @@ export function networkRoutes(context: ApiContext) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     app.get('/v1/rfq/network', {
       config: { auth: 'hmac' },
-      schema: { tags: ['reference'], response: { 200: NetworkInfo, ...errorResponses, 503: ErrorEnvelope } },
+      schema: { summary: 'Chain facts for settling: chain id, custody, contracts, tokens', tags: ['reference'], response: { 200: NetworkInfo, ...errorResponses, 503: ErrorEnvelope } },
     }, async () => {
       const chain = context.chain;
       if (!chain) throw new ServiceError('NOT_AVAILABLE', 'this node settles on no chain');

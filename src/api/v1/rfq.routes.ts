@@ -23,7 +23,7 @@ export function rfqRoutes(context: ApiContext) {
 
     app.post('/v1/rfq/requests', {
       config: hmac,
-      schema: { tags, body: CreateRfqRequest, response: { 202: CreateRfqResponse, ...errorResponses } },
+      schema: { summary: 'Submit an RFQ', tags, body: CreateRfqRequest, response: { 202: CreateRfqResponse, ...errorResponses } },
     }, async (request, reply) => {
       const { replayed: _replayed, ...created } = await createRfq(deps, request.auth!.accountId, request.body);
       return reply.status(202).send(created as never);
@@ -31,27 +31,27 @@ export function rfqRoutes(context: ApiContext) {
 
     app.get('/v1/rfq/requests', {
       config: hmac,
-      schema: { tags, querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(RfqStatus) }, { additionalProperties: false }), response: { 200: RfqsPage, ...errorResponses } },
+      schema: { summary: "List the taker's RFQs", tags, querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(RfqStatus) }, { additionalProperties: false }), response: { 200: RfqsPage, ...errorResponses } },
     }, async (request) => listRfqs(deps, request.auth!.accountId, { ...request.query, status: request.query.status as RfqStatusValue | undefined }) as never);
 
     app.get('/v1/rfq/requests/:id', {
       config: hmac,
-      schema: { tags, params: IdParams, response: { 200: Rfq, ...errorResponses } },
+      schema: { summary: 'One RFQ', tags, params: IdParams, response: { 200: Rfq, ...errorResponses } },
     }, async (request) => getRfq(deps, request.auth!.accountId, request.params.id) as never);
 
     app.post('/v1/rfq/requests/:id/cancel', {
       config: hmac,
-      schema: { tags, params: IdParams, response: { 200: Rfq, ...errorResponses } },
+      schema: { summary: 'Cancel an RFQ still in its auction', tags, params: IdParams, response: { 200: Rfq, ...errorResponses } },
     }, async (request) => cancelRfq(deps, request.auth!.accountId, request.params.id) as never);
 
     app.get('/v1/rfq/requests/:id/quotes', {
       config: hmac,
-      schema: { tags, params: IdParams, querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(QuoteStatus) }, { additionalProperties: false }), response: { 200: QuotesPage, ...errorResponses } },
+      schema: { summary: "Quotes on one of the taker's RFQs", tags, params: IdParams, querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(QuoteStatus) }, { additionalProperties: false }), response: { 200: QuotesPage, ...errorResponses } },
     }, async (request) => listRfqQuotes(deps, request.auth!.accountId, request.params.id, { ...request.query, status: request.query.status as QuoteStatusValue | undefined }) as never);
 
     app.post('/v1/rfq/requests/:id/accept', {
       config: { ...hmac, deferTimestampClaim: true },
-      schema: { tags, params: IdParams, body: AcceptRequest, response: { 202: AcceptResponse, ...errorResponses } },
+      schema: { summary: 'Accept a quote', tags, params: IdParams, body: AcceptRequest, response: { 202: AcceptResponse, ...errorResponses } },
     }, async (request, reply) => {
       const auth = request.auth!;
       const { replayed: _replayed, ...accepted } = await withDeferredClaim(context, auth, () => acceptQuote(deps, auth.accountId, request.params.id, request.body, auth));
@@ -60,7 +60,7 @@ export function rfqRoutes(context: ApiContext) {
 
     app.get('/v1/rfq/quotes/:quoteId', {
       config: hmac,
-      schema: { tags, params: QuoteIdParams, response: { 200: Quote, ...errorResponses } },
+      schema: { summary: 'One quote (taker view)', tags, params: QuoteIdParams, response: { 200: Quote, ...errorResponses } },
     }, async (request) => getQuoteForTaker(deps, request.auth!.accountId, request.params.quoteId) as never);
   };
 }

@@ -1,0 +1,223 @@
+/**
+ * Runs the guides: every runnable block of docs/operator-guide.md, docs/taker-quickstart.md and
+ * docs/http-reference.md as a child process (the CLIs through `npm run`, curl for HTTP) against a
+ * real harness node on a test chain, with exit statuses and documented output shapes checked
+ * (convention in runnable-blocks.ts). The quickstart's trades settle for real: a test maker quotes
+ * every RFQ in xchange mode, so `buy` ends SETTLED and exits 0 as the guide says. Also: the
+ * documented production configuration passes the configuration validator, and the configuration
+ * table names exactly the variables src/runtime/config.ts reads.
+ *
+ * One backend (PostgreSQL when TEST_DATABASE_URL is set, else PGlite): the guides test the
+ * documented commands, not the store, which the matrix covers elsewhere.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { formatUnits, parseUnits } from 'viem';
+import { backends } from '../helpers/backends.ts';
+import { ADMIN_TOKEN, startHarness, type Harness } from '../helpers/harness.ts';
+import { startTestChain, testAccount, type TestChain } from '../helpers/chain.ts';
+import { RfqClient } from '../../src/client/rfq-client.ts';
+import { loadConfig } from '../../src/runtime/config.ts';
+import { isRunnable, outputPattern, parseBlocks, ShellSession, type Block } from './runnable-blocks.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const guide = (name: string) => readFile(path.join(ROOT, 'docs', name), 'utf8');
+
+/** Blocks marked `skip`, by the start of their text, with the reason. Kept exact both ways. */
+const SKIPPED: Record<string, Array<{ starts: string; reason: string }>> = {
+  'operator-guide.md': [
+    { starts: 'export RFQ_URL=', reason: 'the test exports RFQ_URL and RFQ_ADMIN_TOKEN for its own node' },
+    { starts: 'curl -fsS -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" "$RFQ_URL/admin/v1/withdrawals', reason: 'TODO: the withdrawal endpoints land with branch funds; then run them' },
+    { starts: 'curl -fsS -X POST -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" -H \'content-type: application/json\' \\\n  -d \'{"outcome"', reason: 'TODO: as above (resolve)' },
+  ],
+  'taker-quickstart.md': [
+    { starts: 'npm start', reason: 'the embedded stack has its own end-to-end test; the guide runs against a harness node seeded the same way' },
+  ],
+  'http-reference.md': [],
+};
+
+function checkSkips(name: string, blocks: Block[]): void {
+  const skipped = blocks.filter((b) => b.lang === 'sh' && b.attrs.skip).map((b) => b.body);
+  const listed = SKIPPED[name]!;
+  assert.equal(skipped.length, listed.length, `${name}: skipped blocks ${JSON.stringify(skipped)} vs the list`);
+  for (const entry of listed) assert.ok(skipped.some((body) => body.startsWith(entry.starts)), `${name}: no skipped block starts with ${entry.starts}`);
+}
+
+/** A directory that looks like the project (npm scripts resolve) with its own ./.rfq-data. */
+async function scratchProject(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'rfq-guide-'));
+  for (const entry of ['package.json', 'node_modules', 'src', 'tsconfig.json']) await symlink(path.join(ROOT, entry), path.join(dir, entry));
+  await mkdir(path.join(dir, '.rfq-data'));
+  // What `npm start` writes, so the admin CLI finds the token as the guides say.
+  await writeFile(path.join(dir, '.rfq-data', 'admin-token'), `${ADMIN_TOKEN}\n`, { mode: 0o600 });
+  return dir;
+}
+
+/** Runs every runnable block of a guide in one session; returns the number of blocks run. */
+async function runGuide(name: string, env: Record<string, string>): Promise<number> {
+  const blocks = parseBlocks(await guide(name));
+  checkSkips(name, blocks);
+  const cwd = await scratchProject();
+  const session = new ShellSession({ cwd, env: { PATH: `${path.join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`, HOME: cwd, ...env } });
+  let ran = 0;
+  try {
+    for (const [index, block] of blocks.entries()) {
+      if (!isRunnable(block)) continue;
+      ran++;
+      const started = await session.start(block);
+      if (block.attrs.background) continue;
+      const result = await started.done;
+      const where = `${name}:${block.line}\n${block.body}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
+      assert.equal(result.code, Number(block.attrs.exit ?? 0), `exit status of ${where}`);
+      // The `text output` / `text stderr` blocks right after it show what it prints.
+      for (let next = blocks[index + 1], i = index + 1; next?.lang === 'text' && (next.attrs.output || next.attrs.stderr); next = blocks[++i]) {
+        const printed = next.attrs.output ? result.stdout : result.stderr;
+        assert.match(printed.endsWith('\n') ? printed : `${printed}\n`, outputPattern(next.body), `documented ${next.attrs.output ? 'output' : 'stderr'} of ${where}`);
+      }
+    }
+    for (const started of session.background()) {
+      const result = await started.done;
+      assert.equal(result.code, Number(started.block.attrs.exit ?? 0), `exit status of background ${name}:${started.block.line}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+    }
+  } finally {
+    session.stopAll();
+    await rm(cwd, { recursive: true, force: true });
+  }
+  return ran;
+}
+
+const ETH_PRICE_RAW = parseUnits('3000', 6);
+
+/** A maker quoting every ETH-USDC BUY at 3000 USDC in xchange mode, so the quickstart's trades settle. */
+async function startXchangeMaker(h: Harness, chain: TestChain): Promise<{ stop(): void; accepted: unknown[] }> {
+  const maker = testAccount();
+  const adapter = chain.stack.settings.xchangeAdapterAddress!;
+  await h.admin.putMaker(maker.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['xchange'], adapterSigner: maker.address });
+  const client = new RfqClient(h.url);
+  await client.signIn(maker);
+  await chain.fundGas(maker.address);
+  await chain.approve(maker, 'ETH', adapter);
+  await chain.mint('ETH', maker.address, parseUnits('100', 18));
+  const { chainId } = await client.network();
+  const { swapMessageFromWire, xchangeSwapTypedData } = await import('../../src/chain/xchange.ts');
+  const quoted = new Set<string>();
+  const accepted: unknown[] = [];
+  let stopped = false;
+  const loop = async () => {
+    while (!stopped) {
+      try {
+        for (const rfq of (await client.openRfqs({ limit: 100 })).items) {
+          if (quoted.has(rfq.id) || rfq.side !== 'BUY' || rfq.instrumentId !== 'ETH-USDC-SPOT') continue;
+          quoted.add(rfq.id);
+          const ethRaw = parseUnits(rfq.baseQty, 18);
+          const usdcRaw = (ethRaw * ETH_PRICE_RAW) / 10n ** 18n;
+          const swapMessage = {
+            quoteId: `qt_${crypto.randomUUID()}`,
+            expiration: String(rfq.settlementDeadline),
+            incomingTransfer: { token: chain.token('ETH'), from: maker.address, to: chain.custody, amount: ethRaw.toString() },
+            outgoingTransfer: { token: chain.token('USDC'), from: chain.custody, to: maker.address, amount: usdcRaw.toString() },
+          };
+          const adapterSignature = await maker.signTypedData(xchangeSwapTypedData({ chainId, adapterAddress: adapter, message: swapMessageFromWire(swapMessage) }));
+          const xchange = { adapter: 'RfqXchangeAdapter', settlement: { swapMessage, adapterSignature } };
+          await client.submitQuote({
+            rfqId: rfq.id, instrumentId: rfq.instrumentId, side: 'BUY',
+            makerPays: { token: 'ETH', amount: rfq.baseQty }, makerReceives: { token: 'USDC', amount: formatUnits(usdcRaw, 6) },
+            xchange,
+          });
+          accepted.push(xchange);
+        }
+      } catch (error) {
+        if (!stopped) console.error('test maker:', error);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  void loop();
+  return { stop: () => { stopped = true; }, accepted };
+}
+
+/** Every key path of a JSON value (`a.b.c`), sorted: its shape without the values. */
+function keyPaths(value: unknown, prefix = ''): string[] {
+  if (value === null || typeof value !== 'object') return [prefix];
+  return Object.entries(value).flatMap(([key, inner]) => keyPaths(inner, prefix ? `${prefix}.${key}` : key)).sort();
+}
+
+describe('guides', () => {
+  const backend = backends().at(-1)!;
+  let chain: TestChain;
+  before(async () => {
+    chain = await startTestChain();
+  });
+  after(async () => {
+    await chain?.stop();
+  });
+
+  it('docs/operator-guide.md: every runnable block against an embedded-mode node', async () => {
+    const h = await startHarness(backend, { chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, embedded: true, logLevel: 'silent' });
+    try {
+      const ran = await runGuide('operator-guide.md', { RFQ_URL: h.url, RFQ_ADMIN_TOKEN: ADMIN_TOKEN });
+      assert.ok(ran >= 10, `ran ${ran} blocks`);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('docs/taker-quickstart.md: every runnable block, trades settling on-chain (xchange)', async () => {
+    const h = await startHarness(backend, { chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, embedded: true, logLevel: 'silent' });
+    const maker = await startXchangeMaker(h, chain);
+    try {
+      // What `npm start` will print: a demo taker, funded on the ledger and, for the same amount,
+      // in custody on-chain (so its trades can pay out). The guide's own wallet is funded by
+      // operator adjustment (step 3); custody gets those tokens here too.
+      const demo = await h.newUser();
+      await h.fund(demo.account.address, { USDC: '10000' });
+      await chain.mint('USDC', chain.custody, parseUnits('20000', 6));
+      const ran = await runGuide('taker-quickstart.md', {
+        RFQ_URL: h.url,
+        DEMO_ACCESS_KEY: demo.client.credentials!.accessKey,
+        DEMO_SECRET: demo.client.credentials!.secret,
+      });
+      assert.ok(ran >= 8, `ran ${ran} blocks`);
+      // docs/maker-integration.md's quote body names exactly the fields of a bundle the server took.
+      const example = parseBlocks(await guide('maker-integration.md')).filter((b) => b.lang === 'json');
+      assert.equal(example.length, 1);
+      assert.ok(maker.accepted.length > 0);
+      assert.deepEqual(keyPaths(JSON.parse(example[0]!.body)), keyPaths(maker.accepted[0]));
+    } finally {
+      maker.stop();
+      await h.close();
+    }
+  });
+
+  it('docs/http-reference.md: every runnable block', async () => {
+    const h = await startHarness(backend, { logLevel: 'silent' });
+    try {
+      assert.ok((await runGuide('http-reference.md', { RFQ_URL: h.url, RFQ_ADMIN_TOKEN: ADMIN_TOKEN })) >= 1);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('the documented production configuration passes validation', async () => {
+    const blocks = parseBlocks(await guide('operator-guide.md')).filter((b) => b.lang === 'env');
+    assert.equal(blocks.length, 1);
+    const env = Object.fromEntries(blocks[0]!.body.split('\n').filter((line) => line.includes('=')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    const config = loadConfig(env, '/srv/rfq');
+    assert.equal(config.mode, 'production');
+    assert.equal(config.chain.confirmations, 12);
+    assert.deepEqual([...config.workers].sort(), ['auctions', 'dispatch', 'settlement', 'withdrawals']);
+  });
+
+  it('the configuration table names exactly the variables config.ts reads', async () => {
+    const source = await readFile(path.join(ROOT, 'src/runtime/config.ts'), 'utf8');
+    const read = new Set([...source.matchAll(/'((?:RFQ_[A-Z0-9_]+)|HOST|PORT|DATABASE_URL|CHAIN_RPC_URL|VENUE_URL)'/g)].map((m) => m[1]!));
+    const doc = await guide('operator-guide.md');
+    const section = doc.slice(doc.indexOf('## Configuration reference'), doc.indexOf('Operator settings live'));
+    const documented = new Set([...section.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1]!));
+    assert.deepEqual([...documented].sort(), [...read].sort());
+  });
+});
