@@ -31,8 +31,8 @@ const guide = (name: string) => readFile(path.join(ROOT, 'docs', name), 'utf8');
 const SKIPPED: Record<string, Array<{ starts: string; reason: string }>> = {
   'operator-guide.md': [
     { starts: 'export RFQ_URL=', reason: 'the test exports RFQ_URL and RFQ_ADMIN_TOKEN for its own node' },
-    { starts: 'curl -fsS -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" "$RFQ_URL/admin/v1/withdrawals', reason: 'TODO: the withdrawal endpoints land with branch funds; then run them' },
-    { starts: 'curl -fsS -X POST -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" -H \'content-type: application/json\' \\\n  -d \'{"outcome"', reason: 'TODO: as above (resolve)' },
+    { starts: 'curl -fsS -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" "$RFQ_URL/admin/v1/withdrawals', reason: 'needs a withdrawal id from a user-signed request; the endpoints are tested in test/chain/funds' },
+    { starts: 'curl -fsS -X POST -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" -H \'content-type: application/json\' \\\n  -d \'{"outcome"', reason: 'needs an UNRESOLVED withdrawal; resolve is tested with the broadcaster' },
   ],
   'taker-quickstart.md': [
     { starts: 'npm start', reason: 'the embedded stack has its own end-to-end test; the guide runs against a harness node seeded the same way' },

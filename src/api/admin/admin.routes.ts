@@ -100,12 +100,13 @@ export function adminRoutes(context: ApiContext) {
 
     app.post('/admin/v1/makers/:address/unsuspend', {
       config: admin,
-      schema: { tags, params: Type.Object({ address: EvmAddress }), response: { 200: MakerView, ...errorResponses } },
+      schema: { summary: 'Lift a maker suspension', tags, params: Type.Object({ address: EvmAddress }), response: { 200: MakerView, ...errorResponses } },
     }, async (request) => unsuspendMaker(deps, request.params.address));
 
     app.get('/admin/v1/settlement-anomalies', {
       config: admin,
       schema: {
+        summary: 'On-chain settlements the ledger could not apply normally',
         tags,
         response: {
           200: Type.Object({

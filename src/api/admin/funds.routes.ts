@@ -18,17 +18,18 @@ export function adminFundsRoutes(context: ApiContext) {
 
     app.get('/admin/v1/withdrawals', {
       config: admin,
-      schema: { tags, querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(WithdrawalStatus) }, { additionalProperties: false }), response: { 200: WithdrawalsPage, ...errorResponses } },
+      schema: { summary: 'List withdrawals', tags, querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(WithdrawalStatus) }, { additionalProperties: false }), response: { 200: WithdrawalsPage, ...errorResponses } },
     }, async (request) => listWithdrawals(deps, { status: request.query.status }, request.query) as never);
 
     app.post('/admin/v1/withdrawals/:id/approve', {
       config: admin,
-      schema: { tags, params: WithdrawalIdParams, response: { 200: Withdrawal, ...errorResponses } },
+      schema: { summary: 'Approve a pending withdrawal', tags, params: WithdrawalIdParams, response: { 200: Withdrawal, ...errorResponses } },
     }, async (request) => approveWithdrawal(deps, request.params.id) as never);
 
     app.post('/admin/v1/withdrawals/:id/reject', {
       config: admin,
       schema: {
+        summary: 'Reject a pending withdrawal (funds released)',
         tags,
         params: WithdrawalIdParams,
         body: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }, { additionalProperties: false })),
@@ -39,6 +40,7 @@ export function adminFundsRoutes(context: ApiContext) {
     app.post('/admin/v1/withdrawals/:id/resolve', {
       config: admin,
       schema: {
+        summary: 'Resolve an UNRESOLVED withdrawal',
         tags,
         params: WithdrawalIdParams,
         body: Type.Object(
@@ -51,7 +53,7 @@ export function adminFundsRoutes(context: ApiContext) {
 
     app.get('/admin/v1/deposits/unattributed', {
       config: admin,
-      schema: { tags, querystring: PageQuery, response: { 200: UnattributedDepositsPage, ...errorResponses } },
+      schema: { summary: 'List deposits from addresses with no account', tags, querystring: PageQuery, response: { 200: UnattributedDepositsPage, ...errorResponses } },
     }, async (request) => listUnattributedDeposits(deps, request.query) as never);
   };
 }

@@ -36,13 +36,20 @@ export function custodyInvariant(chain: ChainContext): ExtraInvariant {
     const violations: Violation[] = [];
     for (const token of reference.tokens.values()) {
       if (!token.address) continue;
-      const onChain = await chain.custody.publicClient.readContract({
-        address: getAddress(token.address),
-        abi: testTokenAbi,
-        functionName: 'balanceOf',
-        args: [chain.custodyAddress],
-        blockNumber: BigInt(cursor.block_number),
-      });
+      let onChain: bigint;
+      try {
+        onChain = await chain.custody.publicClient.readContract({
+          address: getAddress(token.address),
+          abi: testTokenAbi,
+          functionName: 'balanceOf',
+          args: [chain.custodyAddress],
+          blockNumber: BigInt(cursor.block_number),
+        });
+      } catch (error) {
+        // A listed address that is no ERC-20 (or an unreachable chain) is itself a finding, not a crash.
+        violations.push({ check: 'custodyBalanceUnreadable', detail: { token: token.symbol, address: token.address, atBlock: cursor.block_number, error: error instanceof Error ? error.message.split('\n')[0] : String(error) } });
+        continue;
+      }
       const t = transfersOf.get(token.symbol) ?? { inFlight: 0n, afterCursor: 0n };
       const expected = (bookOf.get(token.symbol) ?? 0n) + t.afterCursor;
       if (onChain > expected || onChain < expected - t.inFlight) {

@@ -79,6 +79,16 @@ for (const backend of backends()) {
       assert.deepEqual(amounts, [1n, 2n, 3n, 4n].map((n) => n * 1_000_000n));
       for (const log of seen) assert.ok(log.blockTimestampSecs > 0);
     });
+
+    it('reports a listed token address that is no ERC-20 as an invariant violation, not an error', async () => {
+      await h.admin.putToken('NOPE', { decimals: 6, address: chain.stack.settings.wrapperFactoryAddress });
+      const result = await h.admin.invariants();
+      assert.equal(result.ok, false);
+      const unreadable = result.violations.filter((v) => v.check === 'custodyBalanceUnreadable');
+      assert.deepEqual(unreadable.map((v) => v.detail.token), ['NOPE']);
+      await h.admin.putToken('NOPE', { decimals: 6 });
+      assert.equal((await h.admin.invariants()).ok, true);
+    });
   });
 }
 
