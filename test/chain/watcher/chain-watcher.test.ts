@@ -85,7 +85,7 @@ for (const backend of backends()) {
       const result = await h.admin.invariants();
       assert.equal(result.ok, false);
       const unreadable = result.violations.filter((v) => v.check === 'custodyBalanceUnreadable');
-      assert.deepEqual(unreadable.map((v) => v.detail.token), ['NOPE']);
+      assert.deepEqual(unreadable.map((v) => (v.detail as { token: string }).token), ['NOPE']);
       await h.admin.putToken('NOPE', { decimals: 6 });
       assert.equal((await h.admin.invariants()).ok, true);
     });
