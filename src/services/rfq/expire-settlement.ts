@@ -97,7 +97,7 @@ export async function expireSettlement(deps: ServiceDeps, rfqId: string): Promis
       const gateway = deps.settlement[quote.settlement_mode];
       const makerCouldSettle = gateway !== undefined && (quote.settlement_mode !== 'permit2' || quote.permit_signature !== null);
       if (makerCouldSettle) {
-        await recordMakerFailure(tx, deps, { makerId: quote.maker_id, rfqId: rfq.id, quoteId: quote.id, reason: 'notSettled', at: now });
+        await recordMakerFailure(tx, { makerId: quote.maker_id, rfqId: rfq.id, quoteId: quote.id, reason: 'notSettled', at: now });
       }
     }
     await endLock(tx, 'rfq', rfq.id, 'release', 'settlementFailed', now);

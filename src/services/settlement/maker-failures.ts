@@ -8,7 +8,7 @@
  */
 import { sql } from 'kysely';
 import type { Tx } from '../../store/transaction.ts';
-import type { ServiceDeps } from '../deps.ts';
+import { readSettings } from '../../store/settings.ts';
 
 export interface MakerFailure {
   makerId: string;
@@ -27,7 +27,7 @@ export interface FailureOutcome {
 }
 
 /** Records a failure inside the caller's transaction (idempotent per quote) and suspends when due. */
-export async function recordMakerFailure(tx: Tx, deps: ServiceDeps, failure: MakerFailure): Promise<FailureOutcome> {
+export async function recordMakerFailure(tx: Tx, failure: MakerFailure): Promise<FailureOutcome> {
   const inserted = await tx
     .insertInto('maker_failures')
     .values({ quote_id: failure.quoteId, maker_id: failure.makerId, rfq_id: failure.rfqId, reason: failure.reason, created_at: failure.at })
@@ -36,7 +36,8 @@ export async function recordMakerFailure(tx: Tx, deps: ServiceDeps, failure: Mak
     .executeTakeFirst();
   if (!inserted) return { recorded: false, suspendedUntil: null };
 
-  const settings = await deps.settings.current(failure.at);
+  // Read in the transaction: the settings cache would need a second connection (PGlite has one).
+  const settings = await readSettings(tx);
   // The maker row is the serialisation point: two failures committing at once count each other.
   const maker = await tx.selectFrom('makers').select(['suspension_count', 'last_suspended_at']).where('maker_id', '=', failure.makerId).forUpdate().executeTakeFirstOrThrow();
   const since = Math.max(failure.at - settings.makerFailureWindowMs, maker.last_suspended_at ?? 0);
