@@ -79,7 +79,9 @@ async function signIn(url: string): Promise<{ address: string; signer: Signer }>
 export async function makeMakers(url: string, admin: AdminClient, count: number): Promise<Actor[]> {
   return inParallel(Array.from({ length: count }, (_, i) => i), 8, async () => {
     const account = privateKeyToAccount(generatePrivateKey());
-    const { makerId } = await admin.putMaker(account.address, { active: true, pairs: ['ETH-USDC', 'BTC-USDC'], settlementModes: ['permit2'] });
+    // promised: needs no on-chain wrapper per maker (permit2 requires a factory-deployed spender),
+    // and the quote and accept paths measured here are the same for every mode.
+    const { makerId } = await admin.putMaker(account.address, { active: true, pairs: ['ETH-USDC', 'BTC-USDC'], settlementModes: ['promised'] });
     const client = new RfqClient(url);
     const login = await client.signIn(account);
     if (!login.makerId) throw new Error('maker key is not maker-scoped');

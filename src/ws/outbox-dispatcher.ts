@@ -68,6 +68,9 @@ export class OutboxDispatcher {
   /** New rows may be committed: read now (or right after the read in progress). */
   wake(): void {
     if (this.stopped) return;
+    // With no session here nothing could be delivered: the poll alone moves the cursor on, so a
+    // node without sockets does not pay a read per commit.
+    if (this.hub.sessionCount() === 0) return;
     if (this.running) {
       this.again = true;
       return;
