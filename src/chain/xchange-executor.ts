@@ -8,11 +8,18 @@
  * that would revert (maker's allowance or balance short, signer not registered on-chain) is not
  * sent, its reason is recorded and it is retried; `QuoteAlreadyUsed` means it was executed and
  * the chain follower will settle it. The RFQ is settled only by the follower, from the event.
+ *
+ * The executor sends nothing itself: a passing simulation enqueues the `execute` call (and a
+ * missing allowance an `approval` call) for the custody broadcaster, which owns custody's nonces
+ * (docs/decisions.md, Settlement). A quote with an execution queued, in flight or confirmed is not
+ * attempted again; one that reverted or was lost is, until the deadline.
  */
 import type { Logger } from 'pino';
-import { BaseError, ContractFunctionRevertedError, maxUint256, type Address, type Hex } from 'viem';
+import { BaseError, ContractFunctionRevertedError, encodeFunctionData, maxUint256, type Address, type Hex } from 'viem';
 import { sql } from 'kysely';
 import type { ServiceDeps } from '../services/deps.ts';
+import { enqueueCustodyCall } from '../services/funds/custody-transfers.ts';
+import { inTransaction } from '../store/outbox.ts';
 import type { XchangeBundleInput } from '../services/rfq/xchange-bundle.ts';
 import { testTokenAbi, xchangeAdapterAbi } from './artifacts/index.ts';
 import type { ChainContext } from './chain-context.ts';
@@ -68,18 +75,21 @@ export class XchangeExecutor {
       .selectFrom('quotes as q')
       .innerJoin('rfqs as r', 'r.selected_quote_id', 'q.id')
       .leftJoin('xchange_executions as e', 'e.quote_id', 'q.id')
-      .select(['q.id', 'q.xchange'])
+      .select(['q.id', 'q.xchange', 'q.maker_receives_token'])
       .where('q.status', '=', 'SELECTED')
       .where('q.settlement_mode', '=', 'xchange')
       .where('r.status', '=', 'QUOTED')
       .where('r.settlement_deadline_secs', '>=', Math.floor(now / 1000))
       .where((eb) => eb.or([eb('e.quote_id', 'is', null), eb('e.attempted_at', '<', now - this.#o.retryMs)]))
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('custody_transfers as t').select('t.id').whereRef('t.owner_id', '=', 'q.id').where('t.purpose', '=', 'xchange').where('t.status', 'in', ['QUEUED', 'SIGNED', 'SENT', 'CONFIRMED']))),
+      )
       .limit(20)
       .execute();
     for (const quote of due) {
       if (this.#stopped) return;
       if (!(await this.#claim(quote.id, now))) continue;
-      await this.#attempt(quote.id, quote.xchange as XchangeBundleInput);
+      await this.#attempt(quote.id, quote.maker_receives_token, quote.xchange as XchangeBundleInput);
     }
   }
 
@@ -97,18 +107,29 @@ export class XchangeExecutor {
     await this.#o.deps.db.updateTable('xchange_executions').set(fields).where('quote_id', '=', quoteId).execute();
   }
 
-  async #attempt(quoteId: string, bundle: XchangeBundleInput): Promise<void> {
-    const { chain, adapter, logger } = this.#o;
-    const { publicClient, walletClient, account } = chain.custody;
+  /** `outgoingSymbol`: the token custody gives in the swap (the taker's pay token). */
+  async #attempt(quoteId: string, outgoingSymbol: string, bundle: XchangeBundleInput): Promise<void> {
+    const { chain, adapter, deps, logger } = this.#o;
+    const { publicClient, account } = chain.custody;
     const message = swapMessageFromWire(bundle.settlement.swapMessage);
     const signature = bundle.settlement.adapterSignature as Hex;
+    const outgoing = message.outgoingTransfer;
     try {
-      await this.#ensureAllowance(message.outgoingTransfer.token, message.outgoingTransfer.amount);
-      const { request } = await publicClient.simulateContract({ account, address: adapter, abi: xchangeAdapterAbi, functionName: 'execute', args: [message, signature] });
-      const hash = await walletClient.writeContract(request);
-      await this.#record(quoteId, { tx_hash: hash, last_error: null });
-      const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 30_000 });
-      if (receipt.status !== 'success') await this.#record(quoteId, { last_error: `reverted (tx ${hash})` });
+      const allowance = await publicClient.readContract({ address: outgoing.token, abi: testTokenAbi, functionName: 'allowance', args: [account.address, adapter] });
+      if (allowance < outgoing.amount) {
+        await this.#enqueueApproval(outgoingSymbol, outgoing.token);
+        await this.#record(quoteId, { last_error: 'waiting for custody approval of the xchange adapter' });
+        return;
+      }
+      const call = { account, address: adapter, abi: xchangeAdapterAbi, functionName: 'execute', args: [message, signature] } as const;
+      await publicClient.simulateContract(call);
+      // Headroom over the estimate: the broadcaster signs with a fixed limit, possibly a block later.
+      const gas = Number(((await publicClient.estimateContractGas(call)) * 3n) / 2n);
+      const callData = encodeFunctionData({ abi: xchangeAdapterAbi, functionName: 'execute', args: [message, signature] });
+      await inTransaction(deps.db, async (tx) => {
+        await enqueueCustodyCall(tx, deps, { purpose: 'xchange', ownerId: quoteId, token: outgoingSymbol, tokenAddress: outgoing.token, amount: outgoing.amount, toAddress: adapter, callData, gas }, deps.clock.now());
+        await tx.updateTable('xchange_executions').set({ last_error: null }).where('quote_id', '=', quoteId).execute();
+      });
     } catch (error) {
       const reason = revertName(error);
       await this.#record(quoteId, { last_error: reason });
@@ -117,15 +138,17 @@ export class XchangeExecutor {
   }
 
   /** Custody approves the adapter once per token (unlimited: only custody's own calls can use it). */
-  async #ensureAllowance(token: Address, amount: bigint): Promise<void> {
-    const { publicClient, walletClient, account } = this.#o.chain.custody;
-    const allowance = await publicClient.readContract({ address: token, abi: testTokenAbi, functionName: 'allowance', args: [account.address, this.#o.adapter] });
-    if (allowance >= amount) return;
-    const hash = await walletClient.writeContract({ address: token, abi: testTokenAbi, functionName: 'approve', args: [this.#o.adapter, maxUint256] });
-    const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 30_000 });
-    if (receipt.status !== 'success') throw new Error(`custody approval of the xchange adapter for ${token} reverted (tx ${hash})`);
+  async #enqueueApproval(symbol: string, token: Address): Promise<void> {
+    const { deps, adapter } = this.#o;
+    const callData = encodeFunctionData({ abi: testTokenAbi, functionName: 'approve', args: [adapter, maxUint256] });
+    await inTransaction(deps.db, (tx) =>
+      enqueueCustodyCall(tx, deps, { purpose: 'approval', ownerId: token.toLowerCase(), token: symbol, tokenAddress: token, amount: 0n, toAddress: token, callData, gas: APPROVAL_GAS }, deps.clock.now()),
+    );
   }
 }
+
+/** An ERC-20 approve's gas limit: fixed (like the broadcaster's transfer gas), generous. */
+const APPROVAL_GAS = 100_000;
 
 function revertName(error: unknown): string {
   if (error instanceof BaseError) {

@@ -18,6 +18,7 @@ import * as deposits from './migrations/0012-deposits.ts';
 import * as withdrawals from './migrations/0013-withdrawals.ts';
 import * as promisedDeliveries from './migrations/0014-promised-deliveries.ts';
 import * as xchangeQuotes from './migrations/0015-xchange-quotes.ts';
+import * as custodyCalls from './migrations/0016-custody-calls.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0013-withdrawals': withdrawals,
   '0014-promised-deliveries': promisedDeliveries,
   '0015-xchange-quotes': xchangeQuotes,
+  '0016-custody-calls': custodyCalls,
 };
 
 class InCodeMigrations implements MigrationProvider {

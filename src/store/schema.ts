@@ -175,7 +175,7 @@ export interface WithdrawalsTable {
 }
 export interface CustodyTransfersTable {
   id: string;
-  purpose: 'withdrawal' | 'payout';
+  purpose: 'withdrawal' | 'payout' | 'xchange' | 'approval';
   owner_id: string;
   token: string;
   token_address: string;
@@ -191,6 +191,9 @@ export interface CustodyTransfersTable {
   last_sent_at: number | null;
   confirmed_block: number | null;
   last_error: string | null;
+  /** Calls only (migration 0016): calldata sent to `to_address`, and the gas limit to sign with. */
+  call_data: string | null;
+  gas: number | null;
   created_at: number;
   updated_at: number;
 }

@@ -1,8 +1,10 @@
 /**
- * Sends custody transfers (withdrawals, promised payouts) so that a crash at any point neither
- * loses nor doubles one:
+ * Sends every custody transaction (withdrawals, promised payouts, xchange executions and adapter
+ * approvals: nothing else sends from custody, so the nonces below are custody's only ones) so
+ * that a crash at any point neither loses nor doubles one:
  * 1. sign: in ONE store transaction, allocate custody's next nonce (persisted per address), sign
- *    the ERC-20 transfer locally and persist the raw transaction and its hash; only then
+ *    the ERC-20 transfer (or the queued contract call) locally and persist the raw transaction
+ *    and its hash; only then
  * 2. send: hand the persisted bytes to the node; after a restart the same bytes are sent again
  *    (same hash: the node dedupes them, and a nonce is never signed twice for one transfer);
  * 3. confirm: by receipt at the configured depth -> CONFIRMED (success) or REVERTED; a transaction
@@ -107,13 +109,14 @@ export class CustodyBroadcaster {
         const stored = await tx.selectFrom('custody_nonces').select('next_nonce').where('address', '=', from).forUpdate().executeTakeFirstOrThrow();
         // Nonces below the mined count were used by someone else: never sign into them.
         const nonce = Math.max(stored.next_nonce, minedCount);
+        const call = row.call_data !== null;
         const raw = await chain.custody.account.signTransaction!({
           type: 'eip1559',
           chainId: chain.chainId,
           nonce,
-          to: getAddress(row.token_address),
-          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [getAddress(row.to_address), row.amount] }),
-          gas: this.#o.transferGas,
+          to: getAddress(call ? row.to_address : row.token_address),
+          data: call ? (row.call_data as Hex) : encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [getAddress(row.to_address), row.amount] }),
+          gas: row.gas !== null ? BigInt(row.gas) : this.#o.transferGas,
           maxFeePerGas: fees.maxFeePerGas,
           maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
           value: 0n,

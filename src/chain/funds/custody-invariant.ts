@@ -10,6 +10,8 @@
  *   in custody at the cursor block, so they are added back to the expectation (exact);
  * - `inFlightTolerance`: transfers signed or sent but not yet booked may already have left; the
  *   on-chain balance may be lower than expected by at most their sum.
+ * xchange executions and approvals in the same queue are not counted: an xchange swap is booked by
+ * the follower (aligned with the cursor) and an approval moves no tokens.
  * A violation names all of them.
  */
 import { getAddress } from 'viem';
@@ -30,7 +32,7 @@ export function custodyInvariant(chain: ChainContext): ExtraInvariant {
       select token,
         coalesce(sum(amount) filter (where status in ('SIGNED', 'SENT')), 0)::text as in_flight,
         coalesce(sum(amount) filter (where status = 'CONFIRMED' and confirmed_block > ${cursor.block_number}), 0)::text as after_cursor
-      from custody_transfers group by token`.execute(db);
+      from custody_transfers where purpose in ('withdrawal', 'payout') group by token`.execute(db);
     const bookOf = new Map(book.rows.map((r) => [r.token, -BigInt(r.total)]));
     const transfersOf = new Map(transfers.rows.map((r) => [r.token, { inFlight: BigInt(r.in_flight), afterCursor: BigInt(r.after_cursor) }]));
     const violations: Violation[] = [];

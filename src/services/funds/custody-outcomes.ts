@@ -6,6 +6,10 @@
  *   service's debt to the maker, booked when the delivery settled) to custody (+X: it left
  *   custody). A reverted or lost payout books nothing: the debt stays in `maker_settlement` for
  *   the operator, visible in the transfer's status.
+ * - xchange: only the execution record moves (its tx hash, or why it did not execute; a revert or
+ *   loss leaves the quote to the executor's next attempt until the deadline). The swap's ledger is
+ *   booked by the chain follower from `XchangeSettled`, aligned with the custody check's block.
+ * - approval: nothing to book (no tokens move).
  */
 import { postMovement } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
@@ -34,7 +38,16 @@ export async function applyCustodyOutcome(tx: Tx, deps: ServiceDeps, transfer: C
     else await applyWithdrawalEvent(tx, deps, withdrawal, 'lose', { failureReason: outcome.reason }, now);
     return;
   }
-  if (outcome.kind === 'confirmed') {
+  if (transfer.purpose === 'xchange') {
+    const fields =
+      outcome.kind === 'signed' ? { tx_hash: transfer.tx_hash }
+      : outcome.kind === 'confirmed' ? { last_error: null }
+      : outcome.kind === 'reverted' ? { last_error: `reverted (tx ${transfer.tx_hash})` }
+      : { last_error: outcome.reason };
+    await tx.updateTable('xchange_executions').set(fields).where('quote_id', '=', transfer.owner_id).execute();
+    return;
+  }
+  if (transfer.purpose === 'payout' && outcome.kind === 'confirmed') {
     await postMovement(tx, {
       movementId: deps.ids.uuid(),
       kind: 'PAYOUT',

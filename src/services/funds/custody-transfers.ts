@@ -1,6 +1,8 @@
 /**
- * The custody broadcaster's queue in the store (migration 0013). A custody transfer is one ERC-20
- * transfer out of custody: a withdrawal or a promised payout. Use cases enqueue it inside their
+ * The custody broadcaster's queue in the store (migrations 0013, 0016). Every transaction custody
+ * sends is one row, so custody's nonces come from one place: an ERC-20 transfer out of custody
+ * (a withdrawal or a promised payout) or a contract call (`xchange` execution of a selected
+ * bundle, `approval` of the xchange adapter for a token). Use cases enqueue it inside their
  * own transaction; the broadcaster (src/chain/custody/custody-broadcaster.ts) signs, sends and
  * confirms it; its outcome is applied by the owner's use case (withdrawal or payout), in the same
  * transaction that ends the transfer, so the ledger moves exactly once.
@@ -27,18 +29,47 @@ export interface EnqueueTransfer {
   amount: bigint;
 }
 
+export interface EnqueueCall {
+  purpose: 'xchange' | 'approval';
+  ownerId: string;
+  /** What custody gives in the call (xchange: its outgoing leg; approval: the token, amount 0). */
+  token: string;
+  tokenAddress: string;
+  amount: bigint;
+  /** The contract called. */
+  toAddress: string;
+  callData: string;
+  gas: number;
+}
+
 export async function enqueueCustodyTransfer(tx: Tx, deps: ServiceDeps, transfer: EnqueueTransfer, now: number): Promise<string> {
+  return (await insertRow(tx, deps, { ...transfer, callData: null, gas: null }, now, false))!;
+}
+
+/** Enqueues a call unless one for the same owner is still open; returns its id, or null if one was. */
+export async function enqueueCustodyCall(tx: Tx, deps: ServiceDeps, call: EnqueueCall, now: number): Promise<string | null> {
+  // The partial unique index of open calls (0016) makes "unless one is open" race-free.
+  return insertRow(tx, deps, call, now, true);
+}
+
+async function insertRow(
+  tx: Tx,
+  deps: ServiceDeps,
+  row: Omit<EnqueueTransfer, 'purpose'> & { purpose: CustodyTransferPurpose; callData: string | null; gas: number | null },
+  now: number,
+  unlessOpen: boolean,
+): Promise<string | null> {
   const id = deps.ids.uuid();
-  await tx
+  const inserted = await tx
     .insertInto('custody_transfers')
     .values({
       id,
-      purpose: transfer.purpose,
-      owner_id: transfer.ownerId,
-      token: transfer.token,
-      token_address: transfer.tokenAddress,
-      to_address: transfer.toAddress,
-      amount: transfer.amount,
+      purpose: row.purpose,
+      owner_id: row.ownerId,
+      token: row.token,
+      token_address: row.tokenAddress,
+      to_address: row.toAddress,
+      amount: row.amount,
       status: 'QUEUED',
       from_address: null,
       nonce: null,
@@ -49,9 +80,13 @@ export async function enqueueCustodyTransfer(tx: Tx, deps: ServiceDeps, transfer
       last_sent_at: null,
       confirmed_block: null,
       last_error: null,
+      call_data: row.callData,
+      gas: row.gas,
       created_at: now,
       updated_at: now,
     })
-    .execute();
-  return id;
+    .$if(unlessOpen, (q) => q.onConflict((oc) => oc.doNothing()))
+    .returning('id')
+    .executeTakeFirst();
+  return inserted?.id ?? null;
 }

@@ -2,10 +2,8 @@
  * Applies an observed `RfqSettled` (DESIGN.md section 5) inside the chain follower's step
  * transaction: the quote it names is found by `quoteHash`; the event counts only if it came from
  * the quote's registered spender (a factory wrapper, checked at registration), names the quote's
- * maker, and moved exactly the quote's legs in the tokens' on-chain addresses. Then, once: the
- * taker's lock is consumed into the ledger (TEAM ledger convention: one SETTLEMENT posting per
- * token for the taker, one FEE), quote and RFQ become SETTLED with the transaction hash and the
- * executed amounts, and the frames go to the outbox.
+ * maker, and moved exactly the quote's legs in the tokens' on-chain addresses. Then, once, the
+ * shared settle step (`settle-spot.ts`: ledger, SETTLED, executed amounts, frames).
  *
  * Status guards make it idempotent: a re-delivered event finds the quote SETTLED and does
  * nothing. An event for a quote already FAILED means custody paid after the service released the
@@ -14,13 +12,12 @@
  * the operator. Events that do not match are recorded as anomalies and otherwise ignored.
  */
 import type { Logger } from 'pino';
-import { transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
-import { endLock, postMovement, type Posting } from '../../store/ledger.ts';
+import { postMovement, type Posting } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from '../rfq/create-rfq.ts';
-import { emitBalances, emitQuoteStatus, emitRfqStatus } from '../rfq/events.ts';
 import type { QuoteRow } from '../rfq/rows.ts';
+import { settleSpot } from './settle-spot.ts';
 
 export interface RfqSettledEvent {
   quoteHash: string;
@@ -65,52 +62,7 @@ export async function settleQuote(tx: Tx, deps: ServiceDeps, event: RfqSettledEv
   }
 
   const instrument = await resolveInstrument(deps, rfq.instrument_id);
-  const payToken = quote.maker_receives_token;
-  const recvToken = quote.maker_pays_token;
-  const fee = quote.taker_fee;
-  const lock = await endLock(tx, 'rfq', rfq.id, 'consume', 'settled', now);
-  // The lock was taken for exactly this quote at selection; anything else is a bug that must not book.
-  if (!lock || lock.token !== payToken || lock.amount !== quote.maker_receives_amount + fee) {
-    throw new Error(`RFQ ${rfq.id}: live lock ${JSON.stringify(lock, (_, v) => (typeof v === 'bigint' ? v.toString() : v))} does not cover settlement of ${quote.id}`);
-  }
-  const taker = rfq.account_id;
-  const postings: Posting[] = [
-    { book: 'user', accountId: taker, token: payToken, rail: 'EVM', delta: -quote.maker_receives_amount, source: 'SETTLEMENT', fromLocked: true },
-    { book: 'custody', token: payToken, rail: 'EVM', delta: quote.maker_receives_amount, source: 'SETTLEMENT' },
-    { book: 'user', accountId: taker, token: recvToken, rail: 'EVM', delta: quote.maker_pays_amount, source: 'SETTLEMENT' },
-    { book: 'custody', token: recvToken, rail: 'EVM', delta: -quote.maker_pays_amount, source: 'SETTLEMENT' },
-  ];
-  if (fee > 0n) {
-    postings.push(
-      { book: 'user', accountId: taker, token: payToken, rail: 'EVM', delta: -fee, source: 'FEE', fromLocked: true },
-      { book: 'fees', token: payToken, rail: 'EVM', delta: fee, source: 'FEE' },
-    );
-  }
-  await postMovement(tx, { movementId: deps.ids.uuid(), kind: 'SETTLEMENT', reference: rfq.id, at: now, postings, postingIds: postings.map(() => deps.ids.uuid()) });
-
-  const settledRfq = await tx
-    .updateTable('rfqs')
-    .set({
-      status: transitionRfq(rfq.status as RfqStatus, 'settled'),
-      settled_at: now,
-      tx_hash: txHash,
-      executed_pay_amount: quote.maker_receives_amount + fee,
-      executed_recv_amount: quote.maker_pays_amount,
-      taker_fee: fee,
-      updated_at: now,
-    })
-    .where('id', '=', rfq.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const settledQuote = await tx
-    .updateTable('quotes')
-    .set({ status: transitionQuote(quote.status as QuoteStatus, 'settle'), settled_at: now, tx_hash: txHash, updated_at: now })
-    .where('id', '=', quote.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await emitRfqStatus(tx, settledRfq, instrument, now);
-  await emitQuoteStatus(tx, settledQuote, settledRfq, instrument, now);
-  await emitBalances(tx, deps, taker, now);
+  await settleSpot(tx, deps, { rfq, quote, instrument, txHash, now });
   return 'settled';
 }
 

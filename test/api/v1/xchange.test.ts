@@ -2,7 +2,8 @@
  * xchange settlement over HTTP on a real devnet: a maker's adapter-signed bundle is checked at
  * quote time (each defect with its precise 400), shows in MakerQuote, and once the taker accepts,
  * custody executes it through the adapter and the chain follower settles the RFQ: ledger and
- * chain balances exact.
+ * chain balances exact. The execution is sent by the custody broadcaster, so it shares custody's
+ * one nonce sequence with withdrawals sent at the same time.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -215,6 +216,53 @@ for (const backend of backends()) {
       assert.equal(before.makerEth - (await chain.balanceOf('ETH', maker.address)), ETH_RAW);
       assert.equal(before.custodyUsdc - (await chain.balanceOf('USDC', chain.custody)), PRICE_RAW);
       assert.equal((await chain.balanceOf('ETH', chain.custody)) - before.custodyEth, ETH_RAW);
+      const invariants = await h.admin.invariants();
+      assert.deepEqual(invariants.violations, []);
+    });
+
+    it('an xchange execution and withdrawals sent around the same time all confirm, on consecutive custody nonces', async () => {
+      const withdrawer = await fundedTaker('300');
+      const withdraw = async (amount: string) => {
+        const { withdrawalId } = await withdrawer.client.signed<{ withdrawalId: string }>('POST', '/v1/rfq/withdrawals', { body: { token: 'USDC', amount } });
+        return withdrawalId;
+      };
+      const approve = (id: string) => h.admin.call('POST', `/withdrawals/${id}/approve`);
+      const withdrawalStatus = async (id: string) => (await withdrawer.client.signed<{ status: string }>('GET', `/v1/rfq/withdrawals/${id}`)).status;
+      // A first withdrawal makes the broadcaster's persisted nonce the one in use.
+      const first = await withdraw('100');
+      await approve(first);
+      assert.equal(await until(() => withdrawalStatus(first), (s) => s === 'COMPLETED' || s === 'FAILED' || s === 'UNRESOLVED'), 'COMPLETED');
+
+      const taker = await fundedTaker('5000');
+      const { rfqId, settlementDeadline } = await openRfq(taker);
+      const quoteId = `qt_${randomUUID()}`;
+      await makerClient.submitQuote(quote(rfqId, await bundle({ quoteId, expiration: settlementDeadline })));
+      const second = await withdraw('150');
+      const withdrawerBefore = await chain.balanceOf('USDC', withdrawer.account.address);
+      await Promise.all([taker.client.accept(rfqId, { quoteId }), approve(second)]);
+
+      const settled = await until(() => taker.client.getRfq(rfqId), (r) => r.status !== 'QUOTED');
+      assert.equal(settled.status, 'SETTLED', JSON.stringify(settled));
+      assert.equal(await until(() => withdrawalStatus(second), (s) => s === 'COMPLETED' || s === 'FAILED' || s === 'UNRESOLVED'), 'COMPLETED');
+      assert.equal((await chain.balanceOf('USDC', withdrawer.account.address)) - withdrawerBefore, parseUnits('150', 6));
+
+      const rows = await h.node.store.db
+        .selectFrom('custody_transfers')
+        .select(['purpose', 'owner_id', 'status', 'nonce', 'tx_hash'])
+        .where('owner_id', 'in', [first, second, quoteId])
+        .orderBy('nonce')
+        .execute();
+      assert.deepEqual(rows.map((r) => [r.purpose, r.owner_id, r.status]).sort(), [['withdrawal', first, 'CONFIRMED'], ['withdrawal', second, 'CONFIRMED'], ['xchange', quoteId, 'CONFIRMED']].sort());
+      const execution = rows.find((r) => r.purpose === 'xchange')!;
+      assert.equal(execution.tx_hash, settled.txHash, 'the RFQ settled from the broadcaster-sent execution');
+      // The second withdrawal and the execution were signed after the first: the next two nonces.
+      const nonces = rows.map((r) => r.nonce!);
+      assert.equal(nonces[0], rows.find((r) => r.owner_id === first)!.nonce);
+      assert.deepEqual(nonces, [nonces[0]!, nonces[0]! + 1, nonces[0]! + 2]);
+      // Custody's sequence is the broadcaster's alone: the node has mined exactly up to it.
+      const nodeCount = await h.node.context.chain!.custody.publicClient.getTransactionCount({ address: chain.custody });
+      const stored = await h.node.store.db.selectFrom('custody_nonces').select('next_nonce').where('address', '=', h.node.context.chain!.custodyAddress).executeTakeFirstOrThrow();
+      assert.equal(stored.next_nonce, nodeCount);
       const invariants = await h.admin.invariants();
       assert.deepEqual(invariants.violations, []);
     });

@@ -1,0 +1,76 @@
+/**
+ * The settle step shared by every on-chain settlement mode (permit2 `RfqSettled`, xchange
+ * `XchangeSettled`), run inside the chain follower's step transaction once the caller has locked
+ * the RFQ and its quote and checked that the event is this quote's settlement and that both are
+ * still SELECTED/QUOTED. The taker's lock is consumed into the ledger (TEAM.md ledger convention:
+ * the taker's pay leg leaves custody to the maker, the maker's leg arrives in custody, the fee
+ * stays in custody as the service's claim; one SETTLEMENT posting per token and one FEE on the
+ * taker's ledger), quote and RFQ become SETTLED with the transaction hash and executed amounts,
+ * and their frames go to the outbox.
+ */
+import { transitionQuote, transitionRfq, type Instrument, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
+import { endLock, postMovement, type Posting } from '../../store/ledger.ts';
+import type { Tx } from '../../store/transaction.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { emitBalances, emitQuoteStatus, emitRfqStatus } from '../rfq/events.ts';
+import type { QuoteRow, RfqRow } from '../rfq/rows.ts';
+
+export interface SpotSettlement {
+  rfq: RfqRow;
+  quote: QuoteRow;
+  instrument: Instrument;
+  txHash: string;
+  now: number;
+}
+
+export async function settleSpot(tx: Tx, deps: ServiceDeps, s: SpotSettlement): Promise<void> {
+  const { rfq, quote, instrument, txHash, now } = s;
+  const payToken = quote.maker_receives_token;
+  const recvToken = quote.maker_pays_token;
+  const paid = quote.maker_receives_amount; // taker -> maker, out of custody
+  const received = quote.maker_pays_amount; // maker -> taker, into custody
+  const fee = quote.taker_fee;
+  const lock = await endLock(tx, 'rfq', rfq.id, 'consume', 'settled', now);
+  // The lock was taken for exactly this quote at selection; anything else is a bug that must not book.
+  if (!lock || lock.token !== payToken || lock.amount !== paid + fee) {
+    throw new Error(`RFQ ${rfq.id}: live lock ${JSON.stringify(lock, (_, v) => (typeof v === 'bigint' ? v.toString() : v))} does not cover settlement of ${quote.id}`);
+  }
+  const taker = rfq.account_id;
+  const postings: Posting[] = [
+    { book: 'user', accountId: taker, token: payToken, rail: 'EVM', delta: -paid, source: 'SETTLEMENT', fromLocked: true },
+    { book: 'custody', token: payToken, rail: 'EVM', delta: paid, source: 'SETTLEMENT' },
+    { book: 'user', accountId: taker, token: recvToken, rail: 'EVM', delta: received, source: 'SETTLEMENT' },
+    { book: 'custody', token: recvToken, rail: 'EVM', delta: -received, source: 'SETTLEMENT' },
+  ];
+  if (fee > 0n) {
+    postings.push(
+      { book: 'user', accountId: taker, token: payToken, rail: 'EVM', delta: -fee, source: 'FEE', fromLocked: true },
+      { book: 'fees', token: payToken, rail: 'EVM', delta: fee, source: 'FEE' },
+    );
+  }
+  await postMovement(tx, { movementId: deps.ids.uuid(), kind: 'SETTLEMENT', reference: rfq.id, at: now, postings, postingIds: postings.map(() => deps.ids.uuid()) });
+
+  const settledRfq = await tx
+    .updateTable('rfqs')
+    .set({
+      status: transitionRfq(rfq.status as RfqStatus, 'settled'),
+      settled_at: now,
+      tx_hash: txHash,
+      executed_pay_amount: paid + fee,
+      executed_recv_amount: received,
+      taker_fee: fee,
+      updated_at: now,
+    })
+    .where('id', '=', rfq.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const settledQuote = await tx
+    .updateTable('quotes')
+    .set({ status: transitionQuote(quote.status as QuoteStatus, 'settle'), settled_at: now, tx_hash: txHash, updated_at: now })
+    .where('id', '=', quote.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await emitRfqStatus(tx, settledRfq, instrument, now);
+  await emitQuoteStatus(tx, settledQuote, settledRfq, instrument, now);
+  await emitBalances(tx, deps, taker, now);
+}
