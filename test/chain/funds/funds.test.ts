@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { rfqMakerWrapperAbi } from '../../../src/chain/artifacts/index.ts';
+import { RfqClient } from '../../../src/client/rfq-client.ts';
 import { connectSigner } from '../../../src/chain/clients.ts';
 import { quoteHash, quoteNonce, rfqPermitTypedData } from '../../../src/chain/permit.ts';
 import { backends } from '../../helpers/backends.ts';
@@ -38,6 +39,7 @@ for (const backend of backends()) {
       await chain.mint('USDC', account.address, USDC('125'));
       // Hold blocks so the deposit's block stays one short of the confirmation depth.
       await rpc(chain, 'evm_setIntervalMining', [0]);
+      await rpc(chain, 'evm_setAutomine', [true]);
       try {
         const txHash = await chain.transfer(account, 'USDC', chain.custody, USDC('125'));
         const pending = await waitFor('PENDING deposit', () => deposits(client), (p) => p.items.length === 1);
@@ -186,6 +188,61 @@ for (const backend of backends()) {
       // Another account's withdrawal reads as not found.
       await rejects(withdrawal(other.client, first.withdrawalId), 404, 'NOT_FOUND');
       await h.admin.call('POST', `/withdrawals/${first.withdrawalId}/reject`, {});
+      await settledInvariants(h, chain);
+    });
+
+    /** A taker with USDC deposited and a promised-mode maker, both signed in; an RFQ accepted on the maker's quote. */
+    async function promisedTrade(options: { headroomSecs: number; windowMs: number }) {
+      await h.admin.putSettings({ settlementHeadroomSecs: options.headroomSecs });
+      const taker = await wallet(h, chain);
+      await depositOnChain(chain, taker.account, 'USDC', USDC('3000'));
+      await waitFor('taker credited', () => balanceOf(taker.client, 'USDC'), (b) => b?.total === '3000');
+      const makerAccount = testAccount();
+      await chain.fundGas(makerAccount.address);
+      await h.admin.putMaker(makerAccount.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['promised'] });
+      const maker = new RfqClient(h.url);
+      await maker.signIn(makerAccount);
+      const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1', windowMs: options.windowMs });
+      const { quoteId } = await maker.submitQuote({ rfqId, instrumentId: 'ETH-USDC-SPOT', side: 'BUY', makerPays: { token: 'ETH', amount: '1' }, makerReceives: { token: 'USDC', amount: '2000' } });
+      await taker.client.accept(rfqId, { quoteId });
+      const selected = await waitFor('maker sees SELECTED', () => maker.makerQuotes(), (p) => p.items.some((q) => q.quoteId === quoteId && q.status === 'SELECTED'));
+      const quote = selected.items.find((q) => q.quoteId === quoteId)! as unknown as Record<string, unknown>;
+      return { taker, maker, makerAccount, rfqId, quoteId, quote };
+    }
+
+    it('promised: the maker delivers inside its window, the RFQ settles on the delivery, the service pays the maker', async () => {
+      const { taker, makerAccount, rfqId, quote } = await promisedTrade({ headroomSecs: 60, windowMs: 10_000 });
+      const rfq = await taker.client.getRfq(rfqId);
+      assert.equal(quote['permitSignature'], undefined);
+      assert.equal(quote['spender'], undefined);
+      assert.equal(quote['deliveryDeadline'], rfq.settlementDeadline);
+      assert.equal(quote['windowEndsAt'], rfq.settlementDeadline * 1000);
+      assert.ok((quote['windowStartsAt'] as number) <= (quote['windowEndsAt'] as number));
+      // takerTotal = 2000 + 0.25% fee = 2005 USDC locked.
+      assert.deepEqual(await balanceOf(taker.client, 'USDC'), { token: 'USDC', rail: 'EVM', available: '995', locked: '2005', total: '3000' });
+      await chain.mint('ETH', makerAccount.address, parseUnits('1', 18));
+      const delivery = await chain.transfer(makerAccount, 'ETH', chain.custody, parseUnits('1', 18));
+      const settled = await waitFor('SETTLED', () => taker.client.getRfq(rfqId), (r) => r.status === 'SETTLED');
+      assert.equal(settled.txHash, delivery);
+      assert.deepEqual(await balanceOf(taker.client, 'ETH'), { token: 'ETH', rail: 'EVM', available: '1', locked: '0', total: '1' });
+      assert.deepEqual(await balanceOf(taker.client, 'USDC'), { token: 'USDC', rail: 'EVM', available: '995', locked: '0', total: '995' });
+      await waitFor('payout on-chain', () => chain.balanceOf('USDC', makerAccount.address), (b) => b === USDC('2000'));
+      // The delivery is settlement, not a deposit of the maker's.
+      const makerDeposits = await h.node.store.db.selectFrom('deposits').select('id').where('from_address', '=', makerAccount.address).execute();
+      assert.equal(makerDeposits.length, 0);
+      const payout = await waitFor('payout confirmed', () => h.node.store.db.selectFrom('custody_transfers').selectAll().where('purpose', '=', 'payout').where('owner_id', '=', quote['quoteId'] as string).executeTakeFirst(), (t) => t?.status === 'CONFIRMED');
+      assert.equal(payout!.amount, USDC('2000'));
+      await settledInvariants(h, chain);
+    });
+
+    it('promised: no delivery by the deadline (final chain time) fails the RFQ and releases the lock', async () => {
+      const { taker, maker, rfqId, quoteId } = await promisedTrade({ headroomSecs: 1, windowMs: 3000 });
+      const failed = await waitFor('FAILED', () => taker.client.getRfq(rfqId), (r) => r.status === 'FAILED');
+      assert.equal(failed.failureCode, 'SETTLEMENT_FAILED');
+      assert.deepEqual(await balanceOf(taker.client, 'USDC'), { token: 'USDC', rail: 'EVM', available: '3000', locked: '0', total: '3000' });
+      const quotes = await maker.makerQuotes();
+      assert.equal(quotes.items.find((q) => q.quoteId === quoteId)?.status, 'FAILED');
+      await h.admin.putSettings({ settlementHeadroomSecs: 60 });
       await settledInvariants(h, chain);
     });
   });
