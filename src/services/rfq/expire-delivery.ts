@@ -11,6 +11,7 @@ import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
+import { recordMakerFailure } from '../settlement/maker-failures.ts';
 
 /** Fails every promised quote whose deadline is before `finalChainTimeSecs`; returns the RFQ ids. */
 export async function expireDeliveries(tx: Tx, deps: ServiceDeps, finalChainTimeSecs: number, now: number, limit = 200): Promise<string[]> {
@@ -43,9 +44,8 @@ export async function expireDeliveries(tx: Tx, deps: ServiceDeps, finalChainTime
       .returningAll()
       .executeTakeFirstOrThrow();
     await endLock(tx, 'rfq', rfq.id, 'release', 'deliveryMissed', now);
-    // MAKER FAILURE CALL SITE: a missed delivery is a maker failure. The function that records it
-    // (and may suspend the maker) is built on the `settle` branch and is not on this one; once
-    // merged, call it here in this transaction, e.g. `await recordMakerFailure(tx, deps, quote.maker_id, now)`.
+    // A missed delivery is a maker failure (it may suspend the maker), recorded with the failure.
+    await recordMakerFailure(tx, { makerId: quote.maker_id, rfqId: rfq.id, quoteId: quote.id, reason: 'notDelivered', at: now });
     await emitQuoteStatus(tx, failedQuote, updated, instrument, now);
     await emitRfqStatus(tx, updated, instrument, now);
     await emitBalances(tx, deps, rfq.account_id, now);

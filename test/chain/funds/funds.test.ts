@@ -242,6 +242,9 @@ for (const backend of backends()) {
       assert.deepEqual(await balanceOf(taker.client, 'USDC'), { token: 'USDC', rail: 'EVM', available: '3000', locked: '0', total: '3000' });
       const quotes = await maker.makerQuotes();
       assert.equal(quotes.items.find((q) => q.quoteId === quoteId)?.status, 'FAILED');
+      // The missed delivery counts against the maker (suspension policy).
+      const failures = await h.node.store.db.selectFrom('maker_failures').select(['quote_id', 'reason']).where('quote_id', '=', quoteId).execute();
+      assert.deepEqual(failures, [{ quote_id: quoteId, reason: 'notDelivered' }]);
       await h.admin.putSettings({ settlementHeadroomSecs: 60 });
       await settledInvariants(h, chain);
     });
