@@ -24,6 +24,7 @@ import type { XchangeBundleInput } from '../services/rfq/xchange-bundle.ts';
 import { testTokenAbi, xchangeAdapterAbi } from './artifacts/index.ts';
 import type { ChainContext } from './chain-context.ts';
 import { swapMessageFromWire } from './xchange.ts';
+import { PollLoop } from './poll-loop.ts';
 
 export interface XchangeExecutorOptions {
   deps: ServiceDeps;
@@ -36,35 +37,19 @@ export interface XchangeExecutorOptions {
 
 export class XchangeExecutor {
   readonly #o: Required<XchangeExecutorOptions>;
-  #timer: NodeJS.Timeout | null = null;
-  #running: Promise<void> | null = null;
-  #stopped = false;
+  readonly #loop: PollLoop;
 
   constructor(options: XchangeExecutorOptions) {
     this.#o = { intervalMs: 250, retryMs: 5000, ...options };
+    this.#loop = new PollLoop({ pass: () => this.runOnce(), intervalMs: () => this.#o.intervalMs, logger: options.logger, failureMessage: 'xchange executor pass failed' });
   }
 
   start(): void {
-    this.#schedule(0);
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.runOnce()
-        .catch((error: unknown) => this.#o.logger.warn({ err: error }, 'xchange executor pass failed'))
-        .finally(() => {
-          this.#running = null;
-          this.#schedule(this.#o.intervalMs);
-        });
-    }, delayMs);
-    this.#timer.unref();
+    await this.#loop.stop();
   }
 
   /** One pass: claims due quotes and attempts each. */
@@ -87,7 +72,7 @@ export class XchangeExecutor {
       .limit(20)
       .execute();
     for (const quote of due) {
-      if (this.#stopped) return;
+      if (this.#loop.stopped) return;
       if (!(await this.#claim(quote.id, now))) continue;
       await this.#attempt(quote.id, quote.maker_receives_token, quote.xchange as XchangeBundleInput);
     }

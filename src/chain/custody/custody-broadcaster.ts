@@ -20,6 +20,7 @@ import type { ServiceDeps } from '../../services/deps.ts';
 import { applyCustodyOutcome, statusAfter, type CustodyOutcome } from '../../services/funds/custody-outcomes.ts';
 import type { CustodyTransferRow } from '../../services/funds/custody-transfers.ts';
 import type { ChainContext } from '../chain-context.ts';
+import { PollLoop } from '../poll-loop.ts';
 
 export interface BroadcasterOptions {
   deps: ServiceDeps;
@@ -40,36 +41,19 @@ const RPC_TIMEOUT_MS = 10_000;
 
 export class CustodyBroadcaster {
   readonly #o: Required<BroadcasterOptions>;
-  #timer: NodeJS.Timeout | null = null;
-  #running: Promise<void> | null = null;
-  #stopped = false;
+  readonly #loop: PollLoop;
 
   constructor(options: BroadcasterOptions) {
     this.#o = { batchSize: 20, resendIntervalMs: 3000, maxSendAttempts: 20, maxPendingMs: 120_000, transferGas: 120_000n, ...options };
+    this.#loop = new PollLoop({ pass: () => this.tick(), intervalMs: () => options.chain.settings.pollIntervalMs, logger: options.logger, failureMessage: 'custody broadcaster tick failed; retrying' });
   }
 
   start(): void {
-    this.#schedule(0);
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
-    await this.#running;
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.tick()
-        .catch((error: unknown) => this.#o.logger.warn({ err: error }, 'custody broadcaster tick failed; retrying'))
-        .finally(() => {
-          this.#running = null;
-          this.#schedule(this.#o.chain.settings.pollIntervalMs);
-        });
-    }, delayMs);
-    this.#timer.unref();
+    await this.#loop.stop();
   }
 
   /** One round of every phase (exported for tests that stop between phases). */

@@ -15,6 +15,7 @@ import { recordPendingDeposit } from '../../services/funds/deposits.ts';
 import { findPromisedQuote } from '../../services/rfq/promised-delivery.ts';
 import type { ChainContext } from '../chain-context.ts';
 import { inflowFilters, parseInflows, settlementTxs, type RawLog } from './custody-inflows.ts';
+import { PollLoop } from '../poll-loop.ts';
 
 const RPC_TIMEOUT_MS = 10_000;
 /** Blocks read per scan at most (bounds one eth_getLogs range). */
@@ -22,9 +23,7 @@ const MAX_BLOCKS_PER_SCAN = 200;
 
 export class DepositHeadScanner {
   #scannedTo = -1;
-  #timer: NodeJS.Timeout | null = null;
-  #running: Promise<void> | null = null;
-  #stopped = false;
+  readonly #loop: PollLoop;
   readonly #deps: ServiceDeps;
   readonly #chain: ChainContext;
   readonly #logger: Logger;
@@ -33,30 +32,15 @@ export class DepositHeadScanner {
     this.#deps = deps;
     this.#chain = chain;
     this.#logger = logger;
+    this.#loop = new PollLoop({ pass: () => this.scan(), intervalMs: () => chain.settings.pollIntervalMs, logger, failureMessage: 'deposit head scan failed; retrying' });
   }
 
   start(): void {
-    this.#schedule(0);
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.scan()
-        .then(() => undefined)
-        .catch((error: unknown) => this.#logger.warn({ err: error }, 'deposit head scan failed; retrying'))
-        .finally(() => {
-          this.#running = null;
-          this.#schedule(this.#chain.settings.pollIntervalMs);
-        });
-    }, delayMs);
-    this.#timer.unref();
+    await this.#loop.stop();
   }
 
   #rpc<T>(method: string, params: unknown[]): Promise<T> {
