@@ -37,7 +37,7 @@ export const referencePage = {
       { className: 'card', 'aria-labelledby': 'instrument-title' },
       h('h2', { id: 'instrument-title' }, 'Instrument'),
       field('Base', base), field('Quote', quote), field('Type', type),
-      field('Taker fee (tenths of a bp)', fee, '250 = 2.5 bp'),
+      field('Taker fee (tenths of a bp)', fee, '250 = 25 bp = 0.25 %'),
       field('Minimum quote notional', minNotional),
       h('label', { className: 'inline', for: 'instrument-enabled' }, enabled, ' Enabled'),
       saveInstrument,
