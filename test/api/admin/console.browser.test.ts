@@ -1,7 +1,7 @@
 /**
  * The operator console in a real headless Chromium against a real node on a devnet (nothing
  * mocked): sign in, approve and reject withdrawals (checked on-chain), register a maker and see
- * it quote, watch an RFQ go PENDING -> SETTLED without a reload, survive a node restart, post an
+ * it quote, lift its suspension after a lapsed settlement, watch an RFQ go PENDING -> SETTLED without a reload, survive a node restart, post an
  * adjustment, and see the invariants turn red when custody is robbed behind the ledger's back.
  * Every page is screenshotted into .rfq-test-data/console-screenshots/ (docs/images/ holds a
  * few of them for the operator guide).
@@ -39,6 +39,7 @@ for (const backend of backends().slice(-1)) {
     let pgliteDir: string | null = null;
     const secretKey = generateSecretKey();
     let browser: Browser;
+    let maker: ChainMaker;
     const shot = (name: string) => browser.page.screenshot({ path: join(SHOTS, `${backend}-${name}.png`), fullPage: true });
     const open = async (path: string) => {
       await browser.page.evaluate(`location.hash = ${JSON.stringify(`#/${path}`)}`);
@@ -141,7 +142,7 @@ for (const backend of backends().slice(-1)) {
 
       const client = new RfqClient(h.url);
       await client.signIn(account);
-      const maker: ChainMaker = { account, client, wrapper, signer: await connectSigner(chain.rpcUrl, key), makerId: '' };
+      maker = { account, client, wrapper, signer: await connectSigner(chain.rpcUrl, key), makerId: '' };
       const taker = await fundedTaker(h, chain, { USDC: '10000' });
 
       await open('rfqs');
@@ -165,6 +166,35 @@ for (const backend of backends().slice(-1)) {
       assert.match((await created.getAttribute('title'))!, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{3})? UTC$/);
       assert.match((await created.textContent())!, /CET|CEST|GMT\+1|GMT\+2/);
       await shot('rfqs');
+    });
+
+    it("shows a suspended maker's failures and lifts the suspension", async () => {
+      const { page } = browser;
+      await h.admin.putSettings({ settlementHeadroomSecs: 1, makerFailureThreshold: 1 });
+      try {
+        // The maker wins and lets the settlement lapse: one failure, suspended.
+        const taker = await fundedTaker(h, chain, { USDC: '5000' });
+        const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '5000', windowMs: 1000 });
+        const { quoteId } = await maker.client.submitQuote({ rfqId, instrumentId: 'ETH-USDC-SPOT', side: 'BUY', makerPays: { token: 'ETH', amount: '1.5' }, makerReceives: { token: 'USDC', amount: '4300' } });
+        await taker.client.accept(rfqId, { quoteId });
+        await until(() => taker.client.getRfq(rfqId), (r) => r.status === 'FAILED', 30_000);
+      } finally {
+        await h.admin.putSettings({ settlementHeadroomSecs: 60, makerFailureThreshold: 3 });
+      }
+      const address = maker.account.address;
+      await open('makers');
+      await page.locator(`tr[data-maker="${address}"]`).filter({ hasText: 'SUSPENDED' }).waitFor({ timeout: 15_000 });
+      await page.getByRole('button', { name: `Failures of ${address}` }).click();
+      await page.getByRole('heading', { name: `Failures of ${address}` }).waitFor();
+      assert.match((await page.locator('section.failures').textContent())!, /Suspended 1 time\(s\)/);
+      await page.locator('section.failures tbody tr').first().waitFor();
+      await shot('makers-suspended');
+      await page.getByRole('button', { name: `Lift suspension of ${address}` }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Lift suspension' }).click();
+      await page.getByRole('status').filter({ hasText: `Suspension of ${address} lifted` }).waitFor();
+      await page.locator(`tr[data-maker="${address}"]`).filter({ hasText: 'ACTIVE' }).waitFor();
+      const view = (await h.admin.listMakers()).makers.find((m) => m['address'] === address) as { suspendedUntil: number | null; suspensionCount: number };
+      assert.deepEqual([view.suspendedUntil, view.suspensionCount], [null, 1]);
     });
 
     it('shows every other page without an error', async () => {
