@@ -31,3 +31,29 @@ export function newWallet(): PrivateKeyAccount {
 
 // The top nibble is set: the SDK's `orderStatus` schema would read a small hex cloid as a number oid.
 export const cloidOf = (n: number): `0x${string}` => `0xc${n.toString(16).padStart(31, '0')}`;
+
+/** An `HttpTransport` that keeps the last payload it sent, so a test can replay the exact signed bytes. */
+export class RecordingTransport extends HttpTransport {
+  last: unknown = null;
+  override request<T>(endpoint: 'info' | 'exchange' | 'explorer', payload: unknown, signal?: AbortSignal): Promise<T> {
+    this.last = payload;
+    return super.request<T>(endpoint, payload, signal);
+  }
+}
+
+/** POSTs a raw body to the simulator and returns the parsed JSON reply. */
+export async function postRaw(url: string, endpoint: 'info' | 'exchange', body: unknown): Promise<unknown> {
+  const res = await fetch(`${url}/${endpoint}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(5_000),
+  });
+  return res.json();
+}
+
+type Tif = 'Gtc' | 'Ioc' | 'Alo';
+/** One limit order in the SDK's parameter shape. */
+export function limit(a: number, isBuy: boolean, p: string, s: string, tif: Tif, c?: `0x${string}`) {
+  return { a, b: isBuy, p, s, r: false, t: { limit: { tif } }, ...(c ? { c } : {}) };
+}
