@@ -89,6 +89,7 @@ export const Quote = Type.Object({
   receivedAt: UnixMillis,
   acceptableForMs: Type.Optional(Type.Integer()),
   expiryMs: Type.Optional(UnixMillis),
+  builderFeeTenthBp: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
 });
 
 export const MakerQuote = Type.Object({
