@@ -14,6 +14,7 @@ import { RfqClient } from '../../../src/client/rfq-client.ts';
 import { backends } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { rejects } from '../../helpers/rejects.ts';
+import { claimVenueNonce } from '../../../src/services/perp/venue-nonces.ts';
 
 const BUILDER = '0x00000000000000000000000000000000000000b1';
 const ETH_INDEX = 1; // the simulator's default universe: BTC, ETH, SOL
@@ -108,7 +109,7 @@ for (const backend of backends()) {
       const instruments = (await taker.client.instruments()).instruments.map((i) => i.instrumentId);
       assert.ok(!instruments.includes('SOL-USDC-PERP') && !instruments.includes('DOGE-USDC-PERP'), 'nothing refused was written');
       const eth = (await taker.client.instruments()).instruments.find((i) => i.instrumentId === 'ETH-USDC-PERP')!;
-      assert.equal(eth.type, 'PERP');
+      assert.deepEqual(eth, { instrumentId: 'ETH-USDC-PERP', base: 'ETH', quote: 'USDC', type: 'PERP', instrumentType: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
     });
 
     it('a node without a venue cannot register a perp', async () => {
@@ -239,6 +240,12 @@ for (const backend of backends()) {
       assert.equal(requote.version, 2);
       const claims = await h.node.store.db.selectFrom('venue_nonce_claims').select(['purpose']).where('quote_id', '=', quoteId).execute();
       assert.equal(claims.length, 4, 'two pairs claimed for the quote and its re-quote');
+      // The accept path claims through the same table: a maker's claimed pair is refused there too.
+      const db = h.node.store.db;
+      assert.equal(await db.transaction().execute((tx) => claimVenueNonce(tx, maker.account.address, pair.perpMakerOrder.nonce)), false);
+      const taken = freshNonce();
+      assert.equal(await db.transaction().execute((tx) => claimVenueNonce(tx, maker.account.address, taken, { purpose: 'takerOrder', at: Date.now() })), true);
+      assert.equal(await db.transaction().execute((tx) => claimVenueNonce(tx, maker.account.address.toLowerCase(), taken)), false, 'signers compare lower-cased');
     });
   });
 }
