@@ -6,7 +6,7 @@ import { badge, field, h, short, time } from './dom.js';
 import { pageFrame } from './page.js';
 import { act, confirmDialog } from './ui.js';
 
-const MODES = ['permit2', 'promised', 'xchange'];
+const MODES = ['permit2', 'promised', 'xchange', 'perp'];
 
 export const makersPage = {
   path: 'makers',
