@@ -196,6 +196,20 @@ export interface CustodyTransfersTable {
   gas: number | null;
   created_at: number;
   updated_at: number;
+  /** Migration 0030: the operator asked for a zero-value cancel at the transfer's nonce. */
+  cancel_requested_at: number | null;
+  /** Migration 0030: handed to the operator after the broadcaster's bounds (still watched). */
+  escalated_at: number | null;
+}
+/** Every signed transaction of a custody transfer (migration 0030); attempt 0 is the original. */
+export interface CustodyTxAttemptsTable {
+  transfer_id: string;
+  attempt: number;
+  kind: 'original' | 'replacement' | 'cancel';
+  nonce: number;
+  raw_tx: string;
+  tx_hash: string;
+  signed_at: number;
 }
 export interface CustodyNoncesTable { address: string; next_nonce: number }
 export interface PromisedDeliveriesTable {
@@ -235,5 +249,6 @@ export interface DB {
   withdrawals: WithdrawalsTable;
   custody_transfers: CustodyTransfersTable;
   custody_nonces: CustodyNoncesTable;
+  custody_tx_attempts: CustodyTxAttemptsTable;
   promised_deliveries: PromisedDeliveriesTable;
 }
