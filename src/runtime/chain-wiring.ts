@@ -18,6 +18,7 @@ import { promisedDeliveryHandler } from '../chain/funds/promised-delivery-handle
 import { depositHandler } from '../chain/funds/deposit-handler.ts';
 import { custodyInvariant } from '../chain/funds/custody-invariant.ts';
 import { custodyChainReader } from '../chain/custody/custody-chain-reader.ts';
+import { quarantineInvariant, registerQuarantineGauge } from '../chain/watcher/quarantine-invariant.ts';
 import { promisedGateway } from '../services/rfq/promised-gateway.ts';
 
 export interface ChainWiring {
@@ -50,6 +51,9 @@ export function wireChain(context: ApiContext, chain: ChainContext, logger: Logg
   context.service.settlement.promised = promisedGateway;
   context.extraInvariants.push(custodyInvariant(chain));
   context.service.custodyChain = custodyChainReader(chain);
+  // A chain log the follower quarantined stays an invariant violation and a gauge until resolved.
+  context.extraInvariants.push(quarantineInvariant());
+  registerQuarantineGauge(context.metrics.registry, context.service.db);
   wiring.handlers.push(rfqSettledHandler(context.service, logger), promisedDeliveryHandler(context.service, chain));
   // xchange: bundles checked at quote time, executed by custody, settled from the adapter's event.
   const adapter = chain.settings.xchangeAdapterAddress;

@@ -20,6 +20,7 @@ import * as promisedDeliveries from './migrations/0014-promised-deliveries.ts';
 import * as xchangeQuotes from './migrations/0015-xchange-quotes.ts';
 import * as custodyCalls from './migrations/0016-custody-calls.ts';
 import * as custodyTxReplacements from './migrations/0030-custody-tx-replacements.ts';
+import * as quarantinedChainLogs from './migrations/0031-quarantined-chain-logs.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0015-xchange-quotes': xchangeQuotes,
   '0016-custody-calls': custodyCalls,
   '0030-custody-tx-replacements': custodyTxReplacements,
+  '0031-quarantined-chain-logs': quarantinedChainLogs,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -10,6 +10,7 @@ import { listWithdrawals } from '../../services/funds/read-withdrawals.ts';
 import { approveWithdrawal, rejectWithdrawal, resolveWithdrawal } from '../../services/funds/decide-withdrawal.ts';
 import { listCustodyTransfers } from '../../services/funds/read-custody-transfers.ts';
 import { cancelCustodyTransfer } from '../../services/funds/cancel-custody-transfer.ts';
+import { resolveSettlementAnomaly } from '../../services/funds/resolve-anomaly.ts';
 import { PageQuery, errorResponses } from '../schemas/common.ts';
 import { UnattributedDepositsPage, Withdrawal, WithdrawalIdParams, WithdrawalStatus, WithdrawalsPage } from '../schemas/funds.ts';
 import { CustodyTransfer, CustodyTransferIdParams, CustodyTransferPurpose, CustodyTransferStatus, CustodyTransfersPage } from '../schemas/custody-transfers.ts';
@@ -76,6 +77,25 @@ export function adminFundsRoutes(context: ApiContext) {
         response: { 200: CustodyTransfer, ...errorResponses },
       },
     }, async (request) => cancelCustodyTransfer(deps, request.params.id) as never);
+
+    app.post('/admin/v1/settlement-anomalies/resolve', {
+      config: admin,
+      schema: {
+        summary: 'Mark a settlement anomaly (a quarantined chain log among them) handled',
+        tags,
+        body: Type.Object(
+          { txHash: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), logIndex: Type.Integer({ minimum: 0 }), note: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            txHash: Type.String(), logIndex: Type.Integer(), kind: Type.String(), detail: Type.Record(Type.String(), Type.Unknown()), createdAt: Type.Integer(),
+            resolvedAt: Type.Union([Type.Integer(), Type.Null()]), resolution: Type.Union([Type.String(), Type.Null()]),
+          }),
+          ...errorResponses,
+        },
+      },
+    }, async (request) => resolveSettlementAnomaly(deps, request.body));
 
     app.get('/admin/v1/deposits/unattributed', {
       config: admin,
