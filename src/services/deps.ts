@@ -11,6 +11,7 @@ import type { QuoteCaches } from './rfq/quote-caches.ts';
 import type { QuoteWriter } from './rfq/write-quote.ts';
 import type { XchangeOperation } from './rfq/xchange-bundle.ts';
 import type { CustodyChainReader } from './funds/custody-chain.ts';
+import type { PerpVenue } from './perp/venue-port.ts';
 
 export interface Clock {
   /** Unix milliseconds. */
@@ -65,4 +66,6 @@ export interface ServiceDeps {
   xchange?: XchangeOperation;
   /** Set by the chain adapter: custody's transactions as the chain sees them (operator checks). */
   custodyChain?: CustodyChainReader;
+  /** The perp venue, when the node has one; absent: perp instruments cannot be registered or traded. */
+  venue?: PerpVenue;
 }
