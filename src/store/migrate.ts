@@ -21,6 +21,8 @@ import * as xchangeQuotes from './migrations/0015-xchange-quotes.ts';
 import * as custodyCalls from './migrations/0016-custody-calls.ts';
 import * as perpQuotes from './migrations/0020-perp-quotes.ts';
 import * as adminRfqListing from './migrations/0037-admin-rfq-listing.ts';
+import * as custodyTxReplacements from './migrations/0030-custody-tx-replacements.ts';
+import * as quarantinedChainLogs from './migrations/0031-quarantined-chain-logs.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -41,6 +43,8 @@ const migrations: Record<string, Migration> = {
   '0016-custody-calls': custodyCalls,
   '0020-perp-quotes': perpQuotes,
   '0037-admin-rfq-listing': adminRfqListing,
+  '0030-custody-tx-replacements': custodyTxReplacements,
+  '0031-quarantined-chain-logs': quarantinedChainLogs,
 };
 
 class InCodeMigrations implements MigrationProvider {
