@@ -9,7 +9,9 @@ import type { HttpMetrics } from './metrics.ts';
 import type { Store } from '../store/database.ts';
 import type { SpenderCheck } from '../services/admin/makers.ts';
 import type { ExtraInvariant } from '../services/admin/invariants.ts';
+// eslint-disable-next-line rfq/layers -- until the node context (issue 10, item 4) replaces ApiContext
 import type { ChainContext } from '../chain/chain-context.ts';
+// eslint-disable-next-line rfq/layers -- until the node context (issue 10, item 4) replaces ApiContext
 import type { WsSettings } from '../ws/settings.ts';
 
 export interface ApiContext {

@@ -8,6 +8,7 @@
  */
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
+// eslint-disable-next-line rfq/layers -- until the node context (issue 10, item 4) replaces ApiContext
 import type { ApiContext } from '../api/context.ts';
 import { ServiceError } from '../domain/errors.ts';
 import { wsAuthCanonical } from '../domain/auth/hmac.ts';

@@ -4,6 +4,7 @@
  * and the per-source count of connections still in their handshake. One hub per ApiContext: the
  * route plugin and the workers both reach it through `hubFor(context)`.
  */
+// eslint-disable-next-line rfq/layers -- until the node context (issue 10, item 4) replaces ApiContext
 import type { ApiContext } from '../api/context.ts';
 
 /** What the hub needs from a session. */

@@ -4,6 +4,7 @@
  * route plugin and the runtime's workers share one instance without widening the context type.
  */
 import type { Logger } from 'pino';
+// eslint-disable-next-line rfq/layers -- until the node context (issue 10, item 4) replaces ApiContext
 import type { ApiContext } from '../api/context.ts';
 import { onOutboxCommit, pruneOutbox } from '../store/outbox.ts';
 import { hubFor, type SessionHub } from './hub.ts';

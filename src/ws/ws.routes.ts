@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+// eslint-disable-next-line rfq/layers -- until the node context (issue 10, item 4) replaces ApiContext
 import type { ApiContext } from '../api/context.ts';
 import { PRICES_WS_PATH, WS_PATH } from './frames.ts';
 import { PriceIngestSession } from './price-ingest.ts';

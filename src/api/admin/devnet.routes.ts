@@ -9,6 +9,7 @@ import { Type } from 'typebox';
 import { getAddress, type Address } from 'viem';
 import { ServiceError } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money/index.ts';
+// eslint-disable-next-line rfq/layers -- until the node context (issue 10, item 4) replaces ApiContext
 import { mintRawTestToken } from '../../chain/faucet.ts';
 import { EvmAddress, PositiveDecimalString, TokenSymbol, ErrorEnvelope, errorResponses } from '../schemas/common.ts';
 import type { ApiContext } from '../context.ts';

@@ -196,4 +196,3 @@ export class CustodyBroadcaster {
     return ended;
   }
 }
-

@@ -40,10 +40,6 @@ export function rfqStatus(row: RfqRow): RfqStatus {
   return row.status as RfqStatus;
 }
 
-export async function findRfq(db: Reader, id: string): Promise<RfqRow | undefined> {
-  return db.selectFrom('rfqs').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 /** The caller's own RFQ, or NOT_FOUND (another account's RFQ is not revealed). */
 export async function ownRfq(db: Reader, id: string, accountId: string, lock: 'update' | 'none' = 'none'): Promise<RfqRow> {
   let query = db.selectFrom('rfqs').selectAll().where('id', '=', id).where('account_id', '=', accountId);
