@@ -10,11 +10,11 @@ import { registerHttpHooks } from '../api/http-hooks.ts';
 import { validatorCompiler } from '../api/validation.ts';
 import { opsRoutes } from '../api/ops.routes.ts';
 import { authRoutes } from '../api/v1/auth.routes.ts';
-import type { ApiContext } from '../api/context.ts';
+import type { NodeContext } from './node-context.ts';
 import { CLOSE_SHUTDOWN } from '../ws/frames.ts';
 import { routePlugins } from './route-plugins.ts';
 
-export async function buildApp(context: ApiContext, logger: Logger): Promise<FastifyInstance> {
+export async function buildApp(context: NodeContext, logger: Logger): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     trustProxy: false,

@@ -1,6 +1,6 @@
 /** Every route plugin beyond ops and auth, in registration order. */
 import type { FastifyInstance } from 'fastify';
-import type { ApiContext } from '../api/context.ts';
+import type { NodeContext } from './node-context.ts';
 import { accountRoutes } from '../api/v1/account.routes.ts';
 import { adminRoutes } from '../api/admin/admin.routes.ts';
 import { rfqRoutes } from '../api/v1/rfq.routes.ts';
@@ -11,6 +11,6 @@ import { devnetRoutes } from '../api/admin/devnet.routes.ts';
 import { fundsRoutes } from '../api/v1/funds.routes.ts';
 import { adminFundsRoutes } from '../api/admin/funds.routes.ts';
 
-export function routePlugins(context: ApiContext): Array<(app: FastifyInstance) => Promise<void>> {
+export function routePlugins(context: NodeContext): Array<(app: FastifyInstance) => Promise<void>> {
   return [accountRoutes(context), rfqRoutes(context), makerRoutes(context), adminRoutes(context), wsRoutes(context), networkRoutes(context), devnetRoutes(context), fundsRoutes(context), adminFundsRoutes(context)];
 }

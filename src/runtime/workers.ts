@@ -1,6 +1,6 @@
 /** Background work a node runs, each switchable per node (RFQ_WORKERS). */
 import type { Logger } from 'pino';
-import type { ApiContext } from '../api/context.ts';
+import type { NodeContext } from './node-context.ts';
 import { closeAuctions, dueAuctions } from '../services/rfq/close-auction.ts';
 import { expireSettlement, overdueSettlements } from '../services/rfq/expire-settlement.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
@@ -14,7 +14,7 @@ export interface Workers {
   stop(): Promise<void>;
 }
 
-export async function startWorkers(context: ApiContext, enabled: ReadonlySet<string>, logger: Logger, chainWiring: ChainWiring | null = null): Promise<Workers> {
+export async function startWorkers(context: NodeContext, enabled: ReadonlySet<string>, logger: Logger, chainWiring: ChainWiring | null = null): Promise<Workers> {
   const deps = context.service;
   const timers: NodeJS.Timeout[] = [];
   const workers: DeadlineWorker[] = [];
