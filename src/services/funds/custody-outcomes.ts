@@ -12,6 +12,7 @@
  * - approval: nothing to book (no tokens move).
  */
 import { postMovement } from '../../store/ledger.ts';
+import type { CustodyTransferStatus } from '../../store/schema.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import type { CustodyTransferRow } from './custody-transfers.ts';
@@ -23,7 +24,7 @@ export type CustodyOutcome =
   | { kind: 'reverted'; blockNumber: number }
   | { kind: 'lost'; reason: string };
 
-const STATUS_AFTER: Record<Exclude<CustodyOutcome['kind'], 'signed'>, string> = { confirmed: 'CONFIRMED', reverted: 'REVERTED', lost: 'UNRESOLVED' };
+const STATUS_AFTER: Record<Exclude<CustodyOutcome['kind'], 'signed'>, CustodyTransferStatus> = { confirmed: 'CONFIRMED', reverted: 'REVERTED', lost: 'UNRESOLVED' };
 
 /**
  * Ends (or, for `signed`, advances) the transfer's owner. The caller has already moved the transfer
@@ -63,6 +64,6 @@ export async function applyCustodyOutcome(tx: Tx, deps: ServiceDeps, transfer: C
   }
 }
 
-export function statusAfter(outcome: Exclude<CustodyOutcome, { kind: 'signed' }>): string {
+export function statusAfter(outcome: Exclude<CustodyOutcome, { kind: 'signed' }>): CustodyTransferStatus {
   return STATUS_AFTER[outcome.kind];
 }
