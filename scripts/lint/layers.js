@@ -18,5 +18,9 @@ export const LAYERS = {
   runtime: '*',
 };
 
-/** Modules of the platform the pure domain may use: hashing only (HMAC of the signed request). */
-export const DOMAIN_NODE_MODULES = ['node:crypto'];
+/**
+ * Outside modules the pure domain may use: pure hashing and signature recovery only (the HMAC of a
+ * signed request; EIP-712 hashing and signer recovery of perp orders with viem and the venue SDK,
+ * which the project must use instead of its own msgpack). Nothing here does I/O.
+ */
+export const DOMAIN_PURE_MODULES = ['node:crypto', 'viem', '@nktkas/hyperliquid/signing', '@nktkas/hyperliquid/api/exchange'];

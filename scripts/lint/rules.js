@@ -1,7 +1,7 @@
 /**
  * The project's own lint rules (plugin `rfq`):
  * - `layers`: an import must point to a layer the importing layer may use (scripts/lint/layers.js);
- *   `src/domain` imports no package and no `node:` module but those in DOMAIN_NODE_MODULES.
+ *   `src/domain` imports no package and no `node:` module but those in DOMAIN_PURE_MODULES.
  * - `no-float-amount`: no floating-point conversion or formatting of an amount. Amounts are
  *   `bigint` in smallest units (TypeScript already refuses `bigint` mixed with `number` in
  *   arithmetic), so the remaining ways to lose exactness are the conversions to `number`
@@ -10,7 +10,7 @@
  *   qty, fee, total, notional, size, payout, delta). `src/domain/money/` is exempt.
  */
 import path from 'node:path';
-import { DOMAIN_NODE_MODULES, LAYERS } from './layers.js';
+import { DOMAIN_PURE_MODULES, LAYERS } from './layers.js';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
@@ -40,7 +40,7 @@ const layers = {
         }
         return;
       }
-      if (from === 'domain' && !DOMAIN_NODE_MODULES.includes(source)) {
+      if (from === 'domain' && !DOMAIN_PURE_MODULES.includes(source)) {
         context.report({ node, message: `src/domain is pure: it may not import ${source}` });
       }
     }
@@ -55,7 +55,7 @@ const layers = {
 
 const AMOUNT_WORD = /amount|balance|price|qty|quantity|fee|total|notional|size|payout|delta/i;
 /** Names that contain an amount word but are not amounts (sizes of buffers, counts, rates). */
-const NOT_AMOUNT = /bytes|buffer|count|length|limit|pages?size|batch|window|rate|ms$|secs$|interval/i;
+const NOT_AMOUNT = /bytes|buffer|count|length|limit|pages?size|batch|window|rate|decimals|places|digits|ms$|secs$|interval/i;
 
 function nameOf(node) {
   if (!node) return null;
