@@ -89,9 +89,9 @@ for (let i = 0; i < profile.samples.length; i++) {
   }
   for (const name of hit) inclusive.set(name, (inclusive.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0));
 }
-process.stdout.write(`\ninclusive time of selected groups (a sample can count in several):\n`);
+process.stdout.write('\ninclusive time of selected groups (a sample can count in several):\n');
 for (const [name] of groups) process.stdout.write(`  ${pct(inclusive.get(name) ?? 0)}  ${((inclusive.get(name) ?? 0) / 1000).toFixed(0).padStart(7)} ms  ${name}\n`);
-process.stdout.write(`\ntop functions by self time:\n`);
+process.stdout.write('\ntop functions by self time:\n');
 for (const [f, us] of [...functions].filter(([f]) => !f.startsWith('(idle)')).sort((x, y) => y[1] - x[1]).slice(0, top)) {
   process.stdout.write(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${f}\n`);
 }

@@ -162,9 +162,9 @@ export function printReport(results: BenchResults): string {
   for (const close of [c, u]) {
     if (!close) continue;
     out.push(`  ${pad(close.label, 28)} ${close.count} RFQs, outcomes ${JSON.stringify(close.outcomes)}, not seen ${close.notSeen}, setup overran ${close.setupOverranMs} ms, setup errors ${errorsText(close.setupErrors)}, commit lag (observed - quotedAt) p50/p99/max ${close.commitLag.p50}/${close.commitLag.p99}/${close.commitLag.max} ms`);
-      const hist = (h: Record<string, number>) => Object.entries(h).filter(([, n]) => n > 0).map(([k, n]) => `${k}:${n}`).join(' ');
-      out.push(`  ${pad('', 28)} recorded ms ${hist(close.recordedBuckets)}`);
-      out.push(`  ${pad('', 28)} observed ms ${hist(close.observedBuckets)}`);
+    const hist = (h: Record<string, number>) => Object.entries(h).filter(([, n]) => n > 0).map(([k, n]) => `${k}:${n}`).join(' ');
+    out.push(`  ${pad('', 28)} recorded ms ${hist(close.recordedBuckets)}`);
+    out.push(`  ${pad('', 28)} observed ms ${hist(close.observedBuckets)}`);
   }
   out.push('');
   out.push('where the time goes (CPU per completed request; machine % is of both cores, includes other users):');

@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
+import { parseAmount } from '../src/domain/money/index.ts';
 
 const url = process.env.BENCH_DATABASE_URL;
 if (!url) throw new Error('BENCH_DATABASE_URL is required');
@@ -44,7 +45,7 @@ const OUTBOX_CTE = `
     select account_id, topic, case when account_id is null then null else seq end, frame, created_at
     from numbered order by ord`;
 
-const UPSERT = `insert into "quotes" ("id", "rfq_id", "maker_id", "maker_account_id", "version", "status", "maker_pays_token", "maker_pays_amount", "maker_receives_token", "maker_receives_amount", "taker_fee", "taker_total", "received_at", "acceptable_for_ms", "settlement_mode", "updated_at", "settlement_deadline_secs", "permit_signature", "spender", "delivery_deadline_secs", "window_starts_at", "window_ends_at", "xchange", "settled_at", "tx_hash", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26) on conflict ("rfq_id", "maker_id") do update set "maker_pays_token" = $27, "maker_pays_amount" = $28, "maker_receives_token" = $29, "maker_receives_amount" = $30, "taker_fee" = $31, "taker_total" = $32, "received_at" = $33, "acceptable_for_ms" = $34, "settlement_mode" = $35, "updated_at" = $36, "version" = "quotes"."version" + $37 where "quotes"."status" = $38 returning *`;
+const UPSERT = 'insert into "quotes" ("id", "rfq_id", "maker_id", "maker_account_id", "version", "status", "maker_pays_token", "maker_pays_amount", "maker_receives_token", "maker_receives_amount", "taker_fee", "taker_total", "received_at", "acceptable_for_ms", "settlement_mode", "updated_at", "settlement_deadline_secs", "permit_signature", "spender", "delivery_deadline_secs", "window_starts_at", "window_ends_at", "xchange", "settled_at", "tx_hash", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26) on conflict ("rfq_id", "maker_id") do update set "maker_pays_token" = $27, "maker_pays_amount" = $28, "maker_receives_token" = $29, "maker_receives_amount" = $30, "taker_fee" = $31, "taker_total" = $32, "received_at" = $33, "acceptable_for_ms" = $34, "settlement_mode" = $35, "updated_at" = $36, "version" = "quotes"."version" + $37 where "quotes"."status" = $38 returning *';
 
 await pool.query(`
   create or replace function bench_submit_quote(p_rfq text, p_maker_account uuid, p_quote_id text, p_price numeric, p_now bigint)
@@ -104,7 +105,7 @@ const app = Fastify({ logger: false });
 app.post('/quote-5', async (request, reply) => {
   const body = request.body as Body;
   const now = Date.now();
-  const price = BigInt(Math.round(Number(body.price) * 1e6));
+  const price = parseAmount(body.price, 6, { field: 'price' });
   const fee = (price * 250n) / 100000n;
   const client = await pool.connect();
   try {
@@ -140,7 +141,7 @@ app.post('/quote-5', async (request, reply) => {
 app.post('/quote-1', async (request, reply) => {
   const body = request.body as Body;
   const { rows } = await pool.query<{ quote_id: string; quote_version: string }>('select * from bench_submit_quote($1, $2, $3, $4, $5)', [
-    body.rfqId, body.makerAccountId, quoteId(), Math.round(Number(body.price) * 1e6), Date.now(),
+    body.rfqId, body.makerAccountId, quoteId(), parseAmount(body.price, 6, { field: 'price' }).toString(), Date.now(),
   ]);
   return reply.status(202).send({ status: 'SUBMITTED', quoteId: rows[0]!.quote_id, version: Number(rows[0]!.quote_version) });
 });

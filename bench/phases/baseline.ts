@@ -43,7 +43,7 @@ export async function runBaseline(options: BaselineOptions): Promise<BaselineRes
   };
   const sampling = { pool: db.pool, database: db.name, service: server, probeFile: null };
   try {
-    log(`baseline: warm-up (2 s)`);
+    log('baseline: warm-up (2 s)');
     await closedLoop({ url: server.url, connections, durationSecs: 2, build });
     log(`baseline: closed loop, ${connections} connections, ${durationSecs} s`);
     let stop = await startSampling(sampling);

@@ -1,6 +1,8 @@
 /**
- * What the HTTP and WebSocket adapters are given by the runtime: the service dependencies and
- * the per-node helpers (credential cache, replay claims, rate limiter, metrics).
+ * What the HTTP adapter is given by the runtime (src/runtime/node-context.ts builds it): the
+ * service dependencies and the per-node helpers (credential cache, replay claims, rate limiter,
+ * metrics). Chain facts and the devnet faucet arrive as plain data and a function, so no route
+ * imports another adapter.
  */
 import type { ServiceDeps } from '../services/deps.ts';
 import type { AuthenticateDeps, AuthContext } from '../services/auth/authenticate-request.ts';
@@ -9,8 +11,22 @@ import type { HttpMetrics } from './metrics.ts';
 import type { Store } from '../store/database.ts';
 import type { SpenderCheck } from '../services/admin/makers.ts';
 import type { ExtraInvariant } from '../services/admin/invariants.ts';
-import type { ChainContext } from '../chain/chain-context.ts';
-import type { WsSettings } from '../ws/settings.ts';
+
+/** The chain facts GET /v1/rfq/network publishes (a subset of the chain adapter's context). */
+export interface ChainFacts {
+  chainId: number;
+  custodyAddress: string;
+  settings: {
+    permit2Address: string;
+    wrapperFactoryAddress: string;
+    xchangeAdapterAddress: string | null;
+    /** Embedded devnet only: the RPC URL published to integrators. */
+    publicRpcUrl: string | null;
+  };
+}
+
+/** Mints test tokens on the embedded devnet and answers the mined transaction hash. */
+export type DevnetFaucet = (mint: { token: `0x${string}`; to: `0x${string}`; raw: bigint }) => Promise<string>;
 
 export interface ApiContext {
   service: ServiceDeps;
@@ -25,15 +41,15 @@ export interface ApiContext {
   /** Set once the node is draining; readiness then fails so load balancers stop sending. */
   draining: { value: boolean };
   /** The chain this node settles on; null when none is configured (tests of the auction alone). */
-  chain: ChainContext | null;
+  chain: ChainFacts | null;
+  /** Present only in the embedded stack whose devnet tokens the faucet key owns. */
+  devnetFaucet: DevnetFaucet | null;
   /** Verifies a maker's Permit2 spender against the wrapper factory (chain adapter), when present. */
   spenderCheck?: SpenderCheck;
   /** Invariants contributed by adapters (e.g. on-chain custody against the ledger). */
   extraInvariants: ExtraInvariant[];
   /** Why this node is not ready besides the store (e.g. a halted chain follower); each null when fine. */
   notReadyReasons?: Array<() => string | null>;
-  /** WebSocket limits (RFQ_WS_* settings). */
-  ws: WsSettings;
   /** Observes every auction this node closes (benchmarks measure lateness through it). */
   auctionCloses?: (closed: { rfqId: string; outcome: string; auctionEndsAt: number; closedAt: number }) => void;
 }

@@ -104,8 +104,7 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
       request.log.error({ err: error }, 'request failed');
       // The request id lets a user's report be matched to the log line; it reveals nothing else.
       mapped.body.error.details = { requestId: request.id };
-    }
-    else if (mapped.status >= 500) request.log.warn({ code: mapped.body.error.code }, 'request refused');
+    } else if (mapped.status >= 500) request.log.warn({ code: mapped.body.error.code }, 'request refused');
     return reply.status(mapped.status).send(mapped.body);
   });
 

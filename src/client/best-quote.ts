@@ -2,9 +2,10 @@
  * The taker's choice among competing quotes, by the rule the auction itself uses (DESIGN.md
  * section 4 "Conforming quote and best price"): SUBMITTED, still inside the maker's window,
  * within `quoteLimit`; BUY lowest `takerTotal`, SELL highest `makerPays.amount`; ties to the
- * earlier `receivedAt`.
+ * earlier `receivedAt`, then the smaller `quoteId`: the domain's own order (`compareRankKeys`).
  */
 import { parseAmount } from '../domain/money/index.ts';
+import { compareRankKeys } from '../domain/rfq/selection.ts';
 import type { Quote, Side } from './types.ts';
 
 /** Enough places for any token: amounts are compared as exact integers, never as floats. */
@@ -37,8 +38,8 @@ export function isAcceptable(quote: Quote, side: Side, options: ChoiceOptions): 
 
 /** Negative when `a` is the better quote for the taker. */
 export function compareQuotes(a: Quote, b: Quote, side: Side): number {
-  const price = side === 'BUY' ? compareDecimal(a.takerTotal, b.takerTotal) : compareDecimal(b.makerPays.amount, a.makerPays.amount);
-  return price !== 0 ? price : a.receivedAt - b.receivedAt;
+  const key = (q: Quote) => ({ price: parseAmount(side === 'BUY' ? q.takerTotal : q.makerPays.amount, COMPARE_DECIMALS, { field: 'amount' }), receivedAt: q.receivedAt, quoteId: q.quoteId });
+  return compareRankKeys(side, key(a), key(b));
 }
 
 export function bestQuote(quotes: Iterable<Quote>, side: Side, options: ChoiceOptions): Quote | undefined {

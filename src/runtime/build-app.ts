@@ -10,10 +10,11 @@ import { registerHttpHooks } from '../api/http-hooks.ts';
 import { validatorCompiler } from '../api/validation.ts';
 import { opsRoutes } from '../api/ops.routes.ts';
 import { authRoutes } from '../api/v1/auth.routes.ts';
-import type { ApiContext } from '../api/context.ts';
+import type { NodeContext } from './node-context.ts';
+import { CLOSE_SHUTDOWN } from '../ws/frames.ts';
 import { routePlugins } from './route-plugins.ts';
 
-export async function buildApp(context: ApiContext, logger: Logger): Promise<FastifyInstance> {
+export async function buildApp(context: NodeContext, logger: Logger): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     trustProxy: false,
@@ -46,7 +47,7 @@ export async function buildApp(context: ApiContext, logger: Logger): Promise<Fas
     options: { maxPayload: 64 * 1024 },
     // Shutdown closes every socket with 1001 (DESIGN.md section 4), not ws's default 1005.
     preClose(done) {
-      for (const client of app.websocketServer.clients) client.close(1001, 'server shutdown');
+      for (const client of app.websocketServer.clients) client.close(CLOSE_SHUTDOWN, 'server shutdown');
       app.websocketServer.close(() => done());
     },
   });

@@ -4,9 +4,9 @@
  * Each settlement feature adds its parts here.
  */
 import type { Logger } from 'pino';
-import { getAddress, zeroAddress, type Address } from 'viem';
-import type { ApiContext } from '../api/context.ts';
-import { rfqMakerWrapperFactoryAbi } from '../chain/artifacts/index.ts';
+import { getAddress } from 'viem';
+import type { NodeContext } from './node-context.ts';
+import { wrapperOfMaker } from '../chain/funds/wrapper-of.ts';
 import type { ChainContext } from '../chain/chain-context.ts';
 import type { ChainLogHandler } from '../chain/watcher/chain-watcher.ts';
 import { xchangeOperation } from '../chain/xchange-operation.ts';
@@ -28,20 +28,10 @@ export interface ChainWiring {
   background: Array<{ start(): void; stop(): Promise<void> }>;
 }
 
-/** A maker's spender must be the wrapper the project's factory deployed for that maker (DESIGN 5). */
-export async function wrapperOf(chain: ChainContext, maker: Address): Promise<Address | null> {
-  const wrapper = await chain.custody.publicClient.readContract({
-    address: chain.settings.wrapperFactoryAddress,
-    abi: rfqMakerWrapperFactoryAbi,
-    functionName: 'wrapperOf',
-    args: [maker],
-  });
-  return wrapper === zeroAddress ? null : wrapper;
-}
-
-export function wireChain(context: ApiContext, chain: ChainContext, logger: Logger): ChainWiring {
+export function wireChain(context: NodeContext, chain: ChainContext, logger: Logger): ChainWiring {
+  // A maker's spender must be the wrapper the project's factory deployed for that maker (DESIGN 5).
   context.spenderCheck = async (maker, spender) => {
-    const wrapper = await wrapperOf(chain, getAddress(maker));
+    const wrapper = await wrapperOfMaker(chain, getAddress(maker));
     return wrapper !== null && wrapper === getAddress(spender);
   };
   const wiring: ChainWiring = { handlers: [], background: [] };

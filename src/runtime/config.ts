@@ -9,6 +9,7 @@
  * nothing and requires every external setting.
  */
 import path from 'node:path';
+import type { WsSettings } from '../ws/ws-context.ts';
 
 export interface RateLimitConfig {
   /** Requests per second allowed per access key (signed requests). */
@@ -17,16 +18,20 @@ export interface RateLimitConfig {
   perSourcePerSec: number;
 }
 
-export interface WsConfig {
-  handshakeDeadlineMs: number;
-  maxUnauthenticatedPerSource: number;
-  maxSessionsPerAccount: number;
-  inboundFramesPerSec: number;
-  pingIntervalMs: number;
-  sendBufferBytes: number;
-  priceStaleMs: number;
-  outboxRetentionMs: number;
-}
+/** The WebSocket limits the WS adapter declares (src/ws/ws-context.ts), validated here. */
+export type WsConfig = WsSettings;
+
+/** The WebSocket limits' defaults (DESIGN.md section 7); RFQ_WS_* override them. */
+export const WS_DEFAULTS: Readonly<WsConfig> = Object.freeze({
+  handshakeDeadlineMs: 5000,
+  maxUnauthenticatedPerSource: 32,
+  maxSessionsPerAccount: 16,
+  inboundFramesPerSec: 50,
+  pingIntervalMs: 15_000,
+  sendBufferBytes: 1 << 20,
+  priceStaleMs: 5000,
+  outboxRetentionMs: 24 * 3600_000,
+});
 
 export interface ChainConfig {
   /** 0x-prefixed 32-byte hex; null in embedded mode means "generate into the data dir". */
@@ -238,14 +243,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perSourcePerSec: int('RFQ_RATE_LIMIT_PER_SOURCE_PER_SEC', 1000, 1, 1_000_000),
     }),
     ws: Object.freeze({
-      handshakeDeadlineMs: int('RFQ_WS_HANDSHAKE_DEADLINE_MS', 5000, 100, 60_000),
-      maxUnauthenticatedPerSource: int('RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE', 32, 1, 1_000_000),
-      maxSessionsPerAccount: int('RFQ_WS_MAX_SESSIONS_PER_ACCOUNT', 16, 1, 1_000_000),
-      inboundFramesPerSec: int('RFQ_WS_INBOUND_FRAMES_PER_SEC', 50, 1, 1_000_000),
-      pingIntervalMs: int('RFQ_WS_PING_INTERVAL_MS', 15_000, 100, 600_000),
-      sendBufferBytes: int('RFQ_WS_SEND_BUFFER_BYTES', 1 << 20, 1024, 1 << 30),
-      priceStaleMs: int('RFQ_PRICE_STALE_MS', 5000, 100, 600_000),
-      outboxRetentionMs: int('RFQ_OUTBOX_RETENTION_MS', 24 * 3600_000, 1000, 30 * 24 * 3600_000),
+      handshakeDeadlineMs: int('RFQ_WS_HANDSHAKE_DEADLINE_MS', WS_DEFAULTS.handshakeDeadlineMs, 100, 60_000),
+      maxUnauthenticatedPerSource: int('RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE', WS_DEFAULTS.maxUnauthenticatedPerSource, 1, 1_000_000),
+      maxSessionsPerAccount: int('RFQ_WS_MAX_SESSIONS_PER_ACCOUNT', WS_DEFAULTS.maxSessionsPerAccount, 1, 1_000_000),
+      inboundFramesPerSec: int('RFQ_WS_INBOUND_FRAMES_PER_SEC', WS_DEFAULTS.inboundFramesPerSec, 1, 1_000_000),
+      pingIntervalMs: int('RFQ_WS_PING_INTERVAL_MS', WS_DEFAULTS.pingIntervalMs, 100, 600_000),
+      sendBufferBytes: int('RFQ_WS_SEND_BUFFER_BYTES', WS_DEFAULTS.sendBufferBytes, 1024, 1 << 30),
+      priceStaleMs: int('RFQ_PRICE_STALE_MS', WS_DEFAULTS.priceStaleMs, 100, 600_000),
+      outboxRetentionMs: int('RFQ_OUTBOX_RETENTION_MS', WS_DEFAULTS.outboxRetentionMs, 1000, 30 * 24 * 3600_000),
     }),
     workers,
     shutdownGraceMs: int('RFQ_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),

@@ -17,7 +17,7 @@ import { connectSigner, type SigningChainClients } from '../chain/clients.ts';
 import type { DevnetStack } from '../chain/devnet-stack.ts';
 import { setDevnetBalance } from '../chain/faucet.ts';
 import { RfqClient } from '../client/rfq-client.ts';
-import type { ApiContext } from '../api/context.ts';
+import type { NodeContext } from './node-context.ts';
 import { putMaker } from '../services/admin/makers.ts';
 import { parseAmount } from '../domain/money/index.ts';
 import { keyFile } from './embedded-stack.ts';
@@ -52,7 +52,7 @@ export interface DemoStack {
 interface DemoOptions {
   dataDir: string;
   devnet: DevnetStack;
-  context: ApiContext;
+  context: NodeContext;
   url: string;
   siweDomain: string;
   chainId: number;

@@ -128,7 +128,7 @@ async function main(): Promise<void> {
       `  demo makers ${demo.makers.length} (RFQ_DEMO_MAKERS=0 to start none)\n` +
         `  demo taker  ${taker.address}\n    accessKey ${taker.accessKey}\n    secret    ${taker.secret}\n` +
         `    login:    npm run rfq -- --url ${node.url} login --access-key ${taker.accessKey} --secret ${taker.secret}\n` +
-        `    then:     npm run rfq -- buy 0.5 ETH-USDC --window 5s\n`,
+        '    then:     npm run rfq -- buy 0.5 ETH-USDC --window 5s\n',
     );
   }
 

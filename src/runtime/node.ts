@@ -14,12 +14,9 @@ import { createSecretBox } from '../services/secret-box.ts';
 import { defaultAuthSettings, noHooks, systemClock, type Clock, type ServiceDeps } from '../services/deps.ts';
 import { QuoteCaches } from '../services/rfq/quote-caches.ts';
 import { QuoteWriter } from '../services/rfq/write-quote.ts';
-import { CredentialCache } from '../services/auth/credential-cache.ts';
-import { TimestampClaims } from '../services/auth/timestamp-claims.ts';
-import { SharedRateLimiter } from '../api/rate-limiter.ts';
-import { createHttpMetrics } from '../api/metrics.ts';
-import type { ApiContext } from '../api/context.ts';
-import { defaultWsSettings, type WsSettings } from '../ws/settings.ts';
+import type { WsSettings } from '../ws/ws-context.ts';
+import { WS_DEFAULTS } from './config.ts';
+import { buildNodeContext, type NodeContext } from './node-context.ts';
 import { buildApp } from './build-app.ts';
 import { startWorkers, type Workers } from './workers.ts';
 import { connectChainContext, type ChainSettings } from '../chain/chain-context.ts';
@@ -60,7 +57,7 @@ export interface VenueSettings {
 
 export interface RunningNode {
   app: FastifyInstance;
-  context: ApiContext;
+  context: NodeContext;
   url: string;
   store: Store;
   close(): Promise<void>;
@@ -90,21 +87,15 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     ...(options.venue ? { venue: new VenueClient({ ...options.venue, now: () => clock.now() }) } : {}),
   };
   await service.refdata.reload();
-  const rateLimiter = new SharedRateLimiter(store.db);
-  const context: ApiContext = {
+  const context = buildNodeContext({
     service,
-    authentication: { service, credentials: new CredentialCache(), claims: new TimestampClaims(store.db) },
     store,
     adminToken: options.adminToken,
-    rateLimiter,
     rateLimit: options.rateLimit ?? { perKeyPerSec: 100, perSourcePerSec: 1000 },
-    metrics: createHttpMetrics(),
+    ws: { ...WS_DEFAULTS, ...options.ws },
     embedded: options.embedded ?? false,
-    draining: { value: false },
-    extraInvariants: [],
     chain: options.chain ? await connectChainContext(options.chain) : null,
-    ws: { ...defaultWsSettings, ...options.ws },
-  };
+  });
   const chainWiring: ChainWiring | null = context.chain ? wireChain(context, context.chain, logger) : null;
   const app = await buildApp(context, logger);
   const workers: Workers = await startWorkers(context, options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals']), logger, chainWiring);
@@ -121,7 +112,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       context.draining.value = true;
       await app.close();
       await workers.stop();
-      rateLimiter.close();
+      context.rateLimiter.close();
       await store.close();
     },
   };

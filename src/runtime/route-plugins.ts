@@ -1,6 +1,6 @@
 /** Every route plugin beyond ops and auth, in registration order. */
 import type { FastifyInstance } from 'fastify';
-import type { ApiContext } from '../api/context.ts';
+import type { NodeContext } from './node-context.ts';
 import { accountRoutes } from '../api/v1/account.routes.ts';
 import { adminRoutes } from '../api/admin/admin.routes.ts';
 import { rfqRoutes } from '../api/v1/rfq.routes.ts';
@@ -14,7 +14,7 @@ import { adminRfqRoutes } from '../api/admin/rfqs.routes.ts';
 import { adminReadRoutes } from '../api/admin/reads.routes.ts';
 import { consoleRoutes } from '../api/admin/console.routes.ts';
 
-export function routePlugins(context: ApiContext): Array<(app: FastifyInstance) => Promise<void>> {
+export function routePlugins(context: NodeContext): Array<(app: FastifyInstance) => Promise<void>> {
   return [accountRoutes(context), rfqRoutes(context), makerRoutes(context), adminRoutes(context), wsRoutes(context), networkRoutes(context), devnetRoutes(context), fundsRoutes(context), adminFundsRoutes(context),
     adminRfqRoutes(context), adminReadRoutes(context), consoleRoutes(context)];
 }

@@ -1,7 +1,7 @@
 /** Background work a node runs, each switchable per node (RFQ_WORKERS). */
 import type { Logger } from 'pino';
 import { Gauge } from 'prom-client';
-import type { ApiContext } from '../api/context.ts';
+import type { NodeContext } from './node-context.ts';
 import { closeAuctions, dueAuctions } from '../services/rfq/close-auction.ts';
 import { expireSettlement, overdueSettlements } from '../services/rfq/expire-settlement.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
@@ -17,7 +17,7 @@ import { CustodyBroadcaster } from '../chain/custody/custody-broadcaster.ts';
  * (not ready, with the reason), `GET /admin/v1/invariants` (`chainFollowerHalted`) and the gauge
  * `rfq_chain_follower_halted`.
  */
-function makeHaltLoud(context: ApiContext, watcher: ChainWatcher): void {
+function makeHaltLoud(context: NodeContext, watcher: ChainWatcher): void {
   const reason = () => (watcher.halted ? `chain follower halted: ${watcher.halted}` : null);
   (context.notReadyReasons ??= []).push(reason);
   context.extraInvariants.push(async () => (watcher.halted ? [{ check: 'chainFollowerHalted', detail: { reason: watcher.halted } }] : []));
@@ -35,7 +35,7 @@ export interface Workers {
   stop(): Promise<void>;
 }
 
-export async function startWorkers(context: ApiContext, enabled: ReadonlySet<string>, logger: Logger, chainWiring: ChainWiring | null = null): Promise<Workers> {
+export async function startWorkers(context: NodeContext, enabled: ReadonlySet<string>, logger: Logger, chainWiring: ChainWiring | null = null): Promise<Workers> {
   const deps = context.service;
   const timers: NodeJS.Timeout[] = [];
   const workers: DeadlineWorker[] = [];

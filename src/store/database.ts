@@ -18,8 +18,6 @@ export type StoreLocation =
   | { kind: 'postgres'; url: string; poolSize?: number }
   | { kind: 'pglite'; dataDir: string | null };
 
-export type Notification = { channel: string; payload: string };
-
 export interface Store {
   readonly db: Kysely<DB>;
   readonly kind: 'postgres' | 'pglite';

@@ -3,6 +3,16 @@
  * raw SQL and typed queries read the same. NUMERIC -> bigint, INT8 -> number (see database.ts).
  */
 import type { ColumnType, Generated } from 'kysely';
+import type { QuoteStatus, RfqStatus } from '../domain/rfq/types.ts';
+import type { DepositStatus } from '../domain/funds/deposit-state.ts';
+import type { WithdrawalStatus } from '../domain/funds/withdrawal-state.ts';
+
+/**
+ * The custody broadcaster's queue (src/chain/custody/custody-broadcaster.ts): QUEUED (nothing
+ * signed) -> SIGNED (nonce, raw transaction and hash persisted) -> SENT -> CONFIRMED | REVERTED |
+ * UNRESOLVED.
+ */
+export type CustodyTransferStatus = 'QUEUED' | 'SIGNED' | 'SENT' | 'CONFIRMED' | 'REVERTED' | 'CANCELLED' | 'UNRESOLVED';
 
 type Json<T> = ColumnType<T, string, string>;
 
@@ -78,7 +88,7 @@ export interface RfqsTable {
   quote_limit: bigint | null;
   taker_fee_tenth_bp: number;
   auto_accept: boolean;
-  status: string;
+  status: RfqStatus;
   created_at: number;
   auction_ends_at: number;
   settlement_deadline_secs: number;
@@ -101,7 +111,7 @@ export interface QuotesTable {
   maker_id: string;
   maker_account_id: string;
   version: number;
-  status: string;
+  status: QuoteStatus;
   maker_pays_token: string;
   maker_pays_amount: bigint;
   maker_receives_token: string;
@@ -168,7 +178,7 @@ export interface DepositsTable {
   from_address: string;
   token: string;
   amount: bigint;
-  status: string;
+  status: DepositStatus;
   tx_hash: string;
   log_index: number;
   block_number: number;
@@ -182,7 +192,7 @@ export interface WithdrawalsTable {
   token: string;
   amount: bigint;
   to_address: string;
-  status: string;
+  status: WithdrawalStatus;
   tx_hash: string | null;
   failure_reason: string | null;
   idempotency_key: string | null;
@@ -198,7 +208,7 @@ export interface CustodyTransfersTable {
   token_address: string;
   to_address: string;
   amount: bigint;
-  status: string;
+  status: CustodyTransferStatus;
   from_address: string | null;
   nonce: number | null;
   raw_tx: string | null;

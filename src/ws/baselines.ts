@@ -12,6 +12,7 @@ import type { Reader } from '../store/transaction.ts';
 import { balanceSnapshotFrame } from '../services/account/balances.ts';
 import { makerQuoteView, quoteView, rfqView } from '../services/rfq/views.ts';
 import type { AccountTopic } from './frames.ts';
+import type { RfqStatus } from '../domain/rfq/types.ts';
 
 export interface TopicStart {
   /** Last seq of (account, topic) at the snapshot; 0 when the account has no events yet. */
@@ -30,7 +31,7 @@ export const QUOTE_STATUS_BASELINE_LIMIT = 100;
 /** A replay longer than this is served as a baseline (resync) instead: one frame burst stays bounded. */
 export const MAX_REPLAY_FRAMES = 2000;
 
-const OPEN_RFQ = ['PENDING', 'QUOTED'];
+const OPEN_RFQ: RfqStatus[] = ['PENDING', 'QUOTED'];
 
 export async function startAccountTopic(deps: ServiceDeps, accountId: string, topic: AccountTopic, fromSeq: number | undefined): Promise<TopicStart> {
   // Repeatable read: rows, baseline and seq come from one snapshot even on a pooled server.

@@ -8,12 +8,12 @@
  */
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
-import type { ApiContext } from '../api/context.ts';
 import { ServiceError } from '../domain/errors.ts';
 import { wsAuthCanonical } from '../domain/auth/hmac.ts';
 import { authenticateRequest, type AuthContext } from '../services/auth/authenticate-request.ts';
 import { CLOSE_AUTH_FAILED, CLOSE_CONNECTION_CAP, CLOSE_RATE_LIMITED, CLOSE_SLOW_CONSUMER, errorFrame } from './frames.ts';
 import type { SessionHub } from './hub.ts';
+import type { WsContext } from './ws-context.ts';
 
 const OPEN = 1;
 /** A peer that does not complete the close handshake within this is cut off. */
@@ -43,7 +43,7 @@ export class FrameBucket {
 export abstract class WsConnection {
   accountId = '';
   protected readonly socket: WebSocket;
-  protected readonly context: ApiContext;
+  protected readonly context: WsContext;
   protected readonly hub: SessionHub;
   protected readonly logger: Logger;
   protected authenticated = false;
@@ -56,7 +56,7 @@ export abstract class WsConnection {
   /** The socket path the `auth` frame signs. */
   private readonly path: string;
 
-  constructor(socket: WebSocket, context: ApiContext, hub: SessionHub, logger: Logger, source: string, path: string) {
+  constructor(socket: WebSocket, context: WsContext, hub: SessionHub, logger: Logger, source: string, path: string) {
     this.socket = socket;
     this.context = context;
     this.hub = hub;

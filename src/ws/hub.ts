@@ -1,10 +1,9 @@
 /**
  * The node-local registry of WebSocket sessions that the outbox dispatcher and the price book
  * deliver into: authenticated sessions by account, openRfqs and prices subscribers by instrument,
- * and the per-source count of connections still in their handshake. One hub per ApiContext: the
- * route plugin and the workers both reach it through `hubFor(context)`.
+ * and the per-source count of connections still in their handshake. One hub per node, built by
+ * the runtime and handed to the route plugin and the dispatcher (WsContext.hub).
  */
-import type { ApiContext } from '../api/context.ts';
 
 /** What the hub needs from a session. */
 export interface HubSession {
@@ -145,12 +144,4 @@ export class SessionHub {
     for (const account of this.byAccount.keys()) n += this.byAccount.get(account)?.size ?? 0;
     return n;
   }
-}
-
-const hubs = new WeakMap<ApiContext, SessionHub>();
-
-export function hubFor(context: ApiContext): SessionHub {
-  let hub = hubs.get(context);
-  if (!hub) hubs.set(context, (hub = new SessionHub()));
-  return hub;
 }

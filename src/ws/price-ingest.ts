@@ -7,13 +7,13 @@
  */
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
-import type { ApiContext } from '../api/context.ts';
 import { ServiceError } from '../domain/errors.ts';
 import { ladderTop } from '../domain/prices/index.ts';
 import { activeMakerFrom, pairOf } from '../services/rfq/maker-access.ts';
 import { WsConnection } from './connection.ts';
 import { PRICES_WS_PATH, errorFrame, parseIngestFrame } from './frames.ts';
 import type { SessionHub } from './hub.ts';
+import type { WsContext } from './ws-context.ts';
 import type { PriceBook } from './price-book.ts';
 
 export class PriceIngestSession extends WsConnection {
@@ -22,7 +22,7 @@ export class PriceIngestSession extends WsConnection {
   private alive = true;
   private readonly book: PriceBook;
 
-  constructor(socket: WebSocket, context: ApiContext, hub: SessionHub, book: PriceBook, logger: Logger, source: string) {
+  constructor(socket: WebSocket, context: WsContext, hub: SessionHub, book: PriceBook, logger: Logger, source: string) {
     super(socket, context, hub, logger, source, PRICES_WS_PATH);
     this.book = book;
     socket.on('pong', () => {

@@ -5,13 +5,13 @@
  */
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
-import type { ApiContext } from '../api/context.ts';
 import { ServiceError } from '../domain/errors.ts';
 import { activeMaker, makerServes, pairOf } from '../services/rfq/maker-access.ts';
 import { startAccountTopic, type TopicStart } from './baselines.ts';
 import { WsConnection } from './connection.ts';
 import { CLOSE_KEEPALIVE_TIMEOUT, WS_PATH, errorFrame, isAccountTopic, isSupportedTopic, parseClientFrame, takesInstrument } from './frames.ts';
 import type { HubSession, SessionHub } from './hub.ts';
+import type { WsContext } from './ws-context.ts';
 import type { PriceBook } from './price-book.ts';
 
 /** Subscriptions are keyed by topic, and by `<topic>:<instrumentId>` for the parameterised ones. */
@@ -44,7 +44,7 @@ export class WsSession extends WsConnection implements HubSession {
   private conflateTimer: NodeJS.Timeout | null = null;
   private readonly book: PriceBook;
 
-  constructor(socket: WebSocket, context: ApiContext, hub: SessionHub, book: PriceBook, logger: Logger, source: string) {
+  constructor(socket: WebSocket, context: WsContext, hub: SessionHub, book: PriceBook, logger: Logger, source: string) {
     super(socket, context, hub, logger, source, WS_PATH);
     this.book = book;
   }

@@ -1,40 +1,29 @@
 /**
- * The WebSocket side of one node: the session hub, the price book, the cross-node bus, and (with
- * the `dispatch` worker) the outbox dispatcher and outbox pruning. Reached per ApiContext, so the
- * route plugin and the runtime's workers share one instance without widening the context type.
+ * The WebSocket side of one node: the session hub, the price book, the cross-node bus (built once
+ * by the runtime, `createWsParts`), and, with the `dispatch` worker, the outbox dispatcher and
+ * outbox pruning (`startWsRuntime`).
  */
 import type { Logger } from 'pino';
-import type { ApiContext } from '../api/context.ts';
+import type { Store } from '../store/database.ts';
 import { onOutboxCommit, pruneOutbox } from '../store/outbox.ts';
-import { hubFor, type SessionHub } from './hub.ts';
+import { SessionHub } from './hub.ts';
 import { NodeBus } from './node-bus.ts';
 import { OutboxDispatcher } from './outbox-dispatcher.ts';
 import { PriceBook } from './price-book.ts';
+import type { WsContext } from './ws-context.ts';
 
-export interface WsRuntime {
+export interface WsParts {
   hub: SessionHub;
   book: PriceBook;
   bus: NodeBus;
-  dispatcher: OutboxDispatcher | null;
 }
 
-const runtimes = new WeakMap<ApiContext, WsRuntime>();
-
-export function wsRuntimeFor(context: ApiContext): WsRuntime {
-  let runtime = runtimes.get(context);
-  if (!runtime) {
-    const hub = hubFor(context);
-    const bus = new NodeBus(context.store);
-    const book = new PriceBook({
-      hub,
-      now: () => context.service.clock.now(),
-      staleMs: () => context.ws.priceStaleMs,
-      publish: (key, message) => bus.publishPrice(key, message),
-    });
-    runtime = { hub, book, bus, dispatcher: null };
-    runtimes.set(context, runtime);
-  }
-  return runtime;
+/** `priceStaleMs` is read on every use, so a replaced setting applies at once. */
+export function createWsParts(store: Store, now: () => number, priceStaleMs: () => number): WsParts {
+  const hub = new SessionHub();
+  const bus = new NodeBus(store);
+  const book = new PriceBook({ hub, now, staleMs: priceStaleMs, publish: (key, message) => bus.publishPrice(key, message) });
+  return { hub, book, bus };
 }
 
 /** Pruning cadence and bound: one statement deletes at most PRUNE_BATCH rows, a round at most PRUNE_ROUNDS. */
@@ -42,12 +31,10 @@ const PRUNE_INTERVAL_MS = 10_000;
 const PRUNE_BATCH = 5000;
 const PRUNE_ROUNDS = 20;
 
-export async function startWsRuntime(context: ApiContext, logger: Logger, dispatch: boolean): Promise<{ stop(): Promise<void> }> {
-  const runtime = wsRuntimeFor(context);
-  const { bus, book } = runtime;
+export async function startWsRuntime(context: WsContext, logger: Logger, dispatch: boolean): Promise<{ stop(): Promise<void> }> {
+  const { bus, book, hub } = context;
   const db = context.service.db;
-  const dispatcher = dispatch ? new OutboxDispatcher({ db, hub: runtime.hub, logger }) : null;
-  runtime.dispatcher = dispatcher;
+  const dispatcher = dispatch ? new OutboxDispatcher({ db, hub, logger }) : null;
   await bus.start({ outboxWake: () => dispatcher?.wake(), price: (message) => book.applyRemote(message) }, logger);
   // Every node tells the others about its commits, whether or not it dispatches itself.
   const unsubscribe = onOutboxCommit(db, () => {

@@ -5,15 +5,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { ApiContext } from '../api/context.ts';
 import { PRICES_WS_PATH, WS_PATH } from './frames.ts';
 import { PriceIngestSession } from './price-ingest.ts';
 import { WsSession } from './session.ts';
-import { wsRuntimeFor } from './ws-runtime.ts';
+import type { WsContext } from './ws-context.ts';
 
-export function wsRoutes(context: ApiContext) {
+export function wsRoutes(context: WsContext) {
   return async (app: FastifyInstance) => {
-    const { hub, book } = wsRuntimeFor(context);
+    const { hub, book } = context;
     app.get(WS_PATH, { websocket: true, config: { auth: 'none' }, schema: { hide: true } as object }, (socket, request) => {
       new WsSession(socket, context, hub, book, request.log as unknown as Logger, request.ip);
     });

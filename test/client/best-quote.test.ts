@@ -25,6 +25,17 @@ describe('bestQuote', () => {
     assert.equal(bestQuote(quotes, 'BUY', { now: 0, quoteLimit: '99' }), undefined);
   });
 
+  it('a tie on price and receivedAt goes to the smaller quoteId, whatever the order the quotes came in', () => {
+    const x = quote('qt_b', { pay: '99' });
+    const y = quote('qt_a', { pay: '99' });
+    assert.equal(bestQuote([x, y], 'BUY', { now: 0 })?.quoteId, 'qt_a');
+    assert.equal(bestQuote([y, x], 'BUY', { now: 0 })?.quoteId, 'qt_a');
+    const s1 = quote('qt_d', { get: '5' });
+    const s2 = quote('qt_c', { get: '5' });
+    assert.equal(bestQuote([s1, s2], 'SELL', { now: 0 })?.quoteId, 'qt_c');
+    assert.equal(bestQuote([s2, s1], 'SELL', { now: 0 })?.quoteId, 'qt_c');
+  });
+
   it('SELL: highest makerPays within the limit', () => {
     const quotes = [quote('a', { get: '2000' }), quote('b', { get: '2100.5' }), quote('c', { get: '999' })];
     assert.equal(bestQuote(quotes, 'SELL', { now: 0 })?.quoteId, 'b');

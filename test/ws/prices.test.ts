@@ -10,7 +10,7 @@ import { backends } from '../helpers/backends.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
 import { INGEST_PATH, SESSION_PATH, TestSocket, authFrame, openSession, openSocket, signedAt, subscribe, type Frame } from './test-socket.ts';
-import type { WsSettings } from '../../src/ws/settings.ts';
+import type { WsSettings } from '../../src/ws/ws-context.ts';
 
 const ETH = 'ETH-USDC-SPOT';
 

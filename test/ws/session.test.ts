@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import { backends } from '../helpers/backends.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { TestSocket, authFrame, openSession, openSocket, signedAt, subscribe } from './test-socket.ts';
-import { hubFor } from '../../src/ws/hub.ts';
-import type { WsSettings } from '../../src/ws/settings.ts';
+import type { WsSettings } from '../../src/ws/ws-context.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
 
 for (const backend of backends()) {
@@ -136,7 +135,7 @@ for (const backend of backends()) {
         // Closing one session frees its place.
         a.close();
         await a.closed;
-        for (let i = 0; i < 50 && hubFor(h.node.context).sessionsOf(client.login!.userId) >= 2; i++) await new Promise((r) => setTimeout(r, 10));
+        for (let i = 0; i < 50 && h.node.context.hub.sessionsOf(client.login!.userId) >= 2; i++) await new Promise((r) => setTimeout(r, 10));
         await session(client);
       });
     });
@@ -164,7 +163,7 @@ for (const backend of backends()) {
       await fast.next();
       await withLimits({ sendBufferBytes: 256 * 1024 }, async () => {
         slow.ws.pause(); // stops reading: loopback buffers (a few MB) fill, then the send buffer
-        const hub = hubFor(h.node.context);
+        const hub = h.node.context.hub;
         const pad = 'x'.repeat(100_000);
         // Frames straight into the hub (past the outbox) so the test can send megabytes quickly;
         // paced, because the reading socket lives in this same process and must get to read.

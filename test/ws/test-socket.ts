@@ -73,7 +73,6 @@ export function signedAt(): number {
   return lastSignedAt;
 }
 
-
 export const SESSION_PATH = '/v1/rfq/ws';
 export const INGEST_PATH = '/v1/rfq/prices/ws';
 

@@ -7,7 +7,6 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
-import { wsRuntimeFor } from '../../src/ws/ws-runtime.ts';
 import { generateSecretKey } from '../../src/runtime/node.ts';
 import { INGEST_PATH, TestSocket, openSession, subscribe, type Frame } from './test-socket.ts';
 
@@ -42,7 +41,7 @@ describe('ws across two nodes [postgres]', { skip: !backends().includes('postgre
     // The maker watches its quotes from node A too (its credential is shared through the database).
     const makerSocket = await openSession(a.url, maker.client, sockets);
     await subscribe(makerSocket, { topic: 'quoteStatus' });
-    const wakesBefore = wsRuntimeFor(a.node.context).bus.remoteWakes;
+    const wakesBefore = a.node.context.bus.remoteWakes;
 
     const rfq = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1', quoteLimit: '5000', autoAccept: true, windowMs: 1000 });
     assert.equal((await socket.next((f) => f.kind === 'rfqStatus')).status, 'PENDING');
@@ -56,7 +55,7 @@ describe('ws across two nodes [postgres]', { skip: !backends().includes('postgre
     assert.deepEqual([quoted.id, quoted.status], [rfq.rfqId, 'QUOTED']);
     const selected = await makerSocket.next((f) => f.status === 'SELECTED');
     assert.deepEqual([selected.kind, selected.quoteId], ['quoteStatus', quote.quoteId]);
-    assert.ok(wsRuntimeFor(a.node.context).bus.remoteWakes > wakesBefore, 'node A was woken by node B');
+    assert.ok(a.node.context.bus.remoteWakes > wakesBefore, 'node A was woken by node B');
 
     const ingest = await openSession(b.url, maker.client, sockets, INGEST_PATH);
     ingest.send({ kind: 'ladder', instrumentId: 'ETH-USDC-SPOT', bids: [['2990', '2']], asks: [['3010', '1.5']], ts: Date.now() });

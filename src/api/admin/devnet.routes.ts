@@ -9,7 +9,6 @@ import { Type } from 'typebox';
 import { getAddress, type Address } from 'viem';
 import { ServiceError } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money/index.ts';
-import { mintRawTestToken } from '../../chain/faucet.ts';
 import { EvmAddress, PositiveDecimalString, TokenSymbol, ErrorEnvelope, errorResponses } from '../schemas/common.ts';
 import type { ApiContext } from '../context.ts';
 
@@ -25,22 +24,15 @@ export function devnetRoutes(context: ApiContext) {
         response: { 200: Type.Object({ txHash: Type.String() }), ...errorResponses, 503: ErrorEnvelope },
       },
     }, async (request) => {
-      const chain = context.chain;
-      const faucetKey = chain?.settings.faucetKey ?? null;
-      if (!context.embedded || !chain || faucetKey === null) {
+      const faucet = context.devnetFaucet;
+      if (!faucet) {
         throw new ServiceError('NOT_AVAILABLE', 'the faucet exists only in the embedded devnet stack');
       }
       const token = (await context.service.refdata.current()).tokens.get(request.body.token);
       if (!token) throw new ServiceError('TOKEN_NOT_FOUND', `no token ${request.body.token}`);
       if (token.address === null) throw new ServiceError('TOKEN_NOT_FOUND', `${request.body.token} has no on-chain address`, { reason: 'noAddress' });
       const raw = parseAmount(request.body.amount, token.decimals, { field: 'amount', positive: true });
-      const txHash = await mintRawTestToken({
-        rpcUrl: chain.settings.rpcUrl,
-        ownerKey: faucetKey,
-        token: token.address as Address,
-        to: getAddress(request.body.address),
-        raw,
-      });
+      const txHash = await faucet({ token: token.address as Address, to: getAddress(request.body.address), raw });
       return { txHash };
     });
   };

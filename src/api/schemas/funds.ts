@@ -1,9 +1,11 @@
 /** Deposits and withdrawals (spec: Deposit, Withdrawal; DESIGN.md sections 4 and 6). */
 import { Type } from 'typebox';
+import { WITHDRAWAL_STATUSES } from '../../domain/funds/withdrawal-state.ts';
+import { DEPOSIT_STATUSES } from '../../domain/funds/deposit-state.ts';
 import { DecimalString, EvmAddress, Nullable, Page, PositiveDecimalString, TokenSymbol, UnixMillis } from './common.ts';
 
-export const DepositStatus = Type.Union([Type.Literal('PENDING'), Type.Literal('COMPLETED'), Type.Literal('FAILED')]);
-export const WithdrawalStatus = Type.Union(['PENDING', 'APPROVED', 'PROCESSING', 'COMPLETED', 'FAILED', 'UNRESOLVED'].map((s) => Type.Literal(s)));
+export const DepositStatus = Type.Union(DEPOSIT_STATUSES.map((s) => Type.Literal(s)));
+export const WithdrawalStatus = Type.Union(WITHDRAWAL_STATUSES.map((s) => Type.Literal(s)));
 
 export const Deposit = Type.Object({
   depositId: Type.String(),

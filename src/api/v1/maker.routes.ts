@@ -5,7 +5,6 @@ import { Type } from 'typebox';
 import { submitQuote } from '../../services/rfq/submit-quote.ts';
 import { cancelQuote } from '../../services/rfq/cancel-quote.ts';
 import { listMakerQuotes, listOpenRfqs } from '../../services/rfq/read-maker.ts';
-import type { QuoteStatus as QuoteStatusValue } from '../../domain/rfq/index.ts';
 import { withDeferredClaim } from '../deferred-claim.ts';
 import { errorResponses, PageQuery } from '../schemas/common.ts';
 import { CreateQuoteRequest, CreateQuoteResponse, MakerQuote, MakerQuotesPage, OpenRfqsPage, QuoteIdParams, QuoteStatus } from '../schemas/rfq.ts';
@@ -41,7 +40,7 @@ export function makerRoutes(context: ApiContext) {
         querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(Type.Array(QuoteStatus, { maxItems: 7 })) }, { additionalProperties: false }),
         response: { 200: MakerQuotesPage, ...errorResponses },
       },
-    }, async (request) => listMakerQuotes(deps, request.auth!.accountId, { ...request.query, status: request.query.status as QuoteStatusValue[] | undefined }) as never);
+    }, async (request) => listMakerQuotes(deps, request.auth!.accountId, { ...request.query, status: request.query.status }) as never);
 
     app.post('/v1/rfq/quotes/:quoteId/cancel', {
       config: maker,

@@ -6,7 +6,6 @@ import { createRfq } from '../../services/rfq/create-rfq.ts';
 import { cancelRfq } from '../../services/rfq/cancel-rfq.ts';
 import { acceptQuote } from '../../services/rfq/accept-quote.ts';
 import { getQuoteForTaker, getRfq, listRfqQuotes, listRfqs } from '../../services/rfq/read-rfqs.ts';
-import type { QuoteStatus as QuoteStatusValue, RfqStatus as RfqStatusValue } from '../../domain/rfq/index.ts';
 import { errorResponses, PageQuery } from '../schemas/common.ts';
 import {
   AcceptRequest, AcceptResponse, CreateRfqRequest, CreateRfqResponse, IdParams, Quote, QuoteIdParams, QuoteStatus, QuotesPage, Rfq, RfqStatus, RfqsPage,
@@ -32,7 +31,7 @@ export function rfqRoutes(context: ApiContext) {
     app.get('/v1/rfq/requests', {
       config: hmac,
       schema: { summary: "List the taker's RFQs", tags, querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(RfqStatus) }, { additionalProperties: false }), response: { 200: RfqsPage, ...errorResponses } },
-    }, async (request) => listRfqs(deps, request.auth!.accountId, { ...request.query, status: request.query.status as RfqStatusValue | undefined }) as never);
+    }, async (request) => listRfqs(deps, request.auth!.accountId, { ...request.query, status: request.query.status }) as never);
 
     app.get('/v1/rfq/requests/:id', {
       config: hmac,
@@ -47,7 +46,7 @@ export function rfqRoutes(context: ApiContext) {
     app.get('/v1/rfq/requests/:id/quotes', {
       config: hmac,
       schema: { summary: "Quotes on one of the taker's RFQs", tags, params: IdParams, querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(QuoteStatus) }, { additionalProperties: false }), response: { 200: QuotesPage, ...errorResponses } },
-    }, async (request) => listRfqQuotes(deps, request.auth!.accountId, request.params.id, { ...request.query, status: request.query.status as QuoteStatusValue | undefined }) as never);
+    }, async (request) => listRfqQuotes(deps, request.auth!.accountId, request.params.id, { ...request.query, status: request.query.status }) as never);
 
     app.post('/v1/rfq/requests/:id/accept', {
       config: { ...hmac, deferTimestampClaim: true },

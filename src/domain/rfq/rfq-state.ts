@@ -48,7 +48,7 @@ interface RfqRule {
   refusal: ErrorCode;
 }
 
-const RULES: Record<RfqEvent, RfqRule> = {
+const RULES = {
   accept: { from: 'PENDING', to: 'QUOTED', refusal: 'RFQ_NOT_PENDING' },
   autoSelect: { from: 'PENDING', to: 'QUOTED', refusal: 'RFQ_NOT_PENDING' },
   auctionEndNoConformingQuote: { from: 'PENDING', to: 'FAILED', refusal: 'RFQ_NOT_PENDING' },
@@ -57,18 +57,21 @@ const RULES: Record<RfqEvent, RfqRule> = {
   perpRefused: { from: 'PENDING', to: 'PENDING', refusal: 'RFQ_NOT_PENDING' },
   settled: { from: 'QUOTED', to: 'SETTLED', refusal: 'CONFLICT' },
   settlementFailed: { from: 'QUOTED', to: 'FAILED', refusal: 'CONFLICT' },
-};
+} as const satisfies Record<RfqEvent, RfqRule>;
+
+/** The status `event` leads to, as a type: callers keep the narrow union without a cast. */
+export type RfqStatusAfter<E extends RfqEvent> = (typeof RULES)[E]['to'];
 
 /**
  * The status after `event`, or a refusal.
  * @throws ServiceError RFQ_NOT_PENDING or CONFLICT, with `details.status` and `details.event`.
  */
-export function transitionRfq(status: RfqStatus, event: RfqEvent): RfqStatus {
-  const rule = RULES[event];
+export function transitionRfq<E extends RfqEvent>(status: RfqStatus, event: E): RfqStatusAfter<E> {
+  const rule: RfqRule = RULES[event];
   if (status !== rule.from) {
     throw new ServiceError(rule.refusal, `RFQ is ${status}; ${event} needs ${rule.from}`, { status, event });
   }
-  return rule.to;
+  return rule.to as RfqStatusAfter<E>;
 }
 
 /** SETTLED, FAILED and CANCELLED are terminal. */

@@ -16,17 +16,34 @@ function compareBigint(a: bigint, b: bigint): number {
 }
 
 /**
+ * A quote reduced to what ranks it: `price` is what the taker compares (BUY: `takerTotal`, the
+ * lower the better; SELL: `makerPays.amount`, the higher the better), in one token's smallest
+ * units.
+ */
+export interface RankKey {
+  price: bigint;
+  receivedAt: UnixMillis;
+  quoteId: string;
+}
+
+/**
+ * The selection order itself: better price, then earlier `receivedAt`, then smaller `quoteId`.
+ * Negative when `a` ranks first. Shared by the auction and the client's choice among quotes.
+ */
+export function compareRankKeys(side: RfqTerms['side'], a: RankKey, b: RankKey): number {
+  const price = side === 'BUY' ? compareBigint(a.price, b.price) : compareBigint(b.price, a.price);
+  if (price !== 0) return price;
+  if (a.receivedAt !== b.receivedAt) return a.receivedAt - b.receivedAt;
+  return a.quoteId < b.quoteId ? -1 : a.quoteId > b.quoteId ? 1 : 0;
+}
+
+/**
  * Orders two quotes by how good they are for the taker: negative when `a` ranks first.
  * A total order on quotes with distinct `quoteId`s. Ignores conformity.
  */
 export function compareQuotes(rfq: SelectionTerms, a: RankedQuote, b: RankedQuote): number {
-  const price =
-    rfq.side === 'BUY'
-      ? compareBigint(takerTotal(rfq, a), takerTotal(rfq, b))
-      : compareBigint(b.makerPays.amount, a.makerPays.amount);
-  if (price !== 0) return price;
-  if (a.receivedAt !== b.receivedAt) return a.receivedAt - b.receivedAt;
-  return a.quoteId < b.quoteId ? -1 : a.quoteId > b.quoteId ? 1 : 0;
+  const price = (q: RankedQuote): bigint => (rfq.side === 'BUY' ? takerTotal(rfq, q) : q.makerPays.amount);
+  return compareRankKeys(rfq.side, { price: price(a), receivedAt: a.receivedAt, quoteId: a.quoteId }, { price: price(b), receivedAt: b.receivedAt, quoteId: b.quoteId });
 }
 
 /**

@@ -12,7 +12,6 @@ export type UnixMillis = number;
 export type UnixSeconds = number;
 
 export type Side = 'BUY' | 'SELL';
-export const SIDES = ['BUY', 'SELL'] as const satisfies readonly Side[];
 
 /** Spec, "States and transitions". Terminal: SETTLED, FAILED, CANCELLED. */
 export type RfqStatus = 'PENDING' | 'QUOTED' | 'SETTLED' | 'FAILED' | 'CANCELLED';

@@ -4,8 +4,6 @@ import type { ServiceDeps } from '../deps.ts';
 import type { Rail } from '../../store/ledger.ts';
 import { decodeCursor, encodeCursor } from '../paging.ts';
 
-export interface LedgerEntryView { ledgerId: string; token: string; rail: string; delta: string; source: string; createdAt: number }
-
 export async function readLedger(deps: ServiceDeps, accountId: string, page: { limit?: number | undefined; cursor?: string | undefined }) {
   const limit = page.limit ?? 50;
   const after = page.cursor ? decodeCursor(page.cursor, 'cursor') : null;

@@ -15,6 +15,7 @@
  * - approval: nothing to book (no tokens move).
  */
 import { postMovement } from '../../store/ledger.ts';
+import type { CustodyTransferStatus } from '../../store/schema.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import type { CustodyTransferRow } from './custody-transfers.ts';
@@ -33,7 +34,7 @@ export type CustodyOutcome =
 /** The outcomes that end a transfer. */
 export type EndingOutcome = Exclude<CustodyOutcome, { kind: 'signed' } | { kind: 'stuck' }>;
 
-const STATUS_AFTER: Record<EndingOutcome['kind'], string> = { confirmed: 'CONFIRMED', reverted: 'REVERTED', cancelled: 'CANCELLED', lost: 'UNRESOLVED' };
+const STATUS_AFTER: Record<EndingOutcome['kind'], CustodyTransferStatus> = { confirmed: 'CONFIRMED', reverted: 'REVERTED', cancelled: 'CANCELLED', lost: 'UNRESOLVED' };
 
 /**
  * Ends (or, for `signed`, advances) the transfer's owner. The caller has already moved the transfer
@@ -75,6 +76,6 @@ export async function applyCustodyOutcome(tx: Tx, deps: ServiceDeps, transfer: C
   }
 }
 
-export function statusAfter(outcome: EndingOutcome): string {
+export function statusAfter(outcome: EndingOutcome): CustodyTransferStatus {
   return STATUS_AFTER[outcome.kind];
 }

@@ -20,8 +20,6 @@ import type { ServiceDeps } from '../deps.ts';
 
 export type CustodyTransferRow = Selectable<CustodyTransfersTable>;
 export type CustodyTransferPurpose = CustodyTransferRow['purpose'];
-/** Statuses in which the transaction may be on-chain without being booked yet. */
-export const IN_FLIGHT_STATUSES = ['SIGNED', 'SENT'] as const;
 
 export interface EnqueueTransfer {
   purpose: CustodyTransferPurpose;

@@ -7,7 +7,7 @@
  */
 import { getAddress } from 'viem';
 import type { Selectable } from 'kysely';
-import { transitionDeposit, type DepositStatus } from '../../domain/funds/deposit-state.ts';
+import { transitionDeposit } from '../../domain/funds/deposit-state.ts';
 import { formatAmount } from '../../domain/money/index.ts';
 import { postMovement } from '../../store/ledger.ts';
 import type { DepositsTable } from '../../store/schema.ts';
@@ -68,7 +68,7 @@ export async function recordPendingDeposit(tx: Tx, deps: ServiceDeps, transfer: 
 export async function creditDeposit(tx: Tx, deps: ServiceDeps, transfer: ObservedTransfer, now: number): Promise<boolean> {
   const existing = await tx.selectFrom('deposits').selectAll().where('tx_hash', '=', transfer.txHash).where('log_index', '=', transfer.logIndex).forUpdate().executeTakeFirst();
   if (existing?.status === 'COMPLETED') return false;
-  if (existing) transitionDeposit(existing.status as DepositStatus, 'finalise');
+  if (existing) transitionDeposit(existing.status, 'finalise');
   const accountId = await accountOf(tx, transfer.from);
   const movementId = deps.ids.uuid();
   await postMovement(tx, {
@@ -89,7 +89,7 @@ export async function creditDeposit(tx: Tx, deps: ServiceDeps, transfer: Observe
     from_address: getAddress(transfer.from),
     token: transfer.token,
     amount: transfer.amount,
-    status: 'COMPLETED',
+    status: 'COMPLETED' as const,
     block_number: transfer.blockNumber,
     movement_id: movementId,
     updated_at: now,
@@ -120,7 +120,7 @@ export async function failVanishedDeposits(tx: Tx, range: { fromBlock: number; t
   let failed = 0;
   for (const row of pending) {
     if (finalKeys.has(`${row.tx_hash}:${row.log_index}`)) continue;
-    await tx.updateTable('deposits').set({ status: transitionDeposit(row.status as DepositStatus, 'vanish'), updated_at: now }).where('id', '=', row.id).execute();
+    await tx.updateTable('deposits').set({ status: transitionDeposit(row.status, 'vanish'), updated_at: now }).where('id', '=', row.id).execute();
     failed++;
   }
   return failed;

@@ -1,12 +1,13 @@
 /** Withdrawal reads: the account's own (page, one by id) and the operator's list by status. */
 import { ServiceError } from '../../domain/errors.ts';
+import type { WithdrawalStatus } from '../../domain/funds/withdrawal-state.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { decodeCursor, pageOf } from '../paging.ts';
 import { withdrawalView } from './withdrawal-views.ts';
 
 interface PageInput { limit?: number | undefined; cursor?: string | undefined }
 
-export async function listWithdrawals(deps: ServiceDeps, filter: { accountId?: string; status?: string | undefined }, page: PageInput) {
+export async function listWithdrawals(deps: ServiceDeps, filter: { accountId?: string; status?: WithdrawalStatus | undefined }, page: PageInput) {
   const limit = page.limit ?? 50;
   const after = page.cursor ? decodeCursor(page.cursor, 'cursor') : null;
   let query = deps.db.selectFrom('withdrawals').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1);

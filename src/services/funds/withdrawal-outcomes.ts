@@ -3,7 +3,7 @@
  * machine, the lock effect (release, or consume plus the WITHDRAWAL debit with custody +X per
  * the custody ledger convention), and the balances frame.
  */
-import { transitionWithdrawal, type WithdrawalEvent, type WithdrawalStatus } from '../../domain/funds/withdrawal-state.ts';
+import { transitionWithdrawal, type WithdrawalEvent } from '../../domain/funds/withdrawal-state.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { endLock, postMovement } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
@@ -26,7 +26,7 @@ export async function applyWithdrawalEvent(
   change: { txHash?: string | null; failureReason?: string | null },
   now: number,
 ): Promise<WithdrawalRow> {
-  const next = transitionWithdrawal(row.status as WithdrawalStatus, event);
+  const next = transitionWithdrawal(row.status, event);
   if (next.lock === 'release') {
     await endLock(tx, 'withdrawal', row.id, 'release', event, now);
   } else if (next.lock === 'consume') {

@@ -5,7 +5,7 @@
  */
 import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { transitionQuote, type QuoteStatus } from '../../domain/rfq/index.ts';
+import { transitionQuote } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { emitQuoteStatus, emitQuoteUpdate } from './events.ts';
@@ -19,7 +19,7 @@ export async function cancelQuote(deps: ServiceDeps, accountId: string, quoteId:
     if (probe.maker_account_id !== accountId) throw new ServiceError('FORBIDDEN', 'this quote belongs to another maker');
     const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', probe.rfq_id).forUpdate().executeTakeFirstOrThrow();
     const quote = await tx.selectFrom('quotes').selectAll().where('id', '=', quoteId).forUpdate().executeTakeFirstOrThrow();
-    const status = transitionQuote(quote.status as QuoteStatus, 'makerCancel');
+    const status = transitionQuote(quote.status, 'makerCancel');
     const cancelled = await tx
       .updateTable('quotes')
       .set({ status, updated_at: now })

@@ -4,7 +4,7 @@
  */
 import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { assertAuctionOpen, transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
+import { assertAuctionOpen, transitionQuote, transitionRfq } from '../../domain/rfq/index.ts';
 import { endLock } from '../../store/ledger.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
@@ -22,7 +22,7 @@ export async function cancelRfq(deps: ServiceDeps, accountId: string, rfqId: str
     const quotes = await quotesOfRfq(tx, rfq.id, 'update');
     const updated = await tx
       .updateTable('rfqs')
-      .set({ status: transitionRfq(rfq.status as RfqStatus, 'takerCancel'), failure_reason: 'cancelled by the taker', updated_at: now })
+      .set({ status: transitionRfq(rfq.status, 'takerCancel'), failure_reason: 'cancelled by the taker', updated_at: now })
       .where('id', '=', rfq.id)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -30,7 +30,7 @@ export async function cancelRfq(deps: ServiceDeps, accountId: string, rfqId: str
       if (quote.status !== 'SUBMITTED') continue;
       const expired = await tx
         .updateTable('quotes')
-        .set({ status: transitionQuote(quote.status as QuoteStatus, 'expire'), updated_at: now })
+        .set({ status: transitionQuote(quote.status, 'expire'), updated_at: now })
         .where('id', '=', quote.id)
         .returningAll()
         .executeTakeFirstOrThrow();

@@ -17,7 +17,6 @@ import {
   transitionRfq,
   type Instrument,
   type QuoteStatus,
-  type RfqStatus,
 } from '../../domain/rfq/index.ts';
 import { relockMany, type LockChange } from '../../store/ledger.ts';
 import { appendEvent, inTransaction } from '../../store/outbox.ts';
@@ -74,7 +73,7 @@ interface Decision {
   rfq: RfqRow;
   instrument: Instrument;
   winner: QuoteRow | null;
-  status: RfqStatus;
+  status: ClosedAuction['outcome'];
 }
 
 async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: number): Promise<ClosedAuction[]> {
@@ -89,7 +88,7 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
     const terms = rfqTerms(rfq, instrument);
     const own = quotesByRfq.get(rfq.id) ?? [];
     const best = rfq.auto_accept ? selectBest(terms, own.map((q) => ({ ...quoteTerms(q), row: q })), rfq.auction_ends_at) : null;
-    const status = transitionRfq(rfq.status as RfqStatus, auctionEndEvent(rfq.auto_accept, best !== null));
+    const status = transitionRfq(rfq.status, auctionEndEvent(rfq.auto_accept, best !== null));
     decisions.push({ rfq, instrument, winner: best?.row ?? null, status });
     if (rfq.auto_accept) {
       const kept = best ? takerLockAmount(terms, { makerReceives: { token: best.row.maker_receives_token, amount: best.row.maker_receives_amount } }) : null;
@@ -163,7 +162,7 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
 
   return decisions.map((d) => ({
     rfqId: d.rfq.id,
-    outcome: d.status as ClosedAuction['outcome'],
+    outcome: d.status,
     auctionEndsAt: d.rfq.auction_ends_at,
     closedAt: now,
     settlementDeadline: d.status === 'QUOTED' ? d.rfq.settlement_deadline_secs : null,

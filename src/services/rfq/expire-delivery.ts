@@ -5,7 +5,7 @@
  * follower's step, after that step's deliveries, so a delivery in the deadline second always wins.
  * (expire-settlement.ts, on wall-clock time, leaves promised quotes to this path.)
  */
-import { transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
+import { transitionQuote, transitionRfq } from '../../domain/rfq/index.ts';
 import { endLock } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -33,13 +33,13 @@ export async function expireDeliveries(tx: Tx, deps: ServiceDeps, finalChainTime
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
     const updated = await tx
       .updateTable('rfqs')
-      .set({ status: transitionRfq(rfq.status as RfqStatus, 'settlementFailed'), failure_code: 'SETTLEMENT_FAILED', failure_reason: 'the winning maker did not deliver inside its delivery window', updated_at: now })
+      .set({ status: transitionRfq(rfq.status, 'settlementFailed'), failure_code: 'SETTLEMENT_FAILED', failure_reason: 'the winning maker did not deliver inside its delivery window', updated_at: now })
       .where('id', '=', rfq.id)
       .returningAll()
       .executeTakeFirstOrThrow();
     const failedQuote = await tx
       .updateTable('quotes')
-      .set({ status: transitionQuote(quote.status as QuoteStatus, 'fail'), updated_at: now })
+      .set({ status: transitionQuote(quote.status, 'fail'), updated_at: now })
       .where('id', '=', quote.id)
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -15,7 +15,7 @@ import { sql } from 'kysely';
 import { inTransaction } from '../../store/outbox.ts';
 import { MAIN_CHAIN_CURSOR, readCursor } from '../../store/chain-cursor.ts';
 import type { Reader } from '../../store/transaction.ts';
-import { transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
+import { transitionQuote, transitionRfq } from '../../domain/rfq/index.ts';
 import { endLock } from '../../store/ledger.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { recordMakerFailure } from '../settlement/maker-failures.ts';
@@ -77,7 +77,7 @@ export async function expireSettlement(deps: ServiceDeps, rfqId: string): Promis
     const updated = await tx
       .updateTable('rfqs')
       .set({
-        status: transitionRfq(rfq.status as RfqStatus, 'settlementFailed'),
+        status: transitionRfq(rfq.status, 'settlementFailed'),
         failure_code: 'SETTLEMENT_FAILED',
         failure_reason: 'the winning maker did not settle by the settlement deadline',
         updated_at: now,
@@ -88,7 +88,7 @@ export async function expireSettlement(deps: ServiceDeps, rfqId: string): Promis
     if (quote) {
       const failed = await tx
         .updateTable('quotes')
-        .set({ status: transitionQuote(quote.status as QuoteStatus, 'fail'), updated_at: now })
+        .set({ status: transitionQuote(quote.status, 'fail'), updated_at: now })
         .where('id', '=', quote.id)
         .returningAll()
         .executeTakeFirstOrThrow();

@@ -12,7 +12,7 @@
  */
 import { getAddress } from 'viem';
 import { sql } from 'kysely';
-import { transitionQuote, transitionRfq, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
+import { transitionQuote, transitionRfq } from '../../domain/rfq/index.ts';
 import { endLock, postMovement } from '../../store/ledger.ts';
 import type { Reader, Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -79,13 +79,13 @@ export async function settlePromisedDelivery(tx: Tx, deps: ServiceDeps, quoteId:
   await tx.insertInto('promised_deliveries').values({ quote_id: quote.id, rfq_id: rfq.id, tx_hash: transfer.txHash, log_index: transfer.logIndex, block_number: transfer.blockNumber, block_timestamp_secs: transfer.blockTimestampSecs, created_at: now }).execute();
   const settledRfq = await tx
     .updateTable('rfqs')
-    .set({ status: transitionRfq(rfq.status as RfqStatus, 'settled'), settled_at: now, tx_hash: transfer.txHash, executed_pay_amount: taken, executed_recv_amount: quote.maker_pays_amount, taker_fee: quote.taker_fee, updated_at: now })
+    .set({ status: transitionRfq(rfq.status, 'settled'), settled_at: now, tx_hash: transfer.txHash, executed_pay_amount: taken, executed_recv_amount: quote.maker_pays_amount, taker_fee: quote.taker_fee, updated_at: now })
     .where('id', '=', rfq.id)
     .returningAll()
     .executeTakeFirstOrThrow();
   const settledQuote = await tx
     .updateTable('quotes')
-    .set({ status: transitionQuote(quote.status as QuoteStatus, 'settle'), settled_at: now, tx_hash: transfer.txHash, updated_at: now })
+    .set({ status: transitionQuote(quote.status, 'settle'), settled_at: now, tx_hash: transfer.txHash, updated_at: now })
     .where('id', '=', quote.id)
     .returningAll()
     .executeTakeFirstOrThrow();

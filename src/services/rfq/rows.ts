@@ -4,7 +4,7 @@
  */
 import type { Selectable } from 'kysely';
 import { ServiceError } from '../../domain/errors.ts';
-import type { QuoteStatus, QuoteTerms, RfqStatus, RfqTerms, Instrument } from '../../domain/rfq/index.ts';
+import type { QuoteTerms, RfqStatus, RfqTerms, Instrument } from '../../domain/rfq/index.ts';
 import type { QuotesTable, RfqsTable } from '../../store/schema.ts';
 import type { Reader, Tx } from '../../store/transaction.ts';
 
@@ -28,7 +28,7 @@ export function rfqTerms(row: RfqRow, instrument: Instrument): RfqTerms {
 export function quoteTerms(row: QuoteRow): QuoteTerms {
   return {
     quoteId: row.id,
-    status: row.status as QuoteStatus,
+    status: row.status,
     makerPays: { token: row.maker_pays_token, amount: row.maker_pays_amount },
     makerReceives: { token: row.maker_receives_token, amount: row.maker_receives_amount },
     receivedAt: row.received_at,
@@ -37,11 +37,7 @@ export function quoteTerms(row: QuoteRow): QuoteTerms {
 }
 
 export function rfqStatus(row: RfqRow): RfqStatus {
-  return row.status as RfqStatus;
-}
-
-export async function findRfq(db: Reader, id: string): Promise<RfqRow | undefined> {
-  return db.selectFrom('rfqs').selectAll().where('id', '=', id).executeTakeFirst();
+  return row.status;
 }
 
 /** The caller's own RFQ, or NOT_FOUND (another account's RFQ is not revealed). */

@@ -5,7 +5,7 @@
  * quote NOT_SELECTED, and each change is written to the outbox.
  */
 import { sql } from 'kysely';
-import { takerLockAmount, takerPayToken, transitionQuote, transitionRfq, type Instrument, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
+import { takerLockAmount, takerPayToken, transitionQuote, transitionRfq, type Instrument, type RfqStatus } from '../../domain/rfq/index.ts';
 import { endLock, lockFunds } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -24,7 +24,7 @@ export async function selectQuote(
 ): Promise<Selected> {
   const { rfq, winner, quotes, instrument, how, now } = selection;
   const terms = rfqTerms(rfq, instrument);
-  const nextStatus: RfqStatus = transitionRfq(rfq.status as RfqStatus, how);
+  const nextStatus: RfqStatus = transitionRfq(rfq.status, how);
   // An autoAccept RFQ locked its bound at submission; the winner may cost less, so re-lock exactly.
   if (rfq.auto_accept) await endLock(tx, 'rfq', rfq.id, 'release', 'selection', now);
   await lockFunds(tx, {
@@ -43,7 +43,7 @@ export async function selectQuote(
   const updatedRfq: RfqRow = { ...rfq, status: nextStatus, quoted_at: now, selected_quote_id: winner.id, updated_at: now };
   let selectedWinner: QuoteRow = {
     ...winner,
-    status: transitionQuote(winner.status as QuoteStatus, 'select'),
+    status: transitionQuote(winner.status, 'select'),
     settlement_deadline_secs: rfq.settlement_deadline_secs,
     updated_at: now,
   };

@@ -8,7 +8,7 @@
  * taker's ledger), quote and RFQ become SETTLED with the transaction hash and executed amounts,
  * and their frames go to the outbox.
  */
-import { transitionQuote, transitionRfq, type Instrument, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
+import { transitionQuote, transitionRfq, type Instrument } from '../../domain/rfq/index.ts';
 import { endLock, postMovement, type Posting } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -53,7 +53,7 @@ export async function settleSpot(tx: Tx, deps: ServiceDeps, s: SpotSettlement): 
   const settledRfq = await tx
     .updateTable('rfqs')
     .set({
-      status: transitionRfq(rfq.status as RfqStatus, 'settled'),
+      status: transitionRfq(rfq.status, 'settled'),
       settled_at: now,
       tx_hash: txHash,
       executed_pay_amount: paid + fee,
@@ -66,7 +66,7 @@ export async function settleSpot(tx: Tx, deps: ServiceDeps, s: SpotSettlement): 
     .executeTakeFirstOrThrow();
   const settledQuote = await tx
     .updateTable('quotes')
-    .set({ status: transitionQuote(quote.status as QuoteStatus, 'settle'), settled_at: now, tx_hash: txHash, updated_at: now })
+    .set({ status: transitionQuote(quote.status, 'settle'), settled_at: now, tx_hash: txHash, updated_at: now })
     .where('id', '=', quote.id)
     .returningAll()
     .executeTakeFirstOrThrow();

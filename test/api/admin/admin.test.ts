@@ -12,7 +12,6 @@ import { ApiError } from '../../../src/client/http.ts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
 import { rejects } from '../../helpers/rejects.ts';
 
-
 function fieldsOf(error: ApiError): string[] {
   return ((error.details?.errors ?? []) as Array<{ field: string }>).map((e) => e.field);
 }

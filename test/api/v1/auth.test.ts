@@ -12,7 +12,6 @@ import { signRequest } from '../../../src/client/http.ts';
 import { signSiwe } from '../../../src/client/siwe.ts';
 import { rejects } from '../../helpers/rejects.ts';
 
-
 async function rawSigned(h: Harness, client: RfqClient, path: string, timestamp: number, mutate?: (headers: Record<string, string>) => void) {
   const headers: Record<string, string> = { ...signRequest(client.credentials!, timestamp, 'GET', path, '', '') };
   mutate?.(headers);

@@ -12,7 +12,6 @@ import { signRequest } from '../../../src/client/http.ts';
 import type { RfqClient } from '../../../src/client/rfq-client.ts';
 import { rejects } from '../../helpers/rejects.ts';
 
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {

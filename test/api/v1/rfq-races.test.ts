@@ -15,6 +15,7 @@ import { sql } from 'kysely';
 import { backends } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { ApiError } from '../../../src/client/http.ts';
+import { parseAmount } from '../../../src/domain/money/index.ts';
 import type { RfqClient } from '../../../src/client/rfq-client.ts';
 import type { Quote, Rfq, RfqStatus } from '../../../src/client/types.ts';
 
@@ -453,7 +454,7 @@ for (const backend of backends()) {
         let locked = 0n;
         for (const rfq of quoted) {
           const [winner] = (await taker.rfqQuotes(rfq.id, { status: 'SELECTED' })).items;
-          locked += BigInt(Math.round(Number(winner!.takerTotal) * 1e6));
+          locked += parseAmount(winner!.takerTotal, 6, { field: 'takerTotal' });
         }
         const usdc = balanceOf((await taker.balances()).balances, 'USDC');
         assert.equal(BigInt(Math.round(Number(usdc.locked) * 1e6)), locked, 'locked is the sum of the winners');

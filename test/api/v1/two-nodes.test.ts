@@ -179,7 +179,7 @@ describe('two nodes on one database [postgres]', () => {
       if (status === 'QUOTED') {
         const winnerPrice = plan.quotes.find((q) => q.quoteId === plan.winner)!.price;
         assert.equal(live.length, 1, `${context}: exactly one live lock`);
-        assert.equal(live[0]!.amount, micro(TOTAL[winnerPrice]!) , `${context}: locked exactly the winner's takerTotal`);
+        assert.equal(live[0]!.amount, micro(TOTAL[winnerPrice]!), `${context}: locked exactly the winner's takerTotal`);
         const key = plan.owner.account.address;
         lockedBy.set(key, (lockedBy.get(key) ?? 0n) + live[0]!.amount);
       } else {

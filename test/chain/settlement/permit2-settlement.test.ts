@@ -8,7 +8,7 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { type Address, type Hex } from 'viem';
+import { type Hex } from 'viem';
 import { backends } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { rejects } from '../../helpers/rejects.ts';

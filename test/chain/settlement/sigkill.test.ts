@@ -153,14 +153,14 @@ describe('permit2 settlement survives SIGKILL [postgres]', { skip }, () => {
       // Hold the RFQ's row: the follower's next step reads the RfqSettled log, opens its transaction,
       // takes the cursor and blocks in the settlement itself, waiting for this row.
       await holder.query('begin');
-      await holder.query(`select * from rfqs where id = $1 for update`, [rfqId]);
+      await holder.query('select * from rfqs where id = $1 for update', [rfqId]);
       const holderPid = (await holder.query('select pg_backend_pid() as pid')).rows[0].pid as number;
       const receipt = await relay(chain, maker, q);
       await until(
-        async () => (await holder.query(`select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))`, [holderPid])).rows[0].n as number,
+        async () => (await holder.query('select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [holderPid])).rows[0].n as number,
         (n) => n > 0,
       );
-      const cursorRow = await holder.query(`select block_number from chain_cursors where name = 'main'`);
+      const cursorRow = await holder.query('select block_number from chain_cursors where name = \'main\'');
       assert.ok(Number(cursorRow.rows[0].block_number) < Number(receipt.blockNumber), 'the step holding the settlement has not committed');
       // The step has the log and is mid-transaction: kill it there.
       await kill();

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { checkTakerOrder, isAuthorisedSigner, recoverL1Signer, type PerpOrderReason } from '../../../src/domain/perp/index.ts';
-import { BUILDER, CLOID, COIN, NOW, USDC, agent, buyContext, maker, sign, taker, takerAction } from './fixtures.ts';
+import { BUILDER, CLOID, COIN, NOW, agent, buyContext, maker, sign, taker, takerAction } from './fixtures.ts';
 
 function reasons(result: ReturnType<typeof checkTakerOrder>): PerpOrderReason[] {
   return result.ok ? [] : result.errors.map((e) => e.reason);
