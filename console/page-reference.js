@@ -1,6 +1,6 @@
 // Tokens and instruments: list them, create or update one.
 import { call } from './api.js';
-import { badge, field, h, short, time } from './dom.js';
+import { badge, field, h, time } from './dom.js';
 import { pageFrame, select } from './page.js';
 import { act } from './ui.js';
 

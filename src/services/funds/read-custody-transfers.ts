@@ -1,11 +1,12 @@
 /** The operator's list of custody transfers (newest first), by status and purpose. */
 import type { ServiceDeps } from '../deps.ts';
+import type { CustodyTransferStatus } from '../../store/schema.ts';
 import { decodeCursor, pageOf } from '../paging.ts';
 import { custodyTransferView } from './custody-transfer-views.ts';
 
 interface PageInput { limit?: number | undefined; cursor?: string | undefined }
 
-export async function listCustodyTransfers(deps: ServiceDeps, filter: { status?: string | undefined; purpose?: string | undefined }, page: PageInput) {
+export async function listCustodyTransfers(deps: ServiceDeps, filter: { status?: CustodyTransferStatus | undefined; purpose?: string | undefined }, page: PageInput) {
   const limit = page.limit ?? 50;
   const after = page.cursor ? decodeCursor(page.cursor, 'cursor') : null;
   let query = deps.db.selectFrom('custody_transfers').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1);
