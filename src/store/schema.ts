@@ -123,6 +123,11 @@ export interface QuotesTable {
   created_at: number;
   updated_at: number;
   quote_hash: string | null;
+  /** Perp: 1-based place behind the winner while a cascade backup. */
+  position: Generated<number | null>;
+  perp_filled_size: Generated<string | null>;
+  perp_fill_avg_px: Generated<string | null>;
+  perp_maker_filled_size: Generated<string | null>;
 }
 export interface EventSeqsTable { account_id: string; topic: string; last_seq: number }
 export interface OutboxTable {
@@ -209,6 +214,39 @@ export interface PromisedDeliveriesTable {
 }
 export interface RateLimitWindowsTable { bucket: string; window_start: number; hits: number }
 
+export interface PerpExecutionsTable {
+  id: string;
+  rfq_id: string;
+  quote_id: string;
+  account_id: string;
+  quote_version: number;
+  taker_order: Json<unknown>;
+  signer: string | null;
+  nonce: number | null;
+  cloid: string | null;
+  phase: string;
+  state: Json<unknown>;
+  taker_sent_at: number | null;
+  taker_reply_at: number | null;
+  failure_code: string | null;
+  lease_owner: string | null;
+  lease_until: Generated<number>;
+  next_at: number;
+  created_at: number;
+  updated_at: number;
+}
+export interface PerpExecutionCallsTable {
+  id: Generated<number>;
+  execution_id: string;
+  kind: string;
+  quote_id: string | null;
+  request: Json<unknown> | null;
+  reply: Json<unknown> | null;
+  error: string | null;
+  started_at: number;
+  ended_at: number | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   auth_challenges: AuthChallengesTable;
@@ -236,4 +274,6 @@ export interface DB {
   custody_transfers: CustodyTransfersTable;
   custody_nonces: CustodyNoncesTable;
   promised_deliveries: PromisedDeliveriesTable;
+  perp_executions: PerpExecutionsTable;
+  perp_execution_calls: PerpExecutionCallsTable;
 }
