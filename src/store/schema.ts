@@ -124,10 +124,10 @@ export interface QuotesTable {
   updated_at: number;
   quote_hash: string | null;
   /** Perp: 1-based place behind the winner while a cascade backup. */
-  position: Generated<number | null>;
-  perp_filled_size: Generated<string | null>;
-  perp_fill_avg_px: Generated<string | null>;
-  perp_maker_filled_size: Generated<string | null>;
+  position: number | null;
+  perp_filled_size: string | null;
+  perp_fill_avg_px: string | null;
+  perp_maker_filled_size: string | null;
 }
 export interface EventSeqsTable { account_id: string; topic: string; last_seq: number }
 export interface OutboxTable {
