@@ -234,7 +234,8 @@ export interface PerpExecutionsTable {
   quote_id: string;
   account_id: string;
   quote_version: number;
-  taker_order: Json<unknown>;
+  /** JSON text exactly as received: key order is part of what was signed. */
+  taker_order: string;
   signer: string | null;
   nonce: number | null;
   cloid: string | null;

@@ -31,7 +31,6 @@ import { rankCascade } from '../../domain/perp/cascade.ts';
 import { checkTakerOrder } from '../../domain/perp/taker-order.ts';
 import { recoverL1Signer } from '../../domain/perp/recover-signer.ts';
 import { isAuthorisedSigner } from '../../domain/perp/authorised-signer.ts';
-import type { SignedVenueAction } from '../../domain/perp/types.ts';
 import { applyEffect, type EffectContext } from './apply-effects.ts';
 import type { PerpExecutionSettings } from './execution-venue.ts';
 import {
@@ -43,6 +42,7 @@ import {
   makerVenueActions,
   priceOfSigned,
   recordCall,
+  takerOrderOf,
   type CallRecord,
   type ExecutionRow,
 } from './execution-rows.ts';
@@ -170,7 +170,7 @@ async function stepChecking(x: PerpExecutor, row: ExecutionRow): Promise<Executi
   const quote = await deps.db.selectFrom('quotes').selectAll().where('id', '=', row.quote_id).executeTakeFirstOrThrow();
   const instrument = await resolveInstrument(deps, rfq.instrument_id);
   const taker = await accountAddress(deps.db, rfq.account_id);
-  const raw = row.taker_order;
+  const raw: unknown = JSON.parse(row.taker_order);
   const calls: CallRecord[] = [];
   const refuse = (reason: string): CheckResult => ({ kind: 'refused', reason });
   let verdict: CheckResult | null = null;
@@ -340,7 +340,7 @@ function subtractDecimals(a: string, b: string): string {
 
 async function stepTakerSend(x: PerpExecutor, row: ExecutionRow): Promise<ExecutionRow> {
   const state = executionState(row);
-  const signed = row.taker_order as SignedVenueAction;
+  const signed = takerOrderOf(row);
   const calls: CallRecord[] = [];
   // Exactly once: no retry at any layer. A throw is an unclear outcome, resolved by cloid.
   const sent = await call(x, 'takerOrder', state.currentQuoteId, signed, () => x.venue.sendExchange(signed));

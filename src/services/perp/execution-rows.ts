@@ -12,6 +12,11 @@ export type ExecutionRow = Selectable<PerpExecutionsTable>;
 
 export const TERMINAL_PHASES: readonly ExecutionPhase[] = ['refused', 'ignored', 'done'];
 
+/** The taker's signed order exactly as received (key order preserved). */
+export function takerOrderOf(row: ExecutionRow): SignedVenueAction {
+  return JSON.parse(row.taker_order) as SignedVenueAction;
+}
+
 export function executionState(row: ExecutionRow): ExecutionState {
   return row.state as ExecutionState;
 }
@@ -57,13 +62,13 @@ export interface MakerVenueActions {
 }
 
 export async function makerVenueActions(db: Reader, quoteId: string): Promise<MakerVenueActions | null> {
-  const result = await sql<{ perp_maker_order: unknown; perp_maker_cancel: unknown }>`
-    select perp_maker_order, perp_maker_cancel from quotes where id = ${quoteId}
+  // perp_quote_orders keeps them as TEXT exactly as received (key order is signed); JSON.parse keeps that order.
+  const result = await sql<{ maker_order: string; maker_cancel: string }>`
+    select maker_order, maker_cancel from perp_quote_orders where quote_id = ${quoteId}
   `.execute(db);
   const row = result.rows[0];
-  if (!row || row.perp_maker_order === null || row.perp_maker_cancel === null) return null;
-  const parse = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as SignedVenueAction;
-  return { order: parse(row.perp_maker_order), cancel: parse(row.perp_maker_cancel) };
+  if (!row) return null;
+  return { order: JSON.parse(row.maker_order) as SignedVenueAction, cancel: JSON.parse(row.maker_cancel) as SignedVenueAction };
 }
 
 /** The `c` of a signed one-order action, when it has one. */

@@ -1,6 +1,6 @@
 /**
  * Perp execution (DESIGN.md 9.3). One `perp_executions` row per perp accept: the taker's signed
- * order as received, its (signer, nonce) and cloid, and the execution's state (phase, current
+ * order as received (TEXT, not jsonb: the venue hashes the action's key order, jsonb re-orders keys), its (signer, nonce) and cloid, and the execution's state (phase, current
  * winner, cascade). A lease (`lease_owner`, `lease_until`) makes one node at a time drive it
  * without holding a row lock across a venue call; `next_at` is when it is due again.
  * `perp_execution_calls` keeps every venue request and reply (and every decision), for audit.
@@ -19,7 +19,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       quote_id text not null references quotes(id),
       account_id text not null,
       quote_version int4 not null,
-      taker_order jsonb not null,
+      taker_order text not null,
       signer text,
       nonce int8,
       cloid text,
