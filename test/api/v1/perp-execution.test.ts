@@ -13,7 +13,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { startVenueSim, type VenueSim } from '../../../sim/venue/index.ts';
 import { VenueSimControl } from '../../../sim/venue/control.ts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
-import { backends } from '../../helpers/backends.ts';
+import { backends, createTestDatabase } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 
 const BUILDER = '0x00000000000000000000000000000000000000b1';
@@ -270,6 +270,69 @@ for (const backend of backends()) {
       assert.equal(unconfirmed.failureCode, 'EXECUTION_UNCONFIRMED');
       const sends = await h.node.store.db.selectFrom('perp_execution_calls').select('kind').innerJoin('perp_executions', 'perp_executions.id', 'perp_execution_calls.execution_id').where('perp_executions.rfq_id', '=', unknown.rfqId).where('kind', '=', 'takerOrder').execute();
       assert.equal(sends.length, 1, 'sent once, never again');
+    });
+  });
+}
+
+// Two nodes on one PostgreSQL database (PGlite cannot be shared): both run the executor; every
+// execution is driven to its end exactly once, and each taker order is sent exactly once.
+if (process.env.TEST_DATABASE_URL) {
+  describe('perp execution across two nodes [postgres]', () => {
+    it('runs each accepted order exactly once', async () => {
+      const sim = await startVenueSim({ port: 0 });
+      const control = new VenueSimControl(sim.url);
+      const database = await createTestDatabase('postgres');
+      const venue = { url: sim.url, network: 'mainnet' as const, builderAddress: BUILDER as `0x${string}` };
+      const a = await startHarness('postgres', { database, venue });
+      const b = await startHarness('postgres', { database, venue, seed: false });
+      try {
+        await a.admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 0, minQuoteNotional: '10' });
+        await b.node.context.service.refdata.reload();
+        const user = async () => {
+          const account = privateKeyToAccount(generatePrivateKey());
+          await control.fund({ user: account.address, account: 'perp', token: 'USDC', amount: '100000' });
+          return account;
+        };
+        const makerAccount = await user();
+        await a.admin.putMaker(makerAccount.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['perp'] });
+        const maker = new RfqClient(b.url);
+        await maker.signIn(makerAccount);
+        const takerAccount = await user();
+        const takers = [new RfqClient(a.url), new RfqClient(b.url)];
+        for (const t of takers) await t.signIn(takerAccount);
+        const rfqIds: string[] = [];
+        for (let i = 0; i < 6; i++) {
+          const taker = takers[i % 2]!;
+          const { rfqId } = await taker.createRfq({ instrumentId: 'ETH-USDC-PERP', side: 'BUY', baseQty: '0.1', quoteLimit: '400', windowMs: 60_000 });
+          const quote = await maker.submitQuote({ rfqId, instrumentId: 'ETH-USDC-PERP', side: 'BUY', makerPays: { token: 'ETH', amount: '0.1' }, makerReceives: { token: 'USDC', amount: '350.01' }, ...(await makerOrders(makerAccount, 'BUY', '0.1', '3500.1')) });
+          await taker.accept(rfqId, { quoteId: quote.quoteId, perpTakerOrder: await takerOrder(takerAccount, 'BUY', '0.1', '3500.1', { builderFee: null }) });
+          rfqIds.push(rfqId);
+        }
+        for (const rfqId of rfqIds) {
+          const rfq = await eventually(() => takers[0]!.getRfq(rfqId), (r) => r.status !== 'PENDING' && r.status !== 'QUOTED');
+          assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+        }
+        const sends = await a.node.store.db
+          .selectFrom('perp_execution_calls')
+          .innerJoin('perp_executions', 'perp_executions.id', 'perp_execution_calls.execution_id')
+          .select(['perp_executions.rfq_id', 'perp_execution_calls.kind'])
+          .where('perp_execution_calls.kind', 'in', ['takerOrder', 'makerOrder'])
+          .execute();
+        for (const rfqId of rfqIds) {
+          assert.equal(sends.filter((s) => s.rfq_id === rfqId && s.kind === 'takerOrder').length, 1, `taker order of ${rfqId} sent once`);
+          assert.equal(sends.filter((s) => s.rfq_id === rfqId && s.kind === 'makerOrder').length, 1, `maker order of ${rfqId} sent once`);
+        }
+        const rfqFrames = await a.node.store.db.selectFrom('outbox').select('frame').where('topic', '=', 'rfqStatus').execute();
+        for (const rfqId of rfqIds) {
+          const statuses = rfqFrames.map((r) => r.frame as unknown as { id: string; status: string }).filter((f) => f.id === rfqId).map((f) => f.status);
+          assert.deepEqual(statuses, ['PENDING', 'QUOTED', 'SETTLED'], `one rfqStatus per transition for ${rfqId}`);
+        }
+      } finally {
+        await b.close();
+        await a.close();
+        await database.drop();
+        await sim.stop();
+      }
     });
   });
 }
