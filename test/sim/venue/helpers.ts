@@ -57,3 +57,17 @@ type Tif = 'Gtc' | 'Ioc' | 'Alo';
 export function limit(a: number, isBuy: boolean, p: string, s: string, tif: Tif, c?: `0x${string}`) {
   return { a, b: isBuy, p, s, r: false, t: { limit: { tif } }, ...(c ? { c } : {}) };
 }
+
+type OrderReply = { response: { data: { statuses: unknown[] } } };
+/** The first status of an order reply, which must be `resting`. */
+export function restingOf(reply: OrderReply): { oid: number; cloid?: `0x${string}` } {
+  const st = reply.response.data.statuses[0] as { resting?: { oid: number; cloid?: `0x${string}` } };
+  if (!st?.resting) throw new Error(`expected resting, got ${JSON.stringify(st)}`);
+  return st.resting;
+}
+/** The first status of an order reply, which must be `filled`. */
+export function filledOf(reply: OrderReply): { totalSz: string; avgPx: string; oid: number; cloid?: `0x${string}` } {
+  const st = reply.response.data.statuses[0] as { filled?: { totalSz: string; avgPx: string; oid: number; cloid?: `0x${string}` } };
+  if (!st?.filled) throw new Error(`expected filled, got ${JSON.stringify(st)}`);
+  return st.filled;
+}

@@ -2,7 +2,7 @@
 // grids, minimum value, margin, spot holds, cancels, order status.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cloidOf, limit, newWallet, startSim, type SimFixture } from './helpers.ts';
+import { cloidOf, filledOf, limit, newWallet, restingOf, startSim, type SimFixture } from './helpers.ts';
 
 const SOL = 2;
 const BTC = 0;
@@ -27,15 +27,13 @@ describe('venue simulator: perp orders', () => {
     const maker = await funded();
     const taker = await funded();
     for (const [i, px] of ['150', '151', '152'].entries()) {
-      const r = await maker.ex.order({ orders: [limit(SOL, false, px, '1', 'Gtc', cloidOf(100 + i))], grouping: 'na' });
-      assert.ok('resting' in r.response.data.statuses[0]!);
+      restingOf(await maker.ex.order({ orders: [limit(SOL, false, px, '1', 'Gtc', cloidOf(100 + i))], grouping: 'na' }));
     }
     const r = await taker.ex.order({ orders: [limit(SOL, true, '151.5', '2.5', 'Ioc', cloidOf(110))], grouping: 'na' });
-    const st = r.response.data.statuses[0]!;
-    assert.ok('filled' in st);
-    assert.equal(st.filled.totalSz, '2');
-    assert.equal(st.filled.avgPx, '150.5');
-    assert.equal(st.filled.cloid, cloidOf(110));
+    const st = filledOf(r);
+    assert.equal(st.totalSz, '2');
+    assert.equal(st.avgPx, '150.5');
+    assert.equal(st.cloid, cloidOf(110));
 
     const fills = await f.info.userFills({ user: taker.w.address });
     assert.equal(fills.length, 2);
@@ -92,8 +90,7 @@ describe('venue simulator: perp orders', () => {
     );
     const alo = await f.info.orderStatus({ user: other.w.address, oid: cloidOf(200) });
     assert.equal(alo.status === 'order' && alo.order.status, 'badAloPxRejected');
-    const rests = await other.ex.order({ orders: [limit(SOL, false, '160', '1', 'Alo')], grouping: 'na' });
-    assert.ok('resting' in rests.response.data.statuses[0]!);
+    restingOf(await other.ex.order({ orders: [limit(SOL, false, '160', '1', 'Alo')], grouping: 'na' }));
     await assert.rejects(
       other.ex.order({ orders: [limit(SOL, false, '141', '1', 'Ioc', cloidOf(201))], grouping: 'na' }),
       /Order could not immediately match against any resting orders/,
@@ -116,8 +113,7 @@ describe('venue simulator: perp orders', () => {
       await assert.rejects(ex.order({ orders: [order], grouping: 'na' }), error, JSON.stringify(order));
     }
     // An integer price is valid whatever its significant figures (100001 has six); inside the spread, so it rests.
-    const ok = await ex.order({ orders: [limit(BTC, true, '100001', '0.0001', 'Alo')], grouping: 'na' });
-    assert.ok('resting' in ok.response.data.statuses[0]!);
+    restingOf(await ex.order({ orders: [limit(BTC, true, '100001', '0.0001', 'Alo')], grouping: 'na' }));
   });
 });
 
@@ -126,8 +122,7 @@ describe('venue simulator: spot orders', () => {
     const w = newWallet();
     await f.control.fund({ user: w.address, account: 'spot', token: 'USDC', amount: '100' });
     const ex = f.exchange(w);
-    const r = await ex.order({ orders: [limit(HYPE_SPOT, true, '30', '2', 'Gtc', cloidOf(300))], grouping: 'na' });
-    assert.ok('resting' in r.response.data.statuses[0]!);
+    restingOf(await ex.order({ orders: [limit(HYPE_SPOT, true, '30', '2', 'Gtc', cloidOf(300))], grouping: 'na' }));
     let spot = await f.info.spotClearinghouseState({ user: w.address });
     assert.deepEqual(spot.balances.map((b) => [b.coin, b.total, b.hold]), [['USDC', '100.0', '60.0']]);
     await assert.rejects(ex.order({ orders: [limit(HYPE_SPOT, false, '50', '1', 'Gtc')], grouping: 'na' }), /Insufficient spot balance/);
@@ -137,8 +132,7 @@ describe('venue simulator: spot orders', () => {
     const book = await f.info.l2Book({ coin: '@1' });
     const bestAsk = book!.levels[1][0]!.px;
     const fill = await ex.order({ orders: [limit(HYPE_SPOT, true, '41', '1', 'Ioc')], grouping: 'na' });
-    const st = fill.response.data.statuses[0]!;
-    assert.ok('filled' in st && st.filled.totalSz === '1' && st.filled.avgPx === bestAsk);
+    assert.deepEqual([filledOf(fill).totalSz, filledOf(fill).avgPx], ['1', bestAsk]);
     const [userFill] = await f.info.userFills({ user: w.address });
     assert.equal(userFill!.coin, '@1');
     assert.equal(userFill!.feeToken, 'HYPE');
