@@ -27,7 +27,7 @@ import {
 } from '../../domain/perp/execution.ts';
 import { cancelSucceeded, isBuilderFeeRefusal, isMakerFault, isVenueFill, lookedUpOrder, orderOutcome } from '../../domain/perp/order-outcome.ts';
 import { canonicalVenueDecimal, summariseFills } from '../../domain/perp/fills.ts';
-import { rankCascade } from '../../domain/perp/cascade.ts';
+import { rankCascade } from '../../domain/rfq/perp-cascade.ts';
 import { checkTakerOrder } from '../../domain/perp/taker-order.ts';
 import { recoverL1Signer } from '../../domain/perp/recover-signer.ts';
 import { isAuthorisedSigner } from '../../domain/perp/authorised-signer.ts';

@@ -3,8 +3,18 @@
  * IOC at price `p` would also cross, ranked best price first, then earliest `receivedAt`. If the
  * winner's maker order cannot rest, the first of them is promoted, and so on.
  */
-import { compareQuotes, isConforming, type QuoteTerms, type RfqTerms, type UnixMillis } from '../rfq/index.ts';
-import { toUnits } from './venue-decimals.ts';
+import { parseAmount } from '../money/decimal.ts';
+import { isConforming } from './conformity.ts';
+import { compareQuotes } from './selection.ts';
+import type { QuoteTerms, RfqTerms, UnixMillis } from './types.ts';
+
+function toUnits(text: string, scale: number): bigint | null {
+  try {
+    return parseAmount(text, scale, { field: 'p' });
+  } catch {
+    return null;
+  }
+}
 
 /** Prices are compared at this scale: finer than any venue price (perp at most 6 decimals). */
 const PRICE_SCALE = 8;
