@@ -320,7 +320,8 @@ export class Engine {
     this.releaseHold(o);
     o.status = status;
     o.statusTimestamp = now;
-    if (o.user === this.state.liquidityAddress && status !== 'filled') delete this.state.orders[String(o.oid)];
+    // Nobody asks about the liquidity account's orders: forgetting them keeps the persisted state small.
+    if (o.user === this.state.liquidityAddress) delete this.state.orders[String(o.oid)];
   }
 
   // ---------------------------------------------------------------- orders
@@ -486,8 +487,11 @@ export class Engine {
         fee: formatUnits(fee), ...(builderFee > 0n ? { builderFee: formatUnits(builderFee) } : {}), tid,
         ...(o.cloid ? { cloid: o.cloid } : {}), feeToken, twapId: null,
       };
-      u.fills.push(fill);
-      if (u.fills.length > MAX_FILLS_KEPT) u.fills.splice(0, u.fills.length - MAX_FILLS_KEPT);
+      // The liquidity account's own fills are not kept (nobody reads them; the state stays small).
+      if (o.user !== this.state.liquidityAddress) {
+        u.fills.push(fill);
+        if (u.fills.length > MAX_FILLS_KEPT) u.fills.splice(0, u.fills.length - MAX_FILLS_KEPT);
+      }
       o.sz -= q;
     }
     if (maker.sz === 0n) this.finishResting(maker, 'filled', now);
