@@ -322,7 +322,7 @@ if (process.env.TEST_DATABASE_URL) {
           assert.equal(sends.filter((s) => s.rfq_id === rfqId && s.kind === 'takerOrder').length, 1, `taker order of ${rfqId} sent once`);
           assert.equal(sends.filter((s) => s.rfq_id === rfqId && s.kind === 'makerOrder').length, 1, `maker order of ${rfqId} sent once`);
         }
-        const rfqFrames = await a.node.store.db.selectFrom('outbox').select('frame').where('topic', '=', 'rfqStatus').execute();
+        const rfqFrames = await a.node.store.db.selectFrom('outbox').select('frame').where('topic', '=', 'rfqStatus').orderBy('seq').execute();
         for (const rfqId of rfqIds) {
           const statuses = rfqFrames.map((r) => r.frame as unknown as { id: string; status: string }).filter((f) => f.id === rfqId).map((f) => f.status);
           assert.deepEqual(statuses, ['PENDING', 'QUOTED', 'SETTLED'], `one rfqStatus per transition for ${rfqId}`);
