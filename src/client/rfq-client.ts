@@ -79,7 +79,7 @@ export class RfqClient {
     return this.signed('GET', `/v1/rfq/requests/${encodeURIComponent(id)}/quotes`, { query });
   }
   getQuote(quoteId: string): Promise<T.Quote> { return this.signed('GET', `/v1/rfq/quotes/${encodeURIComponent(quoteId)}`); }
-  accept(rfqId: string, body: { quoteId: string; expectedVersion?: number }): Promise<{ rfqId: string; quoteId: string; status: T.RfqStatus }> {
+  accept(rfqId: string, body: { quoteId: string; expectedVersion?: number; perpTakerOrder?: { action: unknown; nonce: number; signature: unknown } }): Promise<{ rfqId: string; quoteId: string; status: T.RfqStatus }> {
     return this.signed('POST', `/v1/rfq/requests/${encodeURIComponent(rfqId)}/accept`, { body });
   }
 

@@ -58,6 +58,8 @@ export interface VenueConfig {
   requestTimeoutMs: number;
   /** How long a read `meta` (size decimals, coin names) may be reused for quote-time checks. */
   metaCacheMs: number;
+  /** How long an unclear perp taker outcome is looked up by cloid before EXECUTION_UNCONFIRMED. */
+  perpResolveWindowMs: number;
 }
 
 export interface Config {
@@ -94,6 +96,7 @@ const KNOWN = new Set([
   'RFQ_DATABASE_POOL_SIZE', 'RFQ_SHUTDOWN_GRACE_MS', 'RFQ_CUSTODY_KEY', 'RFQ_PERMIT2_ADDRESS', 'RFQ_WRAPPER_FACTORY_ADDRESS',
   'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS', 'RFQ_CUSTODY_MAX_FEE_PER_GAS_GWEI',
   'RFQ_VENUE_NETWORK', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_VENUE_REQUEST_TIMEOUT_MS', 'RFQ_VENUE_META_CACHE_MS',
+  'RFQ_PERP_RESOLVE_WINDOW_MS',
   // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
   'RFQ_URL',
 ]);
@@ -215,6 +218,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     builderAddress: builderAddress === null ? null : builderAddress.toLowerCase(),
     requestTimeoutMs: int('RFQ_VENUE_REQUEST_TIMEOUT_MS', 2000, 50, 60_000),
     metaCacheMs: int('RFQ_VENUE_META_CACHE_MS', 5000, 0, 600_000),
+    // Below the settlement headroom: the RFQ's outcome is known well before its settlement deadline.
+    perpResolveWindowMs: int('RFQ_PERP_RESOLVE_WINDOW_MS', 30_000, 1_000, 600_000),
   });
 
   const workersRaw = text('RFQ_WORKERS');

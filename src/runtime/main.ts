@@ -90,6 +90,7 @@ async function main(): Promise<void> {
             requestTimeoutMs: config.venue.requestTimeoutMs,
             metaCacheMs: config.venue.metaCacheMs,
           },
+          perpExecution: { resolveWindowMs: config.venue.perpResolveWindowMs },
         }
       : {}),
   });

@@ -22,6 +22,7 @@ import { startWorkers, type Workers } from './workers.ts';
 import { connectChainContext, type ChainSettings } from '../chain/chain-context.ts';
 import { wireChain, type ChainWiring } from './chain-wiring.ts';
 import { VenueClient } from '../venue/venue-client.ts';
+import { wirePerpExecutor, type PerpExecutionOptions } from './perp-wiring.ts';
 import type { VenueNetwork } from '../domain/perp/types.ts';
 import type { Address } from 'viem';
 
@@ -44,6 +45,8 @@ export interface NodeOptions {
   chain?: ChainSettings;
   /** The perp venue (the simulator in the embedded stack and perp tests); none: perp instruments cannot be registered or traded. */
   venue?: VenueSettings;
+  /** Perp execution timings (RFQ_PERP_RESOLVE_WINDOW_MS ...); used when `venue` is set. */
+  perpExecution?: PerpExecutionOptions;
 }
 
 export interface VenueSettings {
@@ -72,6 +75,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   const store = 'db' in options.store ? options.store : await openStore(options.store);
   await migrateToLatest(store.db);
   const clock = options.clock ?? systemClock;
+  const venueClient = options.venue ? new VenueClient({ ...options.venue, now: () => clock.now() }) : null;
   const service: ServiceDeps = {
     db: store.db,
     clock,
@@ -84,7 +88,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     quoteCaches: new QuoteCaches(),
     quoteWriter: new QuoteWriter(store.db),
     auth: { siweDomain: options.siweDomain ?? 'localhost', chainId: options.chainId ?? 31337, ...defaultAuthSettings },
-    ...(options.venue ? { venue: new VenueClient({ ...options.venue, now: () => clock.now() }) } : {}),
+    ...(venueClient ? { venue: venueClient } : {}),
   };
   await service.refdata.reload();
   const context = buildNodeContext({
@@ -98,7 +102,8 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   });
   const chainWiring: ChainWiring | null = context.chain ? wireChain(context, context.chain, logger) : null;
   const app = await buildApp(context, logger);
-  const workers: Workers = await startWorkers(context, options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals']), logger, chainWiring);
+  const perp = venueClient && options.venue ? wirePerpExecutor(service, venueClient, options.venue, options.perpExecution) : null;
+  const workers: Workers = await startWorkers(context, options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals']), logger, chainWiring, perp);
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   let closed = false;
   return {

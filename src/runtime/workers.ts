@@ -10,6 +10,7 @@ import type { ChainWiring } from './chain-wiring.ts';
 import { startWsRuntime } from '../ws/ws-runtime.ts';
 import { DepositHeadScanner } from '../chain/funds/deposit-head-scanner.ts';
 import { CustodyBroadcaster } from '../chain/custody/custody-broadcaster.ts';
+import type { PerpWiring } from './perp-wiring.ts';
 
 /**
  * A halted chain follower (a reorganisation deeper than the confirmation depth) stops deposits,
@@ -35,7 +36,7 @@ export interface Workers {
   stop(): Promise<void>;
 }
 
-export async function startWorkers(context: NodeContext, enabled: ReadonlySet<string>, logger: Logger, chainWiring: ChainWiring | null = null): Promise<Workers> {
+export async function startWorkers(context: NodeContext, enabled: ReadonlySet<string>, logger: Logger, chainWiring: ChainWiring | null = null, perp: PerpWiring | null = null): Promise<Workers> {
   const deps = context.service;
   const timers: NodeJS.Timeout[] = [];
   const workers: DeadlineWorker[] = [];
@@ -80,6 +81,8 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
     expiry.start();
     workers.push(expiry);
   }
+  // Perp execution runs with settlement: it is how a perp RFQ settles.
+  if (enabled.has('settlement') && perp) workers.push(perp.start(logger));
   // The chain follower settles, credits deposits and confirms payouts: it runs with settlement.
   let chainWatcher: ChainWatcher | null = null;
   if (enabled.has('settlement') && context.chain && chainWiring) {

@@ -43,6 +43,8 @@ export interface ServiceHooks {
   auctionScheduled(rfqId: string, auctionEndsAt: number): void;
   /** A quote was selected: settlement may begin (timers for its deadline). */
   quoteSelected(rfqId: string, settlementDeadlineSecs: number): void;
+  /** A perp accept was recorded: its execution may start now. Optional: absent, the sweep finds it. */
+  perpAccepted?(executionId: string): void;
 }
 
 export const noHooks: ServiceHooks = { auctionScheduled: () => undefined, quoteSelected: () => undefined };

@@ -133,6 +133,11 @@ export interface QuotesTable {
   created_at: number;
   updated_at: number;
   quote_hash: string | null;
+  /** Perp: 1-based place behind the winner while a cascade backup. */
+  position: number | null;
+  perp_filled_size: string | null;
+  perp_fill_avg_px: string | null;
+  perp_maker_filled_size: string | null;
 }
 /** One (signer, nonce) of a signed venue action, claimed once across quotes and accepts (migration 0020). */
 export interface VenueNonceClaimsTable { signer: string; nonce: number; claimed_at: number; purpose: string; quote_id: string | null }
@@ -250,6 +255,40 @@ export interface PromisedDeliveriesTable {
 }
 export interface RateLimitWindowsTable { bucket: string; window_start: number; hits: number }
 
+export interface PerpExecutionsTable {
+  id: string;
+  rfq_id: string;
+  quote_id: string;
+  account_id: string;
+  quote_version: number;
+  /** JSON text exactly as received: key order is part of what was signed. */
+  taker_order: string;
+  signer: string | null;
+  nonce: number | null;
+  cloid: string | null;
+  phase: string;
+  state: Json<unknown>;
+  taker_sent_at: number | null;
+  taker_reply_at: number | null;
+  failure_code: string | null;
+  lease_owner: string | null;
+  lease_until: Generated<number>;
+  next_at: number;
+  created_at: number;
+  updated_at: number;
+}
+export interface PerpExecutionCallsTable {
+  id: Generated<number>;
+  execution_id: string;
+  kind: string;
+  quote_id: string | null;
+  request: Json<unknown> | null;
+  reply: Json<unknown> | null;
+  error: string | null;
+  started_at: number;
+  ended_at: number | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   auth_challenges: AuthChallengesTable;
@@ -278,6 +317,8 @@ export interface DB {
   custody_nonces: CustodyNoncesTable;
   custody_tx_attempts: CustodyTxAttemptsTable;
   promised_deliveries: PromisedDeliveriesTable;
+  perp_executions: PerpExecutionsTable;
+  perp_execution_calls: PerpExecutionCallsTable;
   venue_nonce_claims: VenueNonceClaimsTable;
   perp_quote_orders: PerpQuoteOrdersTable;
 }

@@ -74,6 +74,8 @@ export const Rfq = Type.Object({
   txHash: Type.Optional(Type.String()),
   failureCode: Type.Optional(Type.String()),
   failureReason: Type.Optional(Type.String()),
+  /** Additive, perp only: the quote that executed (after a cascade, the promoted backup). */
+  selectedQuoteId: Type.Optional(Type.String()),
 });
 
 export const Quote = Type.Object({
@@ -90,6 +92,8 @@ export const Quote = Type.Object({
   acceptableForMs: Type.Optional(Type.Integer()),
   expiryMs: Type.Optional(UnixMillis),
   builderFeeTenthBp: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  perpFilledSize: Type.Optional(DecimalString),
+  perpFillAvgPx: Type.Optional(DecimalString),
 });
 
 export const MakerQuote = Type.Object({
@@ -114,6 +118,12 @@ export const MakerQuote = Type.Object({
   settledAt: Type.Optional(UnixMillis),
   txHash: Type.Optional(Type.String()),
   xchange: Type.Optional(XchangeBundle),
+  /** Perp: 1-indexed place behind the winner while a cascade backup. */
+  position: Type.Optional(Type.Integer({ minimum: 1 })),
+  perpFilledSize: Type.Optional(DecimalString),
+  perpFillAvgPx: Type.Optional(DecimalString),
+  /** Additive: the maker's own order's fill as the venue reports it. */
+  perpMakerFilledSize: Type.Optional(DecimalString),
 });
 
 export const OpenRfq = Type.Object({

@@ -1,7 +1,8 @@
 /**
  * `GET /v1/rfq/network` (DESIGN.md section 5, "Discovery"): what an integrator needs to settle on
  * this node's chain. `rpcUrl` only where the node publishes one (the embedded devnet); `tokens`
- * only those with an on-chain address. 503 NOT_AVAILABLE on a node without a chain.
+ * only those with an on-chain address; `venue` (network, builder address) where the node has a perp
+ * venue. 503 NOT_AVAILABLE on a node without a chain.
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -18,6 +19,8 @@ export const NetworkInfo = Type.Object({
   xchangeAdapterAddress: Nullable(EvmAddress),
   tokens: Type.Array(Type.Object({ symbol: TokenSymbol, address: EvmAddress, decimals: Type.Integer() })),
   rpcUrl: Type.Optional(Type.String()),
+  /** Additive (DESIGN.md 9.5): the perp venue the node executes on, when it has one. */
+  venue: Type.Optional(Type.Object({ network: Type.Union([Type.Literal('mainnet'), Type.Literal('testnet')]), builderAddress: Nullable(EvmAddress) })),
 });
 
 export function networkRoutes(context: ApiContext) {
@@ -42,6 +45,7 @@ export function networkRoutes(context: ApiContext) {
           .sort((a, b) => (a.symbol < b.symbol ? -1 : 1))
           .map((t) => ({ symbol: t.symbol, address: t.address!, decimals: t.decimals })),
         ...(s.publicRpcUrl ? { rpcUrl: s.publicRpcUrl } : {}),
+        ...(context.service.venue ? { venue: { network: context.service.venue.network, builderAddress: context.service.venue.builderAddress } } : {}),
       };
     });
   };

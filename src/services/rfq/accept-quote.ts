@@ -2,7 +2,8 @@
  * POST /v1/rfq/requests/{id}/accept (spot). Locks the RFQ and its quotes, checks the auction is
  * open, the quote is this RFQ's, its version is the one the taker saw, and it conforms (status,
  * maker window, quoteLimit), then selects it. A retry of the accept that already won (same quote
- * and version) replays the 202; any other accept after selection is 409.
+ * and version) replays the 202; any other accept after selection is 409. A perp accept stops
+ * at the 202 once its order's envelope parses: the perp executor does the rest (accept-perp.ts).
  */
 import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
@@ -12,6 +13,7 @@ import { claimInTransaction, type DeferredClaim } from '../auth/timestamp-claims
 import { resolveInstrument } from './create-rfq.ts';
 import { ownRfq, quoteTerms, quotesOfRfq, rfqTerms } from './rows.ts';
 import { selectQuote } from './select-quote.ts';
+import { parsePerpTakerOrder, recordPerpAccept } from '../perp/accept-perp.ts';
 
 export interface AcceptInput {
   quoteId: string;
@@ -34,6 +36,12 @@ export async function acceptQuote(deps: ServiceDeps, accountId: string, rfqId: s
     }
     const rfq = await ownRfq(tx, rfqId, accountId, 'update');
     const quotes = await quotesOfRfq(tx, rfq.id, 'update');
+    const instrument = await resolveInstrument(deps, rfq.instrument_id);
+    const perp = instrument.type === 'PERP';
+    if (!perp && input.perpTakerOrder !== undefined) {
+      throw new ServiceError('INVALID_REQUEST', 'perpTakerOrder is only for a perp RFQ', { errors: [{ field: 'perpTakerOrder', reason: 'unexpected', message: 'perpTakerOrder is only for a perp RFQ' }] });
+    }
+    const perpOrder = perp ? parsePerpTakerOrder(input.perpTakerOrder) : null;
     const quote = quotes.find((q) => q.id === input.quoteId);
     if (!quote) throw new ServiceError('NOT_FOUND', 'no such quote on this RFQ');
     if (rfq.status !== 'PENDING') {
@@ -49,12 +57,16 @@ export async function acceptQuote(deps: ServiceDeps, accountId: string, rfqId: s
     if (input.expectedVersion !== undefined && input.expectedVersion !== null && input.expectedVersion !== quote.version) {
       throw new ServiceError('QUOTE_VERSION_MISMATCH', 'the quote was re-priced; read it again', { currentVersion: quote.version });
     }
-    const instrument = await resolveInstrument(deps, rfq.instrument_id);
     assertQuoteAcceptable(rfqTerms(rfq, instrument), quoteTerms(quote), now);
+    if (perpOrder !== null) {
+      const accepted = await recordPerpAccept(tx, deps, { rfq, quote, order: perpOrder, now });
+      return { rfqId: rfq.id, quoteId: quote.id, status: rfq.status, replayed: accepted.replayed, settlementDeadline: null, executionId: accepted.executionId };
+    }
     const selected = await selectQuote(tx, deps, { rfq, winner: quote, quotes, instrument, how: 'accept', now });
     return { rfqId: rfq.id, quoteId: quote.id, status: selected.rfq.status, replayed: false, settlementDeadline: selected.rfq.settlement_deadline_secs };
   });
   if (claim) claim.timestampClaimed = true;
   if (outcome.settlementDeadline !== null) deps.hooks.quoteSelected(outcome.rfqId, outcome.settlementDeadline);
+  if ('executionId' in outcome && outcome.executionId) deps.hooks.perpAccepted?.(outcome.executionId);
   return { rfqId: outcome.rfqId, quoteId: outcome.quoteId, status: outcome.status, replayed: outcome.replayed };
 }

@@ -9,7 +9,8 @@
  * once a block past the deadline is final can no settlement arrive, and every block before it
  * has been processed by then (the cursor advances in the transaction that applied them). Any
  * other quote is judged on the wall clock. Where the promised gateway is wired, promised wins are
- * failed by expire-delivery.ts on chain time instead, so they are left out here.
+ * failed by expire-delivery.ts on chain time instead, so they are left out here, as are perp wins
+ * (services/perp/execute-perp.ts ends them).
  */
 import { sql } from 'kysely';
 import { inTransaction } from '../../store/outbox.ts';
@@ -37,7 +38,8 @@ async function clocks(deps: ServiceDeps, db: Reader): Promise<Clocks> {
     .filter(([, gateway]) => gateway?.onChain)
     .map(([mode]) => mode);
   const cursor = chainModes.length > 0 ? await readCursor(db, MAIN_CHAIN_CURSOR) : null;
-  const excludedModes = deps.settlement.promised ? ['promised'] : [];
+  // Perp outcomes are the perp executor's alone: a taker order may be in flight at the deadline.
+  const excludedModes = [...(deps.settlement.promised ? ['promised'] : []), 'perp'];
   return { wallSecs: Math.floor(deps.clock.now() / 1000), chainSecs: cursor?.blockTimestampSecs ?? -1, chainModes, excludedModes };
 }
 

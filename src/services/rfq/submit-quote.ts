@@ -170,6 +170,10 @@ export async function submitQuote(
     created_at: now,
     updated_at: now,
     quote_hash: null,
+    position: null,
+    perp_filled_size: null,
+    perp_fill_avg_px: null,
+    perp_maker_filled_size: null,
   };
   const pendingClaim = claim && !claim.timestampClaimed ? { accessKey: claim.accessKey, signedAt: claim.signedAt } : null;
   const write = {

@@ -43,6 +43,8 @@ export function rfqView(row: RfqRow, instrument: Instrument) {
     ...present('txHash', row.tx_hash),
     ...present('failureCode', row.failure_code),
     ...present('failureReason', row.failure_reason),
+    // Additive (DESIGN.md 9.3): on a perp, the quote that executed, after any cascade.
+    ...present('selectedQuoteId', instrument.type === 'PERP' ? row.selected_quote_id : null),
   };
 }
 
@@ -76,6 +78,8 @@ export function quoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' | 'si
     ...present('acceptableForMs', row.acceptable_for_ms),
     ...present('expiryMs', row.acceptable_for_ms === null ? null : row.received_at + row.acceptable_for_ms),
     ...present('builderFeeTenthBp', builderFeeTenthBp(rfq, instrument)),
+    ...present('perpFilledSize', row.perp_filled_size),
+    ...present('perpFillAvgPx', row.perp_fill_avg_px),
   };
 }
 
@@ -102,6 +106,10 @@ export function makerQuoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' 
     ...present('settledAt', row.settled_at),
     ...present('txHash', row.tx_hash),
     ...present('xchange', row.xchange),
+    ...present('position', row.position),
+    ...present('perpFilledSize', row.perp_filled_size),
+    ...present('perpFillAvgPx', row.perp_fill_avg_px),
+    ...present('perpMakerFilledSize', row.perp_maker_filled_size),
   };
 }
 

@@ -16,7 +16,8 @@ for (const backend of backends()) {
       chain = await startTestChain();
       // BTC without an address: it is not listed.
       const { BTC: _btc, ...withAddresses } = chain.tokenAddresses;
-      h = await startHarness(backend, { chain: chain.stack.settings, tokenAddresses: withAddresses });
+      // A venue the test never calls: the route only reports its network and builder address.
+      h = await startHarness(backend, { chain: chain.stack.settings, tokenAddresses: withAddresses, venue: { url: 'http://127.0.0.1:9', network: 'testnet', builderAddress: '0x00000000000000000000000000000000000000b1' } });
       bare = await startHarness(backend);
     });
     after(async () => {
@@ -40,6 +41,7 @@ for (const backend of backends()) {
           { symbol: 'USDC', address: chain.token('USDC'), decimals: 6 },
         ],
         rpcUrl: s.publicRpcUrl,
+        venue: { network: 'testnet', builderAddress: '0x00000000000000000000000000000000000000b1' },
       });
     });
 

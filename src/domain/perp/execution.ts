@@ -1,0 +1,186 @@
+/**
+ * The perp execution state machine (DESIGN.md 9.3, steps 1-7). Pure: each function takes the
+ * execution's state and what was observed (a check result, a venue reply, a look-up) and returns
+ * the next state and the effects the service must commit in ONE transaction. Venue calls happen
+ * between transitions, never inside one, and never under a row lock.
+ *
+ * Phases:
+ * - `checking`: accepted (202); checks and the builder-fee read are pending.
+ * - `makerSending`: the RFQ is QUOTED; the current winner's maker order (ALO) is committed as
+ *   sending. After a crash here the order is looked up by its cloid, not sent blindly again.
+ * - `takerSending`: the taker's IOC is committed as sending; it is sent at most once, by the node
+ *   that committed this phase. Found here after a crash (no reply recorded): resolve, never resend.
+ * - `resolving`: the taker's outcome was unclear; look it up by cloid until `resolveBy`.
+ * - `cleanup`: the RFQ has ended; the maker's cancel is still to be sent.
+ * Terminal: `refused` (quote FAILED, RFQ still PENDING), `ignored` (a reused nonce: nothing at
+ * all changed), `done`.
+ */
+
+export type ExecutionPhase = 'checking' | 'makerSending' | 'takerSending' | 'resolving' | 'cleanup' | 'refused' | 'ignored' | 'done';
+
+export const EXECUTION_PHASES = ['checking', 'makerSending', 'takerSending', 'resolving', 'cleanup', 'refused', 'ignored', 'done'] as const satisfies readonly ExecutionPhase[];
+
+export type PerpFailureCode = 'EXECUTION_NOT_FILLED' | 'SETTLEMENT_FAILED' | 'EXECUTION_UNCONFIRMED';
+
+export interface ExecutionState {
+  phase: ExecutionPhase;
+  /** The quote whose maker order is (or was last) in play; the accepted quote until a promotion. */
+  currentQuoteId: string;
+  /** Backups behind the current winner, best first; index i has `position` i + 1. */
+  cascade: string[];
+  /** Quotes whose maker order was sent (or may have been): each gets its cancel at clean-up. */
+  makerOrdersSent: string[];
+  /** Unix ms until which an unclear taker outcome is looked up; null outside `resolving`. */
+  resolveBy: number | null;
+}
+
+/** The fill of the taker's order, in canonical decimal strings as the venue reports them. */
+export interface TakerFill {
+  filledSize: string;
+  avgPx: string;
+  /** The maker's own order's fill as the venue reports it; null when it could not be read. */
+  makerFilledSize: string | null;
+}
+
+export type ExecutionEffect =
+  /** The accepted quote FAILED; the RFQ stays PENDING (spec, "perp accept refused"). */
+  | { kind: 'refuseQuote'; quoteId: string; reason: string }
+  /** RFQ QUOTED, the winner SELECTED, the cascade keeps SUBMITTED with positions, the rest NOT_SELECTED. */
+  | { kind: 'select'; quoteId: string; cascade: string[] }
+  /** Count a maker failure toward suspension. */
+  | { kind: 'makerFailure'; quoteId: string; reason: string }
+  /** The winner FAILED (its maker order did not rest). */
+  | { kind: 'failWinner'; quoteId: string }
+  /** A backup becomes the winner (SELECTED); the others' positions are renumbered. */
+  | { kind: 'promote'; quoteId: string; cascade: string[] }
+  /** RFQ SETTLED, the winner SETTLED with the fill fields, the backups NOT_SELECTED. */
+  | { kind: 'settle'; quoteId: string; fill: TakerFill }
+  /** RFQ FAILED with the code, the winner FAILED (when there is one), the backups NOT_SELECTED. */
+  | { kind: 'failRfq'; quoteId: string | null; code: PerpFailureCode; reason: string };
+
+export interface Transition {
+  state: ExecutionState;
+  effects: ExecutionEffect[];
+}
+
+function assertPhase(state: ExecutionState, ...phases: ExecutionPhase[]): void {
+  if (!phases.includes(state.phase)) throw new RangeError(`execution is ${state.phase}; expected ${phases.join(' or ')}`);
+}
+
+export function initialExecution(quoteId: string): ExecutionState {
+  return { phase: 'checking', currentQuoteId: quoteId, cascade: [], makerOrdersSent: [], resolveBy: null };
+}
+
+export function isTerminalExecution(phase: ExecutionPhase): boolean {
+  return phase === 'refused' || phase === 'ignored' || phase === 'done';
+}
+
+/** What steps 1-2 found, before anything is sent. */
+export type CheckResult =
+  /** The (signer, nonce) pair was already claimed: nothing at all happens. */
+  | { kind: 'nonceReused' }
+  /** The order, signer or builder-fee read failed: a refusal. */
+  | { kind: 'refused'; reason: string }
+  /**
+   * All checks passed. `approvedFeeTenthBp` is the main wallet's approval (null when the quote
+   * carries no builder fee); `rateTenthBp` the rate the order must carry (0 when none);
+   * `cascade` the other SUBMITTED quotes the taker's order would also cross, ranked.
+   */
+  | { kind: 'passed'; approvedFeeTenthBp: number | null; rateTenthBp: number; cascade: string[] };
+
+/** Steps 1-3: the checks' verdict applied. */
+export function afterChecks(state: ExecutionState, result: CheckResult): Transition {
+  assertPhase(state, 'checking');
+  const quoteId = state.currentQuoteId;
+  switch (result.kind) {
+    case 'nonceReused':
+      return { state: { ...state, phase: 'ignored' }, effects: [] };
+    case 'refused':
+      return { state: { ...state, phase: 'refused' }, effects: [{ kind: 'refuseQuote', quoteId, reason: result.reason }] };
+    case 'passed': {
+      const select: ExecutionEffect = { kind: 'select', quoteId, cascade: result.cascade };
+      if (result.rateTenthBp > 0 && (result.approvedFeeTenthBp ?? 0) < result.rateTenthBp) {
+        // Selected, then failed in the next step: nothing is sent, so there is no cancel to send.
+        return {
+          state: { ...state, phase: 'done', cascade: [] },
+          effects: [select, { kind: 'failRfq', quoteId, code: 'SETTLEMENT_FAILED', reason: 'builder fee approval below the rate' }],
+        };
+      }
+      return { state: { ...state, phase: 'makerSending', cascade: result.cascade, makerOrdersSent: [quoteId] }, effects: [select] };
+    }
+  }
+}
+
+/** What became of the current winner's maker order (ALO). */
+export type MakerOrderResult =
+  | { kind: 'resting' }
+  /** Refused; `makerFault` says whether it counts toward the maker's suspension. */
+  | { kind: 'refused'; makerFault: boolean; reason: string };
+
+/**
+ * Step 4. Resting: the taker's order is next (`takerSending` must be committed before the send).
+ * Refused: the winner FAILED, the first backup promoted (its maker order is next), or, with no
+ * backup left, the RFQ FAILED `EXECUTION_NOT_FILLED` without the taker's order ever being sent.
+ */
+export function afterMakerOrder(state: ExecutionState, result: MakerOrderResult): Transition {
+  assertPhase(state, 'makerSending');
+  if (result.kind === 'resting') return { state: { ...state, phase: 'takerSending' }, effects: [] };
+  const failed = state.currentQuoteId;
+  const effects: ExecutionEffect[] = [];
+  if (result.makerFault) effects.push({ kind: 'makerFailure', quoteId: failed, reason: result.reason });
+  const [next, ...rest] = state.cascade;
+  if (next === undefined) {
+    effects.push({ kind: 'failRfq', quoteId: failed, code: 'EXECUTION_NOT_FILLED', reason: `maker order not placed: ${result.reason}` });
+    return { state: { ...state, phase: 'cleanup', cascade: [] }, effects };
+  }
+  effects.push({ kind: 'failWinner', quoteId: failed }, { kind: 'promote', quoteId: next, cascade: rest });
+  return {
+    state: { ...state, phase: 'makerSending', currentQuoteId: next, cascade: rest, makerOrdersSent: [...state.makerOrdersSent, next] },
+    effects,
+  };
+}
+
+/** What became of the taker's IOC, from its reply or from resolution. */
+export type TakerOrderResult =
+  | { kind: 'filled'; fill: TakerFill }
+  /** Not matched, refused for margin or any other reason: nothing filled. */
+  | { kind: 'notFilled'; reason: string }
+  /** Refused because the builder fee is not approved at the rate. */
+  | { kind: 'builderFeeNotApproved'; reason: string }
+  /** No answer, a timeout, a reset, or a look-up that could not tell. */
+  | { kind: 'unclear'; reason: string };
+
+/** Steps 5-6: the taker's outcome. `now` and `resolveWindowMs` bound the look-ups after an unclear one. */
+export function afterTakerOrder(state: ExecutionState, result: TakerOrderResult, now: number, resolveWindowMs: number): Transition {
+  assertPhase(state, 'takerSending', 'resolving');
+  const quoteId = state.currentQuoteId;
+  const ended = { ...state, phase: 'cleanup' as const, resolveBy: null, cascade: [] };
+  switch (result.kind) {
+    case 'filled':
+      return { state: ended, effects: [{ kind: 'settle', quoteId, fill: result.fill }] };
+    case 'notFilled':
+      return { state: ended, effects: [{ kind: 'failRfq', quoteId, code: 'EXECUTION_NOT_FILLED', reason: result.reason }] };
+    case 'builderFeeNotApproved':
+      return { state: ended, effects: [{ kind: 'failRfq', quoteId, code: 'SETTLEMENT_FAILED', reason: result.reason }] };
+    case 'unclear': {
+      const resolveBy = state.resolveBy ?? now + resolveWindowMs;
+      if (now < resolveBy) return { state: { ...state, phase: 'resolving', resolveBy }, effects: [] };
+      return { state: ended, effects: [{ kind: 'failRfq', quoteId, code: 'EXECUTION_UNCONFIRMED', reason: `outcome unknown: ${result.reason}` }] };
+    }
+  }
+}
+
+/**
+ * A node found the execution in `takerSending` with no reply recorded (the sender crashed or lost
+ * its lease): the order may have reached the venue, so it is resolved by cloid, never sent again.
+ */
+export function afterLostTakerSend(state: ExecutionState, now: number, resolveWindowMs: number): Transition {
+  assertPhase(state, 'takerSending');
+  return { state: { ...state, phase: 'resolving', resolveBy: now + resolveWindowMs }, effects: [] };
+}
+
+/** Step 7: the maker cancels were sent (or gave up on); the execution is over. */
+export function afterCleanup(state: ExecutionState): Transition {
+  assertPhase(state, 'cleanup');
+  return { state: { ...state, phase: 'done' }, effects: [] };
+}

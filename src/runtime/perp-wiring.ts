@@ -1,0 +1,66 @@
+/**
+ * Wires the perp executor (services/perp/execute-perp.ts) to the node's venue client and the
+ * (signer, nonce) claims, and runs it as a deadline worker: an accept schedules its execution at
+ * once (the `perpAccepted` hook), a sweep finds the rest (other nodes' accepts, executions whose
+ * look-up is due again, executions a crashed node left behind once their lease lapsed).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { ServiceDeps } from '../services/deps.ts';
+import { duePerpExecutions, runPerpExecution, type PerpExecutor } from '../services/perp/execute-perp.ts';
+import { claimVenueNonce } from '../services/perp/venue-nonces.ts';
+import type { VenueClient } from '../venue/venue-client.ts';
+import type { VenueNetwork } from '../domain/perp/types.ts';
+import { DeadlineWorker } from './deadline-worker.ts';
+
+export interface PerpExecutionOptions {
+  /** RFQ_PERP_RESOLVE_WINDOW_MS (default 30 s). */
+  resolveWindowMs?: number;
+  resolvePollMs?: number;
+  makerLookupMs?: number;
+  leaseMs?: number;
+}
+
+export interface PerpWiring {
+  executor: PerpExecutor;
+  start(logger: Logger): DeadlineWorker;
+}
+
+export function wirePerpExecutor(
+  deps: ServiceDeps,
+  venue: VenueClient,
+  settings: { network: VenueNetwork; builderAddress: `0x${string}` | null },
+  options: PerpExecutionOptions = {},
+): PerpWiring {
+  const executor: PerpExecutor = {
+    deps,
+    venue,
+    network: settings.network,
+    builderAddress: settings.builderAddress ? (settings.builderAddress.toLowerCase() as `0x${string}`) : null,
+    resolveWindowMs: options.resolveWindowMs ?? 30_000,
+    resolvePollMs: options.resolvePollMs ?? 500,
+    makerLookupMs: options.makerLookupMs ?? 3_000,
+    leaseMs: options.leaseMs ?? 15_000,
+    nodeId: `node_${randomUUID()}`,
+    claimNonce: (tx, signer, nonce) => claimVenueNonce(tx, signer, nonce, { purpose: 'takerOrder', at: deps.clock.now() }),
+  };
+  return {
+    executor,
+    start(logger) {
+      const worker = new DeadlineWorker({
+        name: 'perp-executions',
+        sweepIntervalMs: 250,
+        concurrency: 4,
+        batchSize: 1,
+        findDue: (limit) => duePerpExecutions(deps, limit),
+        processBatch: async (ids) => {
+          for (const id of ids) await runPerpExecution(executor, id);
+        },
+        logger,
+      });
+      deps.hooks.perpAccepted = (id) => worker.schedule(id, Date.now());
+      worker.start();
+      return worker;
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The perp part of an accept (DESIGN.md 9.3): answered 202 once the request parses. Inside the
+ * accept's transaction (RFQ and quotes locked, the spot checks of RFQ, quote, version and window
+ * passed) it reads the order's JSON envelope and records the execution; the perp executor does
+ * the rest. One accept at a time is checked per RFQ: while one is, the same accept replays and
+ * any other is 409 CONFLICT (the RFQ is still PENDING, so RFQ_NOT_PENDING would be untrue).
+ */
+import { ServiceError } from '../../domain/errors.ts';
+import { initialExecution } from '../../domain/perp/execution.ts';
+import { isPlainObject } from '../../domain/perp/signed-action.ts';
+import type { Tx } from '../../store/transaction.ts';
+import type { ServiceDeps } from '../deps.ts';
+import type { QuoteRow, RfqRow } from '../rfq/rows.ts';
+
+/** `{ action: object, nonce: integer, signature: object }`; the rest is the executor's to check. */
+export function parsePerpTakerOrder(raw: unknown): Record<string, unknown> {
+  const errors: { field: string; reason: string; message: string }[] = [];
+  if (raw === undefined || raw === null) errors.push({ field: 'perpTakerOrder', reason: 'required', message: 'perpTakerOrder is required on a perp accept' });
+  else if (!isPlainObject(raw)) errors.push({ field: 'perpTakerOrder', reason: 'type', message: 'perpTakerOrder must be an object' });
+  else {
+    if (!isPlainObject(raw['action'])) errors.push({ field: 'perpTakerOrder.action', reason: 'type', message: 'action must be an object' });
+    if (typeof raw['nonce'] !== 'number' || !Number.isSafeInteger(raw['nonce'])) errors.push({ field: 'perpTakerOrder.nonce', reason: 'type', message: 'nonce must be an integer' });
+    if (!isPlainObject(raw['signature'])) errors.push({ field: 'perpTakerOrder.signature', reason: 'type', message: 'signature must be an object' });
+  }
+  if (errors.length > 0) throw new ServiceError('INVALID_REQUEST', errors[0]!.message, { errors });
+  return raw as Record<string, unknown>;
+}
+
+export interface PerpAccepted {
+  executionId: string;
+  replayed: boolean;
+}
+
+export async function recordPerpAccept(
+  tx: Tx,
+  deps: ServiceDeps,
+  accept: { rfq: RfqRow; quote: QuoteRow; order: Record<string, unknown>; now: number },
+): Promise<PerpAccepted> {
+  const { rfq, quote, order, now } = accept;
+  const open = await tx.selectFrom('perp_executions').select(['id', 'quote_id', 'quote_version']).where('rfq_id', '=', rfq.id).where('phase', '=', 'checking').executeTakeFirst();
+  if (open) {
+    if (open.quote_id === quote.id && open.quote_version === quote.version) return { executionId: open.id, replayed: true };
+    throw new ServiceError('CONFLICT', 'another accept of this RFQ is being executed', { quoteId: open.quote_id });
+  }
+  const id = `px_${deps.ids.uuid().replace(/-/g, '')}`;
+  await tx
+    .insertInto('perp_executions')
+    .values({
+      id,
+      rfq_id: rfq.id,
+      quote_id: quote.id,
+      account_id: rfq.account_id,
+      quote_version: quote.version,
+      taker_order: JSON.stringify(order),
+      phase: 'checking',
+      state: JSON.stringify(initialExecution(quote.id)),
+      next_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return { executionId: id, replayed: false };
+}

@@ -1,0 +1,447 @@
+/**
+ * The perp executor (DESIGN.md 9.3): drives each accepted perp order through the execution state
+ * machine (domain/perp/execution.ts). Exactly once across nodes: a node takes a lease on the
+ * execution row (FOR UPDATE SKIP LOCKED, then `lease_owner`/`lease_until` committed), calls the
+ * venue with no row lock held, and commits each transition in one transaction that checks it
+ * still holds the lease and that the phase is the one it read. The taker's order is sent only by
+ * the node that committed `takerSending` in the same run; any node finding `takerSending` with no
+ * reply (a crash, a lost lease) resolves the order by its cloid and never sends it again.
+ */
+import { sql } from 'kysely';
+import { inTransaction } from '../../store/outbox.ts';
+import type { Tx } from '../../store/transaction.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { resolveInstrument } from '../rfq/create-rfq.ts';
+import { quoteTerms, rfqTerms, type QuoteRow } from '../rfq/rows.ts';
+import {
+  afterChecks,
+  afterCleanup,
+  afterLostTakerSend,
+  afterMakerOrder,
+  afterTakerOrder,
+  type CheckResult,
+  type ExecutionState,
+  type MakerOrderResult,
+  type TakerOrderResult,
+  type Transition,
+} from '../../domain/perp/execution.ts';
+import { cancelSucceeded, isBuilderFeeRefusal, isMakerFault, isVenueFill, lookedUpOrder, orderOutcome } from '../../domain/perp/order-outcome.ts';
+import { canonicalVenueDecimal, summariseFills } from '../../domain/perp/fills.ts';
+import { rankCascade } from '../../domain/rfq/perp-cascade.ts';
+import { checkTakerOrder } from '../../domain/perp/taker-order.ts';
+import { recoverL1Signer } from '../../domain/perp/recover-signer.ts';
+import { isAuthorisedSigner } from '../../domain/perp/authorised-signer.ts';
+import { applyEffect, type EffectContext } from './apply-effects.ts';
+import type { PerpExecutionSettings } from './execution-venue.ts';
+import {
+  accountAddress,
+  callsOf,
+  cloidOfSigned,
+  executionPhase,
+  executionState,
+  makerVenueActions,
+  priceOfSigned,
+  recordCall,
+  takerOrderOf,
+  type CallRecord,
+  type ExecutionRow,
+} from './execution-rows.ts';
+
+type Address = `0x${string}`;
+
+export interface PerpExecutor extends PerpExecutionSettings {
+  deps: ServiceDeps;
+  /** Claims (signer, nonce) once across quotes and accepts; false when already claimed. */
+  claimNonce(tx: Tx, signer: string, nonce: number): Promise<boolean>;
+}
+
+class LeaseLost extends Error {}
+
+const TERMINAL = ['refused', 'ignored', 'done'];
+const CANCEL_ATTEMPTS = 3;
+
+/** Executions due now that no node holds. */
+export async function duePerpExecutions(deps: ServiceDeps, limit: number): Promise<string[]> {
+  const now = deps.clock.now();
+  const rows = await deps.db
+    .selectFrom('perp_executions')
+    .select('id')
+    .where('phase', 'not in', TERMINAL)
+    .where('next_at', '<=', now)
+    .where('lease_until', '<=', now)
+    .orderBy('next_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+async function acquire(x: PerpExecutor, id: string): Promise<ExecutionRow | null> {
+  const now = x.deps.clock.now();
+  return inTransaction(x.deps.db, async (tx) => {
+    const locked = await sql<{ id: string }>`
+      select id from perp_executions
+      where id = ${id} and phase <> all(${TERMINAL}::text[]) and next_at <= ${now} and lease_until <= ${now}
+      for update skip locked
+    `.execute(tx);
+    if (locked.rows.length === 0) return null;
+    return tx
+      .updateTable('perp_executions')
+      .set({ lease_owner: x.nodeId, lease_until: now + x.leaseMs })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+async function release(x: PerpExecutor, id: string): Promise<void> {
+  await x.deps.db.updateTable('perp_executions').set({ lease_owner: null, lease_until: 0 }).where('id', '=', id).where('lease_owner', '=', x.nodeId).execute();
+}
+
+interface Commit {
+  transition: Transition;
+  calls?: CallRecord[];
+  /** Extra columns written with the new state. */
+  fields?: { taker_sent_at?: number; taker_reply_at?: number; signer?: string; nonce?: number; cloid?: string | null; next_at?: number };
+  /** Runs inside the transaction, after the locks, before the effects; false: commit `ignored` instead. */
+  claim?: (tx: Tx) => Promise<boolean>;
+}
+
+/**
+ * Commits one transition: RFQ, then the execution (still ours, still in the phase we read), then
+ * the quotes are locked; the effects and the new state are written together.
+ */
+async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: EffectContext) => Promise<Commit>)): Promise<ExecutionRow> {
+  const now = x.deps.clock.now();
+  return inTransaction(x.deps.db, async (tx) => {
+    const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', row.rfq_id).forUpdate().executeTakeFirstOrThrow();
+    const current = await tx
+      .selectFrom('perp_executions')
+      .selectAll()
+      .where('id', '=', row.id)
+      .where('lease_owner', '=', x.nodeId)
+      .where('phase', '=', row.phase)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
+    const quotes = await tx.selectFrom('quotes').selectAll().where('rfq_id', '=', rfq.id).orderBy('id').forUpdate().execute();
+    const instrument = await resolveInstrument(x.deps, rfq.instrument_id);
+    const context: EffectContext = { tx, rfq, quotes: new Map(quotes.map((q) => [q.id, q])), instrument, now };
+    const spec = typeof work === 'function' ? await work(context) : work;
+    let transition = spec.transition;
+    if (spec.claim && !(await spec.claim(tx))) transition = { state: { ...row.state as ExecutionState, phase: 'ignored' }, effects: [] };
+    for (const effect of transition.effects) await applyEffect(context, effect);
+    for (const call of spec.calls ?? []) await recordCall(tx, row.id, call);
+    await recordCall(tx, row.id, { kind: 'decision', quoteId: transition.state.currentQuoteId, request: { from: row.phase, effects: transition.effects }, reply: { to: transition.state.phase }, startedAt: now, endedAt: now });
+    const failure = transition.effects.find((e) => e.kind === 'failRfq');
+    return tx
+      .updateTable('perp_executions')
+      .set({
+        phase: transition.state.phase,
+        state: JSON.stringify(transition.state),
+        ...(spec.fields ?? {}),
+        ...(failure && failure.kind === 'failRfq' ? { failure_code: failure.code } : {}),
+        next_at: spec.fields?.next_at ?? now,
+        lease_until: now + x.leaseMs,
+        updated_at: now,
+      })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+/** A venue call, recorded whatever its outcome; a throw is returned as `error`. */
+async function call<T>(x: PerpExecutor, kind: string, quoteId: string | null, request: unknown, run: () => Promise<T>): Promise<{ reply: T | undefined; error: string | null; record: CallRecord }> {
+  const startedAt = x.deps.clock.now();
+  try {
+    const reply = await run();
+    return { reply, error: null, record: { kind, quoteId, request, reply, startedAt, endedAt: x.deps.clock.now() } };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { reply: undefined, error: message, record: { kind, quoteId, request, error: message, startedAt, endedAt: x.deps.clock.now() } };
+  }
+}
+
+// ---- step 1-3: checks, builder fee, selection ----------------------------------------------
+
+async function stepChecking(x: PerpExecutor, row: ExecutionRow): Promise<ExecutionRow> {
+  const { deps, venue } = x;
+  const rfq = await deps.db.selectFrom('rfqs').selectAll().where('id', '=', row.rfq_id).executeTakeFirstOrThrow();
+  const quote = await deps.db.selectFrom('quotes').selectAll().where('id', '=', row.quote_id).executeTakeFirstOrThrow();
+  const instrument = await resolveInstrument(deps, rfq.instrument_id);
+  const taker = await accountAddress(deps.db, rfq.account_id);
+  const raw: unknown = JSON.parse(row.taker_order);
+  const calls: CallRecord[] = [];
+  const refuse = (reason: string): CheckResult => ({ kind: 'refused', reason });
+  let verdict: CheckResult | null = null;
+  let signer: string | null = null;
+  let nonce: number | null = null;
+  let cloid: string | null = null;
+  let takerPx: string | null = null;
+
+  const meta = await call(x, 'meta', null, { type: 'meta' }, () => venue.freshMeta());
+  calls.push(meta.record);
+  const assetIndex = meta.reply ? meta.reply.universe.findIndex((asset) => asset.name === instrument.base) : -1;
+  if (!meta.reply) verdict = refuse(`venue meta unreadable: ${meta.error}`);
+  else if (assetIndex === -1) verdict = refuse(`coin ${instrument.base} is not in the venue's universe`);
+
+  const rate = rfq.taker_fee_tenth_bp;
+  const builder = rate > 0 && x.builderAddress ? { address: x.builderAddress, feeTenthBp: rate } : null;
+  if (verdict === null && meta.reply) {
+    const check = checkTakerOrder(raw, {
+      side: rfq.side,
+      legs: { makerPays: quote.maker_pays_amount, makerReceives: quote.maker_receives_amount },
+      baseDecimals: instrument.baseDecimals,
+      quoteDecimals: instrument.quoteDecimals,
+      assetIndex,
+      szDecimals: meta.reply.universe[assetIndex]!.szDecimals,
+      builder,
+      now: deps.clock.now(),
+    });
+    if (!check.ok) {
+      verdict = refuse(check.errors.map((e) => `${e.field}: ${e.reason}`).join('; '));
+    } else {
+      const signed = check.order.signed;
+      nonce = signed.nonce;
+      cloid = check.cloid;
+      takerPx = check.order.action.orders[0].p;
+      try {
+        signer = (await recoverL1Signer(signed, x.network)).toLowerCase();
+      } catch (error) {
+        verdict = refuse(`signature does not recover: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+  if (verdict === null && signer !== null && signer !== taker) {
+    const agents = await call(x, 'extraAgents', null, { type: 'extraAgents', user: taker }, () => venue.extraAgents(taker));
+    calls.push(agents.record);
+    if (!agents.reply) verdict = refuse(`API wallets unreadable: ${agents.error}`);
+    else if (!isAuthorisedSigner(signer as Address, taker, agents.reply, deps.clock.now())) verdict = refuse('signer is neither the account nor an unexpired API wallet of it');
+  }
+  let approved: number | null = null;
+  if (verdict === null) {
+    const current = (await deps.refdata.current()).instruments.get(instrument.instrumentId);
+    if (current && current.takerFeeTenthBp !== rate) verdict = refuse(`builder fee rate changed from ${rate} to ${current.takerFeeTenthBp}`);
+    else if (rate > 0) {
+      if (!x.builderAddress) verdict = refuse('no builder address configured');
+      else {
+        const fee = await call(x, 'maxBuilderFee', null, { type: 'maxBuilderFee', user: taker, builder: x.builderAddress }, () => venue.maxBuilderFee(taker, x.builderAddress!));
+        calls.push(fee.record);
+        if (fee.reply === undefined) verdict = refuse(`builder fee approval unreadable: ${fee.error}`);
+        else approved = fee.reply;
+      }
+    }
+  }
+
+  return commit(x, row, async (c) => {
+    const state = executionState(row);
+    const live = c.rfq.status === 'PENDING' && c.quotes.get(row.quote_id)?.status === 'SUBMITTED';
+    let result: CheckResult;
+    if (verdict !== null) result = verdict;
+    else if (!live) result = refuse('the RFQ or the quote moved on during the checks');
+    else {
+      const terms = rfqTerms(c.rfq, c.instrument);
+      const cascade = rankCascade(terms, [...c.quotes.values()].map(quoteTerms), row.quote_id, takerPx!, c.instrument, c.now);
+      result = { kind: 'passed', approvedFeeTenthBp: approved, rateTenthBp: rate, cascade };
+    }
+    const transition = afterChecks(state, result);
+    return {
+      transition,
+      calls,
+      fields: { ...(signer !== null ? { signer } : {}), ...(nonce !== null ? { nonce } : {}), cloid },
+      // Recovered pairs are claimed whatever the verdict: a reused one does nothing at all.
+      ...(signer !== null && nonce !== null ? { claim: (tx: Tx) => x.claimNonce(tx, signer!, nonce!) } : {}),
+    };
+  });
+}
+
+// ---- step 4: the maker's order ---------------------------------------------------------------
+
+async function makerAddressOf(x: PerpExecutor, quote: Pick<QuoteRow, 'maker_account_id'>): Promise<Address> {
+  return accountAddress(x.deps.db, quote.maker_account_id);
+}
+
+async function lookUpMakerOrder(x: PerpExecutor, user: Address, cloid: Address | null, calls: CallRecord[]): Promise<MakerOrderResult> {
+  if (cloid === null) return { kind: 'refused', makerFault: false, reason: 'maker order outcome unknown and it has no cloid' };
+  const until = x.deps.clock.now() + x.makerLookupMs;
+  for (;;) {
+    const lookup = await call(x, 'orderStatus', null, { type: 'orderStatus', user, oid: cloid }, () => x.venue.orderStatusByCloid(user, cloid));
+    calls.push(lookup.record);
+    const found = lookup.reply === undefined ? { kind: 'unknown' as const } : lookedUpOrder(lookup.reply);
+    if (found.kind === 'open') return { kind: 'resting' };
+    if (found.kind === 'ended') return { kind: 'refused', makerFault: false, reason: `maker order ${found.status}` };
+    if (x.deps.clock.now() >= until) return { kind: 'refused', makerFault: false, reason: 'maker order outcome unknown' };
+    await new Promise((resolve) => setTimeout(resolve, Math.min(250, x.resolvePollMs)));
+  }
+}
+
+async function stepMakerSending(x: PerpExecutor, row: ExecutionRow): Promise<{ row: ExecutionRow; sendTaker: boolean }> {
+  const state = executionState(row);
+  const quoteId = state.currentQuoteId;
+  const quote = await x.deps.db.selectFrom('quotes').selectAll().where('id', '=', quoteId).executeTakeFirstOrThrow();
+  const maker = await makerAddressOf(x, quote);
+  const actions = await makerVenueActions(x.deps.db, quoteId);
+  const calls: CallRecord[] = [];
+  let result: MakerOrderResult;
+  if (actions === null) {
+    result = { kind: 'refused', makerFault: false, reason: 'the quote carries no maker order' };
+  } else {
+    const cloid = cloidOfSigned(actions.order);
+    const earlier = (await callsOf(x.deps.db, row.id)).some((c) => c.kind === 'makerOrderSending' && c.quote_id === quoteId);
+    if (earlier) {
+      // A previous run may have sent it: look it up rather than send the same nonce again.
+      result = await lookUpMakerOrder(x, maker, cloid, calls);
+    } else {
+      await recordCall(x.deps.db, row.id, { kind: 'makerOrderSending', quoteId, startedAt: x.deps.clock.now() });
+      const sent = await call(x, 'makerOrder', quoteId, actions.order, () => x.venue.sendExchange(actions.order));
+      calls.push(sent.record);
+      const outcome = sent.reply === undefined ? { kind: 'unclear' as const, message: sent.error ?? 'no reply' } : orderOutcome(sent.reply);
+      if (outcome.kind === 'resting' || outcome.kind === 'filled') result = { kind: 'resting' };
+      else if (outcome.kind === 'refused') result = { kind: 'refused', makerFault: isMakerFault(outcome.message), reason: outcome.message };
+      else result = await lookUpMakerOrder(x, maker, cloid, calls);
+    }
+  }
+  const transition = afterMakerOrder(state, result);
+  const sendTaker = transition.state.phase === 'takerSending';
+  // "Taker order sending" is committed here, before the send: after this commit it is sent at most once.
+  const next = await commit(x, row, { transition, calls, ...(sendTaker ? { fields: { taker_sent_at: x.deps.clock.now() } } : {}) });
+  return { row: next, sendTaker };
+}
+
+// ---- steps 5-6: the taker's order and its outcome --------------------------------------------
+
+async function makerFilledSize(x: PerpExecutor, quoteId: string, calls: CallRecord[]): Promise<string | null> {
+  const quote = await x.deps.db.selectFrom('quotes').select('maker_account_id').where('id', '=', quoteId).executeTakeFirstOrThrow();
+  const actions = await makerVenueActions(x.deps.db, quoteId);
+  const cloid = actions ? cloidOfSigned(actions.order) : null;
+  if (cloid === null) return null;
+  const maker = await makerAddressOf(x, quote);
+  const lookup = await call(x, 'orderStatus', quoteId, { type: 'orderStatus', user: maker, oid: cloid }, () => x.venue.orderStatusByCloid(maker, cloid));
+  calls.push(lookup.record);
+  const order = (lookup.reply as { status?: string; order?: { order?: { origSz?: unknown; sz?: unknown } } } | undefined)?.order?.order;
+  if (typeof order?.origSz !== 'string' || typeof order.sz !== 'string') return null;
+  try {
+    const orig = canonicalVenueDecimal(order.origSz);
+    const left = canonicalVenueDecimal(order.sz);
+    return subtractDecimals(orig, left);
+  } catch {
+    return null;
+  }
+}
+
+function subtractDecimals(a: string, b: string): string {
+  const scale = 8;
+  const units = (t: string) => BigInt((t.split('.')[0] ?? '0') + (t.split('.')[1] ?? '').padEnd(scale, '0'));
+  const diff = units(a) - units(b);
+  const digits = diff.toString().padStart(scale + 1, '0');
+  const fraction = digits.slice(-scale).replace(/0+$/, '');
+  return fraction.length > 0 ? `${digits.slice(0, -scale)}.${fraction}` : digits.slice(0, -scale);
+}
+
+async function stepTakerSend(x: PerpExecutor, row: ExecutionRow): Promise<ExecutionRow> {
+  const state = executionState(row);
+  const signed = takerOrderOf(row);
+  const calls: CallRecord[] = [];
+  // Exactly once: no retry at any layer. A throw is an unclear outcome, resolved by cloid.
+  const sent = await call(x, 'takerOrder', state.currentQuoteId, signed, () => x.venue.sendExchange(signed));
+  calls.push(sent.record);
+  const outcome = sent.reply === undefined ? { kind: 'unclear' as const, message: sent.error ?? 'no reply' } : orderOutcome(sent.reply);
+  let result: TakerOrderResult;
+  if (outcome.kind === 'filled') {
+    result = { kind: 'filled', fill: { filledSize: canonicalVenueDecimal(outcome.totalSz), avgPx: canonicalVenueDecimal(outcome.avgPx), makerFilledSize: await makerFilledSize(x, state.currentQuoteId, calls) } };
+  } else if (outcome.kind === 'refused') {
+    result = isBuilderFeeRefusal(outcome.message) ? { kind: 'builderFeeNotApproved', reason: outcome.message } : { kind: 'notFilled', reason: outcome.message };
+  } else {
+    result = { kind: 'unclear', reason: outcome.kind === 'resting' ? 'an IOC order reported resting' : outcome.message };
+  }
+  const window = row.cloid === null ? 0 : x.resolveWindowMs;
+  const transition = afterTakerOrder(state, result, x.deps.clock.now(), window);
+  return commit(x, row, { transition, calls, fields: { taker_reply_at: x.deps.clock.now(), next_at: x.deps.clock.now() + (transition.state.phase === 'resolving' ? x.resolvePollMs : 0) } });
+}
+
+async function stepResolving(x: PerpExecutor, row: ExecutionRow): Promise<ExecutionRow> {
+  const state = executionState(row);
+  const calls: CallRecord[] = [];
+  const now = x.deps.clock.now();
+  let result: TakerOrderResult = { kind: 'unclear', reason: 'the order has no cloid' };
+  if (row.cloid !== null) {
+    const rfq = await x.deps.db.selectFrom('rfqs').select('account_id').where('id', '=', row.rfq_id).executeTakeFirstOrThrow();
+    const taker = await accountAddress(x.deps.db, rfq.account_id);
+    const cloid = row.cloid as Address;
+    const lookup = await call(x, 'orderStatus', state.currentQuoteId, { type: 'orderStatus', user: taker, oid: cloid }, () => x.venue.orderStatusByCloid(taker, cloid));
+    calls.push(lookup.record);
+    const found = lookup.reply === undefined ? { kind: 'unknown' as const } : lookedUpOrder(lookup.reply);
+    result = { kind: 'unclear', reason: lookup.error ?? 'the venue does not know the cloid' };
+    if (found.kind !== 'unknown') {
+      const since = (row.taker_sent_at ?? row.created_at) - 1000;
+      const fills = await call(x, 'userFillsByTime', state.currentQuoteId, { type: 'userFillsByTime', user: taker, startTime: since }, () => x.venue.userFillsByTime(taker, since));
+      calls.push(fills.record);
+      const oid = (lookup.reply as { order?: { order?: { oid?: unknown } } }).order?.order?.oid;
+      const mine = Array.isArray(fills.reply) ? fills.reply.filter(isVenueFill).filter((f) => f.cloid === cloid || (typeof oid === 'number' && f.oid === oid)) : null;
+      const summary = mine === null ? null : summariseFills(mine);
+      if (summary !== null) result = { kind: 'filled', fill: { ...summary, makerFilledSize: await makerFilledSize(x, state.currentQuoteId, calls) } };
+      else if (mine !== null && found.kind === 'ended') result = { kind: 'notFilled', reason: `taker order ${found.status} with no fill` };
+      else result = { kind: 'unclear', reason: fills.error ?? 'order found but its fills are not yet reported' };
+    }
+  }
+  const window = row.cloid === null ? 0 : x.resolveWindowMs;
+  const transition = afterTakerOrder(state, result, now, window);
+  return commit(x, row, { transition, calls, fields: { next_at: now + (transition.state.phase === 'resolving' ? x.resolvePollMs : 0) } });
+}
+
+// ---- step 7: clean-up --------------------------------------------------------------------------
+
+async function stepCleanup(x: PerpExecutor, row: ExecutionRow): Promise<ExecutionRow> {
+  const state = executionState(row);
+  const calls: CallRecord[] = [];
+  for (const quoteId of state.makerOrdersSent) {
+    const actions = await makerVenueActions(x.deps.db, quoteId);
+    if (actions === null) continue;
+    let done = false;
+    for (let attempt = 0; attempt < CANCEL_ATTEMPTS && !done; attempt++) {
+      const sent = await call(x, 'makerCancel', quoteId, actions.cancel, () => x.venue.sendExchange(actions.cancel));
+      calls.push(sent.record);
+      done = sent.reply !== undefined && cancelSucceeded(sent.reply);
+      // The venue answered and refused: sending the same signed cancel again cannot change that.
+      if (sent.reply !== undefined) break;
+    }
+    // A settlement anomaly for the operator: something of the maker's order may stay on the book.
+    if (!done) calls.push({ kind: 'cancelAnomaly', quoteId, startedAt: x.deps.clock.now(), endedAt: x.deps.clock.now(), error: 'the maker cancel did not succeed' });
+  }
+  return commit(x, row, { transition: afterCleanup(state), calls });
+}
+
+// ---- the driver --------------------------------------------------------------------------------
+
+/**
+ * Runs one execution as far as it can go now. Safe to call from any node at any time: it does
+ * nothing when another node holds the execution, when it is not due, or when it has ended.
+ */
+export async function runPerpExecution(x: PerpExecutor, id: string): Promise<void> {
+  let row = await acquire(x, id);
+  if (!row) return;
+  let takerSendCommitted = false;
+  try {
+    for (let steps = 0; steps < 100 && !TERMINAL.includes(row.phase); steps++) {
+      const phase = executionPhase(row);
+      if (phase === 'checking') row = await stepChecking(x, row);
+      else if (phase === 'makerSending') {
+        const next = await stepMakerSending(x, row);
+        row = next.row;
+        takerSendCommitted = next.sendTaker;
+      } else if (phase === 'takerSending') {
+        if (takerSendCommitted) row = await stepTakerSend(x, row);
+        else row = await commit(x, row, { transition: afterLostTakerSend(executionState(row), x.deps.clock.now(), row.cloid === null ? 0 : x.resolveWindowMs) });
+        takerSendCommitted = false;
+      } else if (phase === 'resolving') {
+        if (row.next_at > x.deps.clock.now()) break;
+        row = await stepResolving(x, row);
+        if (row.phase === 'resolving') break;
+      } else if (phase === 'cleanup') row = await stepCleanup(x, row);
+    }
+  } catch (error) {
+    if (!(error instanceof LeaseLost)) throw error;
+  } finally {
+    await release(x, id);
+  }
+}

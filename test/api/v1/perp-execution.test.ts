@@ -1,0 +1,338 @@
+/**
+ * Perp execution end to end (DESIGN.md 9.3) over HTTP against the venue simulator, on both
+ * databases: the accept answers 202, the executor checks, selects with a cascade, places the
+ * maker's ALO, sends the taker's IOC once and reports the fill; refusals leave the RFQ PENDING;
+ * a reused nonce does nothing; builder-fee, IOC, fault and resolution outcomes end with their codes.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { ExchangeClient, HttpTransport } from '@nktkas/hyperliquid';
+import { signL1Action } from '@nktkas/hyperliquid/signing';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { startVenueSim, type VenueSim } from '../../../sim/venue/index.ts';
+import { VenueSimControl } from '../../../sim/venue/control.ts';
+import { RfqClient } from '../../../src/client/rfq-client.ts';
+import { backends, createTestDatabase } from '../../helpers/backends.ts';
+import { startHarness, type Harness } from '../../helpers/harness.ts';
+
+const BUILDER = '0x00000000000000000000000000000000000000b1';
+const ETH = 1; // the simulator's default universe: BTC, ETH, SOL
+const RESOLVE_WINDOW_MS = 1500;
+/** The maker's order price for 0.1 ETH at each quote leg used here (p * 0.1 = leg exactly). */
+const PRICE_OF: Record<string, string> = { '350.01': '3500.1', '350.02': '3500.2', '349.99': '3499.9', '349.98': '3499.8' };
+
+type Signed = { action: Record<string, unknown>; nonce: number; signature: { r: string; s: string; v: number } };
+
+let lastNonce = 0;
+function freshNonce(): number {
+  lastNonce = Math.max(Date.now(), lastNonce + 1);
+  return lastNonce;
+}
+
+async function sign(account: PrivateKeyAccount, action: Record<string, unknown>, nonce = freshNonce()): Promise<Signed> {
+  const signature = await signL1Action({ wallet: account, action, nonce, isTestnet: false });
+  return { action, nonce, signature };
+}
+
+const cloid = () => `0x${randomBytes(16).toString('hex')}`;
+
+/** The maker's ALO (opposite side) and its cancel. */
+async function makerOrders(account: PrivateKeyAccount, side: 'BUY' | 'SELL', s: string, p: string) {
+  const c = cloid();
+  const order = await sign(account, { type: 'order', orders: [{ a: ETH, b: side === 'SELL', p, s, r: false, t: { limit: { tif: 'Alo' } }, c }], grouping: 'na' });
+  const cancel = await sign(account, { type: 'cancelByCloid', cancels: [{ asset: ETH, cloid: c }] }, Math.max(order.nonce + 1, freshNonce()));
+  return { perpMakerOrder: order, perpMakerCancel: cancel };
+}
+
+/** The taker's IOC for a quote (rules 1-14), with `overrides` to break one rule. */
+async function takerOrder(account: PrivateKeyAccount, side: 'BUY' | 'SELL', s: string, p: string, o: { order?: Record<string, unknown>; action?: Record<string, unknown>; nonce?: number; builderFee?: number | null } = {}) {
+  const fee = o.builderFee === undefined ? 20 : o.builderFee;
+  const action: Record<string, unknown> = {
+    type: 'order',
+    orders: [{ a: ETH, b: side === 'BUY', p, s, r: false, t: { limit: { tif: 'Ioc' } }, c: cloid(), ...o.order }],
+    grouping: 'na',
+    ...(fee === null ? {} : { builder: { b: BUILDER, f: fee } }),
+    ...o.action,
+  };
+  return sign(account, action, o.nonce);
+}
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+for (const backend of backends()) {
+  describe(`perp execution [${backend}]`, () => {
+    let sim: VenueSim;
+    let control: VenueSimControl;
+    let h: Harness;
+
+    async function venueUser(usdc = '100000', approveFee: string | null = '0.02%') {
+      const account = privateKeyToAccount(generatePrivateKey());
+      await control.fund({ user: account.address, account: 'perp', token: 'USDC', amount: usdc });
+      if (approveFee !== null) {
+        const exchange = new ExchangeClient({ transport: new HttpTransport({ apiUrl: sim.url, timeout: 5_000 }), wallet: account });
+        await exchange.approveBuilderFee({ maxFeeRate: approveFee, builder: BUILDER });
+      }
+      return account;
+    }
+
+    async function perpMaker(usdc = '100000') {
+      const account = await venueUser(usdc, null);
+      await h.admin.putMaker(account.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['perp'] });
+      const client = new RfqClient(h.url);
+      await client.signIn(account);
+      return { client, account };
+    }
+
+    async function perpTaker(approveFee: string | null = '0.02%') {
+      const account = await venueUser('100000', approveFee);
+      const client = new RfqClient(h.url);
+      await client.signIn(account);
+      return { client, account };
+    }
+
+    /** An RFQ of 0.1 ETH with one quote per maker price (USDC for 0.1). */
+    async function auction(taker: { client: RfqClient }, side: 'BUY' | 'SELL', quotes: { maker: { client: RfqClient; account: PrivateKeyAccount }; usdc: string }[]) {
+      const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-PERP', side, baseQty: '0.1', quoteLimit: side === 'BUY' ? '400' : '300', windowMs: 60_000 });
+      const ids: string[] = [];
+      for (const q of quotes) {
+        const p = PRICE_OF[q.usdc]!;
+        const legs = side === 'BUY' ? { makerPays: { token: 'ETH', amount: '0.1' }, makerReceives: { token: 'USDC', amount: q.usdc } } : { makerPays: { token: 'USDC', amount: q.usdc }, makerReceives: { token: 'ETH', amount: '0.1' } };
+        const quote = await q.maker.client.submitQuote({ rfqId, instrumentId: 'ETH-USDC-PERP', side, ...legs, ...(await makerOrders(q.maker.account, side, '0.1', p)) });
+        ids.push(quote.quoteId);
+      }
+      return { rfqId, quoteIds: ids };
+    }
+
+    const ended = (r: { status: string }) => r.status !== 'PENDING' && r.status !== 'QUOTED';
+
+    before(async () => {
+      sim = await startVenueSim({ port: 0 });
+      control = new VenueSimControl(sim.url);
+      h = await startHarness(backend, {
+        venue: { url: sim.url, network: 'mainnet', builderAddress: BUILDER },
+        perpExecution: { resolveWindowMs: RESOLVE_WINDOW_MS, resolvePollMs: 100, makerLookupMs: 500 },
+      });
+      await h.admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
+    });
+    after(async () => {
+      await h?.close();
+      await sim?.stop();
+    });
+
+    it('BUY: 202, QUOTED, maker ALO rests, taker IOC fills against it, SETTLED with the fill on both views', async () => {
+      const maker = await perpMaker();
+      const taker = await perpTaker();
+      // Inside the simulator's spread (mid 3500, half spread 1 bp): only the maker's order is crossed.
+      const { rfqId, quoteIds } = await auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      const accepted = await taker.client.accept(rfqId, { quoteId: quoteIds[0]!, expectedVersion: 1, perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.1') });
+      assert.equal(accepted.status, 'PENDING', 'the 202 comes before any check');
+      const rfq = await eventually(() => taker.client.getRfq(rfqId), ended);
+      assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+      assert.equal((rfq as unknown as Record<string, unknown>)['selectedQuoteId'], quoteIds[0]);
+      assert.equal((rfq as unknown as Record<string, unknown>)['txHash'], undefined);
+      const quote = (await taker.client.getQuote(quoteIds[0]!)) as unknown as Record<string, unknown>;
+      assert.equal(quote['status'], 'SETTLED');
+      assert.equal(quote['perpFilledSize'], '0.1');
+      assert.equal(quote['perpFillAvgPx'], '3500.1');
+      const mine = (await maker.client.makerQuotes({ status: ['SETTLED'] })).items.find((q) => q.quoteId === quoteIds[0]) as Record<string, unknown> | undefined;
+      assert.equal(mine?.['perpMakerFilledSize'], '0.1');
+      assert.equal(mine?.['perpFilledSize'], '0.1');
+    });
+
+    it("SELL: a maker refused for margin is counted and the backup executes (cascade)", async () => {
+      const poor = await perpMaker('1');
+      const good = await perpMaker();
+      const taker = await perpTaker();
+      // The taker accepts the lower bid; the higher one is crossed by its IOC too, so it is the backup.
+      const { rfqId, quoteIds } = await auction(taker, 'SELL', [{ maker: poor, usdc: '349.98' }, { maker: good, usdc: '349.99' }]);
+      await taker.client.accept(rfqId, { quoteId: quoteIds[0]!, perpTakerOrder: await takerOrder(taker.account, 'SELL', '0.1', '3499.8') });
+      const rfq = await eventually(() => taker.client.getRfq(rfqId), ended);
+      assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+      assert.equal((rfq as unknown as Record<string, unknown>)['selectedQuoteId'], quoteIds[1], 'the backup executed');
+      assert.equal((await taker.client.getQuote(quoteIds[0]!)).status, 'FAILED');
+      const failures = await h.node.store.db.selectFrom('maker_failures').selectAll().where('quote_id', '=', quoteIds[0]!).execute();
+      assert.equal(failures.length, 1, 'the margin refusal counts against the maker');
+    });
+
+    it('the cascade exhausted ends EXECUTION_NOT_FILLED and the taker order is never sent', async () => {
+      const poor = await perpMaker('1');
+      const taker = await perpTaker();
+      const { rfqId, quoteIds } = await auction(taker, 'BUY', [{ maker: poor, usdc: '350.01' }]);
+      await taker.client.accept(rfqId, { quoteId: quoteIds[0]!, perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.1') });
+      const rfq = await eventually(() => taker.client.getRfq(rfqId), ended);
+      assert.equal(rfq.status, 'FAILED');
+      assert.equal(rfq.failureCode, 'EXECUTION_NOT_FILLED');
+      const calls = await h.node.store.db.selectFrom('perp_execution_calls').select('kind').innerJoin('perp_executions', 'perp_executions.id', 'perp_execution_calls.execution_id').where('perp_executions.rfq_id', '=', rfqId).execute();
+      assert.ok(!calls.some((c) => c.kind === 'takerOrder'), 'no taker order was sent');
+    });
+
+    it('a broken rule is a refusal: the quote FAILED, the RFQ still PENDING, another quote acceptable', async () => {
+      const a = await perpMaker();
+      const b = await perpMaker();
+      const taker = await perpTaker();
+      const { rfqId, quoteIds } = await auction(taker, 'BUY', [{ maker: a, usdc: '350.01' }, { maker: b, usdc: '350.02' }]);
+      await taker.client.accept(rfqId, { quoteId: quoteIds[0]!, perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.1', { order: { a: 0 } }) });
+      const refused = await eventually(() => taker.client.getQuote(quoteIds[0]!), (q) => q.status !== 'SUBMITTED');
+      assert.equal(refused.status, 'FAILED');
+      assert.equal((await taker.client.getRfq(rfqId)).status, 'PENDING');
+      await taker.client.accept(rfqId, { quoteId: quoteIds[1]!, perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.2') });
+      const rfq = await eventually(() => taker.client.getRfq(rfqId), ended);
+      assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+    });
+
+    it('a reused nonce does nothing at all: the quote stays live, the RFQ PENDING', async () => {
+      const maker = await perpMaker();
+      const taker = await perpTaker();
+      const { rfqId, quoteIds } = await auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      const nonce = freshNonce();
+      // The first use claims the pair.
+      const first = await auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      await taker.client.accept(first.rfqId, { quoteId: first.quoteIds[0]!, perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.1', { nonce }) });
+      assert.equal((await eventually(() => taker.client.getRfq(first.rfqId), ended)).status, 'SETTLED');
+      await taker.client.accept(rfqId, { quoteId: quoteIds[0]!, perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.1', { nonce }) });
+      const execution = await eventually(
+        () => h.node.store.db.selectFrom('perp_executions').select('phase').where('rfq_id', '=', rfqId).executeTakeFirstOrThrow(),
+        (e) => e.phase !== 'checking',
+      );
+      assert.equal(execution.phase, 'ignored');
+      assert.equal((await taker.client.getQuote(quoteIds[0]!)).status, 'SUBMITTED');
+      assert.equal((await taker.client.getRfq(rfqId)).status, 'PENDING');
+      const failures = await h.node.store.db.selectFrom('maker_failures').selectAll().where('rfq_id', '=', rfqId).execute();
+      assert.equal(failures.length, 0);
+    });
+
+    it('builder fee: unreadable is a refusal; approved below the rate ends SETTLEMENT_FAILED', async () => {
+      const maker = await perpMaker();
+      const low = await perpTaker('0.01%');
+      const below = await auction(low, 'BUY', [{ maker, usdc: '350.01' }]);
+      await low.client.accept(below.rfqId, { quoteId: below.quoteIds[0]!, perpTakerOrder: await takerOrder(low.account, 'BUY', '0.1', '3500.1') });
+      const failed = await eventually(() => low.client.getRfq(below.rfqId), ended);
+      assert.equal(failed.status, 'FAILED');
+      assert.equal(failed.failureCode, 'SETTLEMENT_FAILED');
+
+      const taker = await perpTaker();
+      const down = await auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      await control.addFault({ match: { infoType: 'maxBuilderFee' }, effect: { type: 'http', status: 502 }, count: 1 });
+      await taker.client.accept(down.rfqId, { quoteId: down.quoteIds[0]!, perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.1') });
+      const refused = await eventually(() => taker.client.getQuote(down.quoteIds[0]!), (q) => q.status !== 'SUBMITTED');
+      assert.equal(refused.status, 'FAILED');
+      assert.equal((await taker.client.getRfq(down.rfqId)).status, 'PENDING');
+    });
+
+    it('IOC refused by the venue ends EXECUTION_NOT_FILLED; a partial fill settles for its size', async () => {
+      const maker = await perpMaker();
+      const taker = await perpTaker();
+      const refused = await auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      const order = await takerOrder(taker.account, 'BUY', '0.1', '3500.1');
+      await control.addFault({ match: { action: 'order', cloid: (order.action['orders'] as { c: string }[])[0]!.c }, effect: { type: 'reject', message: 'Order could not immediately match against any resting orders.' }, count: 1 });
+      await taker.client.accept(refused.rfqId, { quoteId: refused.quoteIds[0]!, perpTakerOrder: order });
+      const notFilled = await eventually(() => taker.client.getRfq(refused.rfqId), ended);
+      assert.equal(notFilled.failureCode, 'EXECUTION_NOT_FILLED');
+
+      const partial = await auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      const half = await takerOrder(taker.account, 'BUY', '0.1', '3500.1');
+      await control.addFault({ match: { action: 'order', cloid: (half.action['orders'] as { c: string }[])[0]!.c }, effect: { type: 'partialFill', fraction: '0.5' }, count: 1 });
+      await taker.client.accept(partial.rfqId, { quoteId: partial.quoteIds[0]!, perpTakerOrder: half });
+      const settled = await eventually(() => taker.client.getRfq(partial.rfqId), ended);
+      assert.equal(settled.status, 'SETTLED', JSON.stringify(settled));
+      assert.equal((await taker.client.getQuote(partial.quoteIds[0]!) as unknown as Record<string, unknown>)['perpFilledSize'], '0.05');
+    });
+
+    it('timeoutAfterApply on the taker order resolves SETTLED by cloid; unknownOid past the window ends EXECUTION_UNCONFIRMED', async () => {
+      const maker = await perpMaker();
+      const taker = await perpTaker();
+      const lost = await auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      const order = await takerOrder(taker.account, 'BUY', '0.1', '3500.1');
+      const c = (order.action['orders'] as { c: string }[])[0]!.c;
+      await control.addFault({ match: { action: 'order', cloid: c }, effect: { type: 'timeoutAfterApply', holdMs: 100 }, count: 1 });
+      await taker.client.accept(lost.rfqId, { quoteId: lost.quoteIds[0]!, perpTakerOrder: order });
+      const settled = await eventually(() => taker.client.getRfq(lost.rfqId), ended);
+      assert.equal(settled.status, 'SETTLED', JSON.stringify(settled));
+      assert.equal((await taker.client.getQuote(lost.quoteIds[0]!) as unknown as Record<string, unknown>)['perpFilledSize'], '0.1');
+
+      const unknown = await auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      const order2 = await takerOrder(taker.account, 'BUY', '0.1', '3500.1');
+      const c2 = (order2.action['orders'] as { c: string }[])[0]!.c;
+      await control.addFault({ match: { action: 'order', cloid: c2 }, effect: { type: 'timeoutBeforeApply', holdMs: 100 }, count: 1 });
+      await control.addFault({ match: { infoType: 'orderStatus', cloid: c2 }, effect: { type: 'unknownOid' }, count: null });
+      await taker.client.accept(unknown.rfqId, { quoteId: unknown.quoteIds[0]!, perpTakerOrder: order2 });
+      const unconfirmed = await eventually(() => taker.client.getRfq(unknown.rfqId), ended, 10_000);
+      assert.equal(unconfirmed.status, 'FAILED');
+      assert.equal(unconfirmed.failureCode, 'EXECUTION_UNCONFIRMED');
+      const sends = await h.node.store.db.selectFrom('perp_execution_calls').select('kind').innerJoin('perp_executions', 'perp_executions.id', 'perp_execution_calls.execution_id').where('perp_executions.rfq_id', '=', unknown.rfqId).where('kind', '=', 'takerOrder').execute();
+      assert.equal(sends.length, 1, 'sent once, never again');
+    });
+  });
+}
+
+// Two nodes on one PostgreSQL database (PGlite cannot be shared): both run the executor; every
+// execution is driven to its end exactly once, and each taker order is sent exactly once.
+if (process.env.TEST_DATABASE_URL) {
+  describe('perp execution across two nodes [postgres]', () => {
+    it('runs each accepted order exactly once', async () => {
+      const sim = await startVenueSim({ port: 0 });
+      const control = new VenueSimControl(sim.url);
+      const database = await createTestDatabase('postgres');
+      const venue = { url: sim.url, network: 'mainnet' as const, builderAddress: BUILDER as `0x${string}` };
+      const a = await startHarness('postgres', { database, venue });
+      const b = await startHarness('postgres', { database, venue, seed: false });
+      try {
+        await a.admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 0, minQuoteNotional: '10' });
+        await b.node.context.service.refdata.reload();
+        const user = async () => {
+          const account = privateKeyToAccount(generatePrivateKey());
+          await control.fund({ user: account.address, account: 'perp', token: 'USDC', amount: '100000' });
+          return account;
+        };
+        const makerAccount = await user();
+        await a.admin.putMaker(makerAccount.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['perp'] });
+        const maker = new RfqClient(b.url);
+        await maker.signIn(makerAccount);
+        const takerAccount = await user();
+        const takers = [new RfqClient(a.url), new RfqClient(b.url)];
+        for (const t of takers) await t.signIn(takerAccount);
+        const rfqIds: string[] = [];
+        for (let i = 0; i < 6; i++) {
+          const taker = takers[i % 2]!;
+          const { rfqId } = await taker.createRfq({ instrumentId: 'ETH-USDC-PERP', side: 'BUY', baseQty: '0.1', quoteLimit: '400', windowMs: 60_000 });
+          const quote = await maker.submitQuote({ rfqId, instrumentId: 'ETH-USDC-PERP', side: 'BUY', makerPays: { token: 'ETH', amount: '0.1' }, makerReceives: { token: 'USDC', amount: '350.01' }, ...(await makerOrders(makerAccount, 'BUY', '0.1', '3500.1')) });
+          await taker.accept(rfqId, { quoteId: quote.quoteId, perpTakerOrder: await takerOrder(takerAccount, 'BUY', '0.1', '3500.1', { builderFee: null }) });
+          rfqIds.push(rfqId);
+        }
+        for (const rfqId of rfqIds) {
+          const rfq = await eventually(() => takers[0]!.getRfq(rfqId), (r) => r.status !== 'PENDING' && r.status !== 'QUOTED');
+          assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+        }
+        const sends = await a.node.store.db
+          .selectFrom('perp_execution_calls')
+          .innerJoin('perp_executions', 'perp_executions.id', 'perp_execution_calls.execution_id')
+          .select(['perp_executions.rfq_id', 'perp_execution_calls.kind'])
+          .where('perp_execution_calls.kind', 'in', ['takerOrder', 'makerOrder'])
+          .execute();
+        for (const rfqId of rfqIds) {
+          assert.equal(sends.filter((s) => s.rfq_id === rfqId && s.kind === 'takerOrder').length, 1, `taker order of ${rfqId} sent once`);
+          assert.equal(sends.filter((s) => s.rfq_id === rfqId && s.kind === 'makerOrder').length, 1, `maker order of ${rfqId} sent once`);
+        }
+        const rfqFrames = await a.node.store.db.selectFrom('outbox').select('frame').where('topic', '=', 'rfqStatus').orderBy('seq').execute();
+        for (const rfqId of rfqIds) {
+          const statuses = rfqFrames.map((r) => r.frame as unknown as { id: string; status: string }).filter((f) => f.id === rfqId).map((f) => f.status);
+          assert.deepEqual(statuses, ['PENDING', 'QUOTED', 'SETTLED'], `one rfqStatus per transition for ${rfqId}`);
+        }
+      } finally {
+        await b.close();
+        await a.close();
+        await database.drop();
+        await sim.stop();
+      }
+    });
+  });
+}
