@@ -8,7 +8,6 @@ import type { VenueFill } from './order-outcome.ts';
 
 /** Venue sizes have at most 8 decimals (spot szDecimals), prices at most 8 (spot MAX_DECIMALS). */
 const SCALE = 8;
-const ONE = 10n ** BigInt(SCALE);
 
 export interface FillSummary {
   filledSize: string;
@@ -47,4 +46,3 @@ export function isPositiveVenueDecimal(text: string): boolean {
 export function addVenueDecimals(a: string, b: string): string {
   return formatAmount(parseAmount(a, SCALE, { field: 'a' }) + parseAmount(b, SCALE, { field: 'b' }), SCALE);
 }
-

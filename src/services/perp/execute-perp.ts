@@ -40,7 +40,6 @@ import {
   executionPhase,
   executionState,
   makerVenueActions,
-  priceOfSigned,
   recordCall,
   takerOrderOf,
   type CallRecord,

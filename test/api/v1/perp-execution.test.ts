@@ -148,7 +148,7 @@ for (const backend of backends()) {
       assert.equal(mine?.['perpFilledSize'], '0.1');
     });
 
-    it("SELL: a maker refused for margin is counted and the backup executes (cascade)", async () => {
+    it('SELL: a maker refused for margin is counted and the backup executes (cascade)', async () => {
       const poor = await perpMaker('1');
       const good = await perpMaker();
       const taker = await perpTaker();
