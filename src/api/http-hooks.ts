@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../domain/errors.ts';
 import { canonicalString } from '../domain/auth/hmac.ts';
 import { authenticateRequest } from '../services/auth/authenticate-request.ts';
+import { readCredentialStanding } from '../services/auth/credential-standing.ts';
 import { mapError } from './error-map.ts';
 import type { ApiContext } from './context.ts';
 
@@ -86,8 +87,14 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
       deferClaim: request.routeOptions.config.deferTimestampClaim === true,
     });
     applyRateLimit(reply, context.rateLimiter.hit(`key:${request.auth.accessKey}`, context.rateLimit.perKeyPerSec, Date.now()));
-    if (auth === 'maker' && !request.auth.makerScoped) {
-      throw new ServiceError('MAKER_SCOPE_REQUIRED', 'this endpoint needs a maker-scoped credential');
+    if (auth === 'maker') {
+      if (!request.auth.makerScoped) throw new ServiceError('MAKER_SCOPE_REQUIRED', 'this endpoint needs a maker-scoped credential');
+      // Live, not frozen at issuance (DESIGN.md section 11): a deactivated or suspended maker is
+      // refused on every node at once, and so is a key revoked on another node (a deferred claim
+      // has not yet met the store's revocation check).
+      const standing = await readCredentialStanding(context.service.db, request.auth.accessKey, context.service.clock.now());
+      if (standing.keyRefusal !== null) throw new ServiceError('UNAUTHENTICATED', standing.keyRefusal);
+      if (standing.makerRefusal !== null) throw new ServiceError('MAKER_NOT_APPROVED', standing.makerRefusal);
     }
   });
 

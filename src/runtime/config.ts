@@ -26,6 +26,7 @@ export interface WsConfig {
   sendBufferBytes: number;
   priceStaleMs: number;
   outboxRetentionMs: number;
+  sessionAuditMs: number;
 }
 
 export interface ChainConfig {
@@ -71,7 +72,7 @@ const KNOWN = new Set([
   'RFQ_MODE', 'RFQ_DATA_DIR', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_SIWE_DOMAIN', 'RFQ_CHAIN_ID', 'RFQ_DEMO_MAKERS',
   'RFQ_LOG_LEVEL', 'RFQ_RATE_LIMIT_PER_KEY_PER_SEC', 'RFQ_RATE_LIMIT_PER_SOURCE_PER_SEC', 'RFQ_WS_HANDSHAKE_DEADLINE_MS',
   'RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE', 'RFQ_WS_MAX_SESSIONS_PER_ACCOUNT', 'RFQ_WS_INBOUND_FRAMES_PER_SEC',
-  'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WORKERS',
+  'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WS_SESSION_AUDIT_MS', 'RFQ_WORKERS',
   'RFQ_DATABASE_POOL_SIZE', 'RFQ_SHUTDOWN_GRACE_MS', 'RFQ_CUSTODY_KEY', 'RFQ_PERMIT2_ADDRESS', 'RFQ_WRAPPER_FACTORY_ADDRESS',
   'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS',
   // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
@@ -217,6 +218,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sendBufferBytes: int('RFQ_WS_SEND_BUFFER_BYTES', 1 << 20, 1024, 1 << 30),
       priceStaleMs: int('RFQ_PRICE_STALE_MS', 5000, 100, 600_000),
       outboxRetentionMs: int('RFQ_OUTBOX_RETENTION_MS', 24 * 3600_000, 1000, 30 * 24 * 3600_000),
+      // At most 1 s: a revoked key or a deactivated maker must lose its sessions within 1 s (DESIGN 11).
+      sessionAuditMs: int('RFQ_WS_SESSION_AUDIT_MS', 250, 50, 1000),
     }),
     workers,
     shutdownGraceMs: int('RFQ_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),

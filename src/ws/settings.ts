@@ -19,6 +19,11 @@ export interface WsSettings {
   priceStaleMs: number;
   /** Outbox rows older than this are pruned; `fromSeq` replay reaches back this far. */
   outboxRetentionMs: number;
+  /**
+   * How often every session's key and maker standing are re-read from the store (DESIGN.md
+   * section 11 bounds the reaction at 1 s, so at most 1000).
+   */
+  sessionAuditMs: number;
 }
 
 export const defaultWsSettings: Readonly<WsSettings> = Object.freeze({
@@ -30,4 +35,5 @@ export const defaultWsSettings: Readonly<WsSettings> = Object.freeze({
   sendBufferBytes: 1 << 20,
   priceStaleMs: 5000,
   outboxRetentionMs: 24 * 3600_000,
+  sessionAuditMs: 250,
 });

@@ -10,6 +10,7 @@ import { hubFor, type SessionHub } from './hub.ts';
 import { NodeBus } from './node-bus.ts';
 import { OutboxDispatcher } from './outbox-dispatcher.ts';
 import { PriceBook } from './price-book.ts';
+import { SessionAuditor } from './session-auditor.ts';
 
 export interface WsRuntime {
   hub: SessionHub;
@@ -56,6 +57,8 @@ export async function startWsRuntime(context: ApiContext, logger: Logger, dispat
   });
   book.start();
   await dispatcher?.start();
+  const auditor = new SessionAuditor({ db, hub: runtime.hub, now: () => context.service.clock.now(), intervalMs: () => context.ws.sessionAuditMs, logger });
+  auditor.start();
   let pruning: Promise<void> | null = null;
   const prune = dispatch
     ? setInterval(() => {
@@ -74,6 +77,7 @@ export async function startWsRuntime(context: ApiContext, logger: Logger, dispat
     async stop() {
       if (prune) clearInterval(prune);
       await pruning;
+      await auditor.stop();
       unsubscribe();
       book.stop();
       await dispatcher?.stop();
