@@ -5,12 +5,20 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError } from '../domain/errors.ts';
+import { ServiceError, invalidField } from '../domain/errors.ts';
+import { controlCharacterPath } from '../domain/text/control-characters.ts';
 import { canonicalString } from '../domain/auth/hmac.ts';
 import { authenticateRequest } from '../services/auth/authenticate-request.ts';
 import { readCredentialStanding } from '../services/auth/credential-standing.ts';
 import { mapError } from './error-map.ts';
 import type { ApiContext } from './context.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Body fields (top-level names) that may hold line feeds; every other control character is refused. */
+    multilineFields?: string[];
+  }
+}
 
 function header(request: FastifyRequest, name: string): string | null {
   const value = request.headers[name];
@@ -46,6 +54,21 @@ function adminTokenMatches(expected: string, presented: string | null): boolean 
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/**
+ * No field of this interface carries a control character (NUL cannot even be stored): refused
+ * before anything reads the request, wherever it sits (path, query or body, keys included).
+ */
+function refuseControlCharacters(request: FastifyRequest): void {
+  const multiline = request.routeOptions.config.multilineFields ?? [];
+  for (const [part, value] of [['path', request.params], ['query', request.query], ['body', request.body]] as const) {
+    const found = controlCharacterPath(value, '', 0, part === 'body' ? multiline : []);
+    if (found !== null) {
+      const field = part === 'body' ? found : `${part}.${found}`;
+      throw invalidField(field, 'controlCharacter', `${field} must not contain control characters`);
+    }
+  }
+}
+
 export function registerHttpHooks(app: FastifyInstance, context: ApiContext): void {
   app.decorateRequest('auth', null);
   app.decorateRequest('rawBody', '');
@@ -71,6 +94,7 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
   // preValidation, not preHandler: a request is authenticated before its body is judged, so an
   // unauthenticated caller learns nothing about the schema (401 before 400).
   app.addHook('preValidation', async (request, reply) => {
+    refuseControlCharacters(request);
     const auth = request.routeOptions.config.auth ?? 'none';
     if (auth === 'none') return;
     if (auth === 'admin') {

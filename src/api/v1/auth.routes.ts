@@ -18,7 +18,7 @@ export function authRoutes(context: ApiContext) {
     }, async () => createChallenge(context.service));
 
     app.post('/v1/auth/api-keys', {
-      config: { auth: 'none' },
+      config: { auth: 'none', multilineFields: ['message'] },
       schema: { summary: 'Sign in with a SIWE message: issue an access key and secret', tags: ['auth'], body: LoginRequest, response: { 200: LoginResponse, ...errorResponses } },
     }, async (request) => issueApiKey(context.service, request.body));
 
