@@ -17,8 +17,13 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Body fields (top-level names) that may hold line feeds; every other control character is refused. */
     multilineFields?: string[];
+    /** The body schema has no required field: an empty request body stands for `{}`. */
+    optionalBody?: boolean;
   }
 }
+
+/** Wrong operator tokens allowed per source address per second (all nodes together). */
+export const ADMIN_AUTH_FAILURES_PER_SEC = 5;
 
 function header(request: FastifyRequest, name: string): string | null {
   const value = request.headers[name];
@@ -94,11 +99,24 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
   // preValidation, not preHandler: a request is authenticated before its body is judged, so an
   // unauthenticated caller learns nothing about the schema (401 before 400).
   app.addHook('preValidation', async (request, reply) => {
+    // An optional body may be absent altogether (e.g. an operator reject without a reason).
+    if (request.body === undefined && request.routeOptions.config.optionalBody === true) request.body = {};
     refuseControlCharacters(request);
     const auth = request.routeOptions.config.auth ?? 'none';
     if (auth === 'none') return;
     if (auth === 'admin') {
-      if (!adminTokenMatches(context.adminToken, bearer(request))) throw new ServiceError('ADMIN_UNAUTHORIZED', 'operator token required');
+      // Failed operator logins are limited per source across nodes; once the budget is spent even a
+      // right token waits (429), so guessing gains nothing from the answer.
+      const bucket = `admin-fail:${request.ip}`;
+      const now = Date.now();
+      if (context.rateLimiter.exhausted(bucket, ADMIN_AUTH_FAILURES_PER_SEC, now)) {
+        reply.header('Retry-After', 1);
+        throw new ServiceError('RATE_LIMITED', 'too many failed operator authentications from this source', { retryAfterMs: 1000 });
+      }
+      if (!adminTokenMatches(context.adminToken, bearer(request))) {
+        context.rateLimiter.hit(bucket, ADMIN_AUTH_FAILURES_PER_SEC, now);
+        throw new ServiceError('ADMIN_UNAUTHORIZED', 'operator token required');
+      }
       return;
     }
     const { path, query } = splitUrl(request.url);

@@ -34,6 +34,7 @@ export const errorCodes = {
   WITHDRAWAL_NOT_PENDING: { status: 409, meaning: 'Operator approve or reject of a withdrawal that is no longer PENDING.' },
   WITHDRAWAL_NOT_UNRESOLVED: { status: 409, meaning: 'Operator resolve of a withdrawal that is not UNRESOLVED.' },
   CONFLICT: { status: 409, meaning: 'The object is not in a state that allows this operation.' },
+  TOO_MANY_OPEN_RFQS: { status: 409, meaning: 'The account already holds maxOpenRfqsPerAccount PENDING RFQs; details.maxOpenRfqsPerAccount.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, meaning: 'The idempotencyKey was already used for a different request.' },
   RATE_LIMITED: { status: 429, meaning: 'Too many requests; Retry-After says when to retry.' },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: 'Request body over the size limit.' },

@@ -151,6 +151,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!chainRpcUrl) problems.push('CHAIN_RPC_URL: required in production mode (EVM JSON-RPC URL)');
     if (!venueUrl) problems.push('VENUE_URL: required in production mode (Hyperliquid-compatible API URL)');
     if (!adminToken) problems.push('RFQ_ADMIN_TOKEN: required in production mode (operator bearer token)');
+    else if (adminToken.length >= 16 && adminToken.length < 32) problems.push('RFQ_ADMIN_TOKEN: must be at least 32 characters in production mode');
+    // A sign-in domain or chain left at its development default would accept logins meant for another site.
+    if (!text('RFQ_SIWE_DOMAIN')) problems.push('RFQ_SIWE_DOMAIN: required in production mode (the domain users sign in to)');
+    if (!text('RFQ_CHAIN_ID')) problems.push('RFQ_CHAIN_ID: required in production mode (the chain id users sign in on)');
     if (!secretKey) problems.push('RFQ_SECRET_KEY: required in production mode (32 bytes, base64; encrypts API secrets)');
   }
 
