@@ -13,7 +13,7 @@ import { startHarness, type Harness } from '../helpers/harness.ts';
 import { rejects } from '../helpers/rejects.ts';
 import { AdminClient } from '../../src/client/admin-client.ts';
 import { RfqClient } from '../../src/client/rfq-client.ts';
-import { ApiError, HttpTransport } from '../../src/client/http.ts';
+import { ApiError, HttpTransport, signRequest } from '../../src/client/http.ts';
 import { ADMIN_AUTH_FAILURES_PER_SEC } from '../../src/api/http-hooks.ts';
 import { pruneChallenges } from '../../src/services/auth/create-challenge.ts';
 
@@ -98,6 +98,23 @@ for (const backend of backends()) {
       } finally {
         await h.admin.putSettings({ maxOpenRfqsPerAccount: 20 });
       }
+    });
+
+    it('decodes the signature strictly and treats an unopenable secret as no credential (item 7)', async () => {
+      const { client } = await h.newUser();
+      const send = async (mangle: (signature: string) => string) => {
+        const headers = signRequest(client.credentials!, Date.now(), 'GET', '/v1/rfq/balances', '', '') as unknown as Record<string, string>;
+        headers['service-api-signature'] = mangle(headers['service-api-signature']!);
+        const response = await fetch(`${h.url}/v1/rfq/balances`, { headers });
+        return [response.status, ((await response.json()) as { error?: { code: string } }).error?.code];
+      };
+      assert.deepEqual(await send((sig) => `${sig}!!`), [403, 'SIGNATURE_MISMATCH']);
+      assert.deepEqual(await send((sig) => `${sig.slice(0, 20)}*${sig.slice(20)}`), [403, 'SIGNATURE_MISMATCH']);
+      assert.deepEqual(await send((sig) => `${sig}, ${sig}`), [403, 'SIGNATURE_MISMATCH']);
+      assert.deepEqual(await send((sig) => sig), [200, undefined]);
+      const { client: broken } = await h.newUser();
+      await h.node.store.db.updateTable('api_keys').set({ secret_enc: 'not-a-sealed-secret' }).where('access_key', '=', broken.credentials!.accessKey).execute();
+      await rejects(broken.balances(), 401, 'UNAUTHENTICATED');
     });
 
     it('caps live sign-in challenges per source and prunes expired ones', async () => {
