@@ -62,6 +62,7 @@ export interface Config {
   logLevel: string;
   rateLimit: RateLimitConfig;
   ws: WsConfig;
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
   /** Background workers this node runs: auctions, settlement, dispatch, withdrawals. */
   workers: ReadonlySet<string>;
   shutdownGraceMs: number;
@@ -72,7 +73,7 @@ const KNOWN = new Set([
   'RFQ_MODE', 'RFQ_DATA_DIR', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_SIWE_DOMAIN', 'RFQ_CHAIN_ID', 'RFQ_DEMO_MAKERS',
   'RFQ_LOG_LEVEL', 'RFQ_RATE_LIMIT_PER_KEY_PER_SEC', 'RFQ_RATE_LIMIT_PER_SOURCE_PER_SEC', 'RFQ_WS_HANDSHAKE_DEADLINE_MS',
   'RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE', 'RFQ_WS_MAX_SESSIONS_PER_ACCOUNT', 'RFQ_WS_INBOUND_FRAMES_PER_SEC',
-  'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WS_SESSION_AUDIT_MS', 'RFQ_WORKERS',
+  'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WS_SESSION_AUDIT_MS', 'RFQ_HTTP_REQUEST_TIMEOUT_MS', 'RFQ_HTTP_HEADERS_TIMEOUT_MS', 'RFQ_HTTP_KEEP_ALIVE_TIMEOUT_MS', 'RFQ_HTTP_MAX_CONNECTIONS', 'RFQ_WORKERS',
   'RFQ_DATABASE_POOL_SIZE', 'RFQ_SHUTDOWN_GRACE_MS', 'RFQ_CUSTODY_KEY', 'RFQ_PERMIT2_ADDRESS', 'RFQ_WRAPPER_FACTORY_ADDRESS',
   'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS',
   // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
@@ -224,6 +225,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       outboxRetentionMs: int('RFQ_OUTBOX_RETENTION_MS', 24 * 3600_000, 1000, 30 * 24 * 3600_000),
       // At most 1 s: a revoked key or a deactivated maker must lose its sessions within 1 s (DESIGN 11).
       sessionAuditMs: int('RFQ_WS_SESSION_AUDIT_MS', 250, 50, 1000),
+    }),
+    http: Object.freeze({
+      requestTimeoutMs: int('RFQ_HTTP_REQUEST_TIMEOUT_MS', 10_000, 1000, 600_000),
+      headersTimeoutMs: int('RFQ_HTTP_HEADERS_TIMEOUT_MS', 5000, 500, 600_000),
+      keepAliveTimeoutMs: int('RFQ_HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000),
+      maxConnections: int('RFQ_HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     }),
     workers,
     shutdownGraceMs: int('RFQ_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),

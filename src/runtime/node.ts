@@ -20,7 +20,7 @@ import { SharedRateLimiter } from '../api/rate-limiter.ts';
 import { createHttpMetrics } from '../api/metrics.ts';
 import type { ApiContext } from '../api/context.ts';
 import { defaultWsSettings, type WsSettings } from '../ws/settings.ts';
-import { buildApp } from './build-app.ts';
+import { buildApp, defaultHttpLimits, type HttpLimits } from './build-app.ts';
 import { startWorkers, type Workers } from './workers.ts';
 import { connectChainContext, type ChainSettings } from '../chain/chain-context.ts';
 import { wireChain, type ChainWiring } from './chain-wiring.ts';
@@ -35,6 +35,7 @@ export interface NodeOptions {
   chainId?: number;
   rateLimit?: { perKeyPerSec: number; perSourcePerSec: number };
   ws?: Partial<WsSettings>;
+  http?: Partial<HttpLimits>;
   workers?: ReadonlySet<string>;
   embedded?: boolean;
   logLevel?: string;
@@ -91,7 +92,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     ws: { ...defaultWsSettings, ...options.ws },
   };
   const chainWiring: ChainWiring | null = context.chain ? wireChain(context, context.chain, logger) : null;
-  const app = await buildApp(context, logger);
+  const app = await buildApp(context, logger, { ...defaultHttpLimits, ...options.http });
   const workers: Workers = await startWorkers(context, options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals']), logger, chainWiring);
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   let closed = false;
