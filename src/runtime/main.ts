@@ -81,6 +81,17 @@ async function main(): Promise<void> {
     embedded: config.mode === 'embedded',
     logger,
     chain,
+    ...(config.venueUrl
+      ? {
+          venue: {
+            url: config.venueUrl,
+            network: config.venue.network,
+            builderAddress: config.venue.builderAddress as Address | null,
+            requestTimeoutMs: config.venue.requestTimeoutMs,
+            metaCacheMs: config.venue.metaCacheMs,
+          },
+        }
+      : {}),
   });
   if (devnet) {
     await seedEmbeddedReferenceData(node.context.service, devnet);

@@ -24,6 +24,9 @@ import { buildApp, defaultHttpLimits, type HttpLimits } from './build-app.ts';
 import { startWorkers, type Workers } from './workers.ts';
 import { connectChainContext, type ChainSettings } from '../chain/chain-context.ts';
 import { wireChain, type ChainWiring } from './chain-wiring.ts';
+import { VenueClient } from '../venue/venue-client.ts';
+import type { VenueNetwork } from '../domain/perp/types.ts';
+import type { Address } from 'viem';
 
 export interface NodeOptions {
   store: StoreLocation | Store;
@@ -43,6 +46,17 @@ export interface NodeOptions {
   clock?: Clock;
   /** The chain to settle on (anvil in the embedded stack and chain tests); none: nothing settles. */
   chain?: ChainSettings;
+  /** The perp venue (the simulator in the embedded stack and perp tests); none: perp instruments cannot be registered or traded. */
+  venue?: VenueSettings;
+}
+
+export interface VenueSettings {
+  url: string;
+  network: VenueNetwork;
+  /** Lower-case 0x address; null: perp quotes carry no builder fee. */
+  builderAddress: Address | null;
+  requestTimeoutMs?: number;
+  metaCacheMs?: number;
 }
 
 export interface RunningNode {
@@ -74,6 +88,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     quoteCaches: new QuoteCaches(),
     quoteWriter: new QuoteWriter(store.db),
     auth: { siweDomain: options.siweDomain ?? 'localhost', chainId: options.chainId ?? 31337, ...defaultAuthSettings },
+    ...(options.venue ? { venue: new VenueClient({ ...options.venue, now: () => clock.now() }) } : {}),
   };
   await service.refdata.reload();
   const rateLimiter = new SharedRateLimiter(store.db);

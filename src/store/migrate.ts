@@ -19,6 +19,7 @@ import * as withdrawals from './migrations/0013-withdrawals.ts';
 import * as promisedDeliveries from './migrations/0014-promised-deliveries.ts';
 import * as xchangeQuotes from './migrations/0015-xchange-quotes.ts';
 import * as custodyCalls from './migrations/0016-custody-calls.ts';
+import * as perpQuotes from './migrations/0020-perp-quotes.ts';
 import * as openRfqsByAccount from './migrations/0034-open-rfqs-by-account.ts';
 import * as challengeSources from './migrations/0035-challenge-sources.ts';
 
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0014-promised-deliveries': promisedDeliveries,
   '0015-xchange-quotes': xchangeQuotes,
   '0016-custody-calls': custodyCalls,
+  '0020-perp-quotes': perpQuotes,
   '0034-open-rfqs-by-account': openRfqsByAccount,
   '0035-challenge-sources': challengeSources,
 };
