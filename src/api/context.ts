@@ -30,6 +30,8 @@ export interface ApiContext {
   spenderCheck?: SpenderCheck;
   /** Invariants contributed by adapters (e.g. on-chain custody against the ledger). */
   extraInvariants: ExtraInvariant[];
+  /** Why this node is not ready besides the store (e.g. a halted chain follower); each null when fine. */
+  notReadyReasons?: Array<() => string | null>;
   /** WebSocket limits (RFQ_WS_* settings). */
   ws: WsSettings;
   /** Observes every auction this node closes (benchmarks measure lateness through it). */

@@ -12,7 +12,9 @@ export function opsRoutes(context: ApiContext) {
 
     app.get('/readyz', { config: { auth: 'none' }, schema: { hide: true } as object }, async (_request, reply) => {
       const storeReady = !context.draining.value && (await context.store.ping());
-      return reply.status(storeReady ? 200 : 503).send({ status: storeReady ? 'ready' : 'not ready', store: storeReady });
+      const reasons = (context.notReadyReasons ?? []).map((reason) => reason()).filter((r): r is string => r !== null);
+      const ready = storeReady && reasons.length === 0;
+      return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', store: storeReady, ...(reasons.length > 0 ? { reasons } : {}) });
     });
 
     app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } as object }, async (_request, reply) => {

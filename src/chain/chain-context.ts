@@ -24,6 +24,8 @@ export interface ChainSettings {
   faucetKey: Hex | null;
   /** Embedded devnet only: the RPC URL published to integrators by GET /v1/rfq/network. */
   publicRpcUrl: string | null;
+  /** The operator's cap on a custody transaction's max fee per gas (wei); unset: the broadcaster's default. */
+  custodyMaxFeePerGasWei?: bigint;
 }
 
 export interface ChainContext {

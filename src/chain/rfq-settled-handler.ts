@@ -10,6 +10,7 @@ import type { ServiceDeps } from '../services/deps.ts';
 import { settleQuote } from '../services/settlement/settle-quote.ts';
 import { rfqMakerWrapperAbi } from './artifacts/index.ts';
 import type { ChainLogHandler } from './watcher/chain-watcher.ts';
+import { isolateLog } from './watcher/log-quarantine.ts';
 
 export const RFQ_SETTLED_TOPIC: Hex = toEventSelector('RfqSettled(bytes32,address,address,uint256,address,uint256)');
 
@@ -28,7 +29,7 @@ export function rfqSettledHandler(deps: ServiceDeps, logger: Logger): ChainLogHa
           logger.warn({ err: error, address: log.address, txHash: log.transactionHash }, 'undecodable RfqSettled log: ignored');
           continue;
         }
-        const outcome = await settleQuote(
+        const isolated = await isolateLog(tx, step, 'rfq-settled', log, deps.clock.now(), () => settleQuote(
           tx,
           deps,
           {
@@ -44,7 +45,8 @@ export function rfqSettledHandler(deps: ServiceDeps, logger: Logger): ChainLogHa
             blockNumber: log.blockNumber,
           },
           logger,
-        );
+        ));
+        const outcome = isolated.quarantined ? 'quarantined' : isolated.value;
         logger.info({ quoteHash: args.quoteHash, txHash: log.transactionHash, outcome }, 'RfqSettled observed');
       }
     },

@@ -17,6 +17,8 @@ import { rfqSettledHandler } from '../chain/rfq-settled-handler.ts';
 import { promisedDeliveryHandler } from '../chain/funds/promised-delivery-handler.ts';
 import { depositHandler } from '../chain/funds/deposit-handler.ts';
 import { custodyInvariant } from '../chain/funds/custody-invariant.ts';
+import { custodyChainReader } from '../chain/custody/custody-chain-reader.ts';
+import { quarantineInvariant, registerQuarantineGauge } from '../chain/watcher/quarantine-invariant.ts';
 import { promisedGateway } from '../services/rfq/promised-gateway.ts';
 
 export interface ChainWiring {
@@ -48,6 +50,10 @@ export function wireChain(context: ApiContext, chain: ChainContext, logger: Logg
   // and the on-chain custody check.
   context.service.settlement.promised = promisedGateway;
   context.extraInvariants.push(custodyInvariant(chain));
+  context.service.custodyChain = custodyChainReader(chain);
+  // A chain log the follower quarantined stays an invariant violation and a gauge until resolved.
+  context.extraInvariants.push(quarantineInvariant());
+  registerQuarantineGauge(context.metrics.registry, context.service.db);
   wiring.handlers.push(rfqSettledHandler(context.service, logger), promisedDeliveryHandler(context.service, chain));
   // xchange: bundles checked at quote time, executed by custody, settled from the adapter's event.
   const adapter = chain.settings.xchangeAdapterAddress;

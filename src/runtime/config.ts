@@ -41,6 +41,8 @@ export interface ChainConfig {
   /** First block to follow on a fresh store: a number, or `latest`. */
   startBlock: number | 'latest';
   pollIntervalMs: number;
+  /** The operator's cap on any custody transaction's max fee per gas (gwei); fee bumps stop there. */
+  custodyMaxFeePerGasGwei: number;
 }
 
 export interface VenueConfig {
@@ -87,7 +89,7 @@ const KNOWN = new Set([
   'RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE', 'RFQ_WS_MAX_SESSIONS_PER_ACCOUNT', 'RFQ_WS_INBOUND_FRAMES_PER_SEC',
   'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WS_SESSION_AUDIT_MS', 'RFQ_HTTP_REQUEST_TIMEOUT_MS', 'RFQ_HTTP_HEADERS_TIMEOUT_MS', 'RFQ_HTTP_KEEP_ALIVE_TIMEOUT_MS', 'RFQ_HTTP_MAX_CONNECTIONS', 'RFQ_WORKERS',
   'RFQ_DATABASE_POOL_SIZE', 'RFQ_SHUTDOWN_GRACE_MS', 'RFQ_CUSTODY_KEY', 'RFQ_PERMIT2_ADDRESS', 'RFQ_WRAPPER_FACTORY_ADDRESS',
-  'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS',
+  'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS', 'RFQ_CUSTODY_MAX_FEE_PER_GAS_GWEI',
   'RFQ_VENUE_NETWORK', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_VENUE_REQUEST_TIMEOUT_MS', 'RFQ_VENUE_META_CACHE_MS',
   // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
   'RFQ_URL',
@@ -200,6 +202,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     confirmations: int('RFQ_CHAIN_CONFIRMATIONS', mode === 'embedded' ? 1 : 12, 1, 10_000),
     startBlock,
     pollIntervalMs: int('RFQ_CHAIN_POLL_INTERVAL_MS', mode === 'embedded' ? 250 : 2000, 50, 600_000),
+    custodyMaxFeePerGasGwei: int('RFQ_CUSTODY_MAX_FEE_PER_GAS_GWEI', 500, 1, 1_000_000),
   });
 
   const venueNetworkRaw = text('RFQ_VENUE_NETWORK');

@@ -13,7 +13,7 @@ import { seedEmbeddedReferenceData, startEmbeddedChain } from './embedded-stack.
 import { startDemoStack, type DemoStack } from './demo-stack.ts';
 import type { ChainSettings } from '../chain/chain-context.ts';
 import type { DevnetStack } from '../chain/devnet-stack.ts';
-import type { Address, Hex } from 'viem';
+import { parseGwei, type Address, type Hex } from 'viem';
 
 async function main(): Promise<void> {
   const startedAt = performance.now();
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   if (config.mode === 'embedded' && !config.chainRpcUrl) {
     step('starting the anvil devnet and deploying the contracts');
     devnet = await startEmbeddedChain(config.dataDir, { confirmations: config.chain.confirmations, pollIntervalMs: config.chain.pollIntervalMs, custodyKey: config.chain.custodyKey });
-    chain = devnet.settings;
+    chain = { ...devnet.settings, custodyMaxFeePerGasWei: parseGwei(String(config.chain.custodyMaxFeePerGasGwei)) };
     step(`devnet at ${chain.rpcUrl}: Permit2, wrapper factory and test tokens deployed`);
   } else {
     if (!config.chainRpcUrl || !config.chain.custodyKey || !config.chain.wrapperFactoryAddress) throw new Error('unreachable: config validation requires the chain settings in production');
@@ -63,6 +63,7 @@ async function main(): Promise<void> {
       startBlock: config.chain.startBlock,
       faucetKey: null,
       publicRpcUrl: null,
+      custodyMaxFeePerGasWei: parseGwei(String(config.chain.custodyMaxFeePerGasGwei)),
     };
   }
   step(config.databaseUrl ? 'connecting to PostgreSQL' : 'opening embedded PGlite store');

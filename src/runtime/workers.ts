@@ -1,5 +1,6 @@
 /** Background work a node runs, each switchable per node (RFQ_WORKERS). */
 import type { Logger } from 'pino';
+import { Gauge } from 'prom-client';
 import type { ApiContext } from '../api/context.ts';
 import { closeAuctions, dueAuctions } from '../services/rfq/close-auction.ts';
 import { expireSettlement, overdueSettlements } from '../services/rfq/expire-settlement.ts';
@@ -10,6 +11,26 @@ import { startWsRuntime } from '../ws/ws-runtime.ts';
 import { pruneChallenges } from '../services/auth/create-challenge.ts';
 import { DepositHeadScanner } from '../chain/funds/deposit-head-scanner.ts';
 import { CustodyBroadcaster } from '../chain/custody/custody-broadcaster.ts';
+
+/**
+ * A halted chain follower (a reorganisation deeper than the confirmation depth) stops deposits,
+ * settlements and chain-time expiry: the node says so everywhere an operator looks, `/readyz`
+ * (not ready, with the reason), `GET /admin/v1/invariants` (`chainFollowerHalted`) and the gauge
+ * `rfq_chain_follower_halted`.
+ */
+function makeHaltLoud(context: ApiContext, watcher: ChainWatcher): void {
+  const reason = () => (watcher.halted ? `chain follower halted: ${watcher.halted}` : null);
+  (context.notReadyReasons ??= []).push(reason);
+  context.extraInvariants.push(async () => (watcher.halted ? [{ check: 'chainFollowerHalted', detail: { reason: watcher.halted } }] : []));
+  new Gauge({
+    name: 'rfq_chain_follower_halted',
+    help: '1 when the chain follower stopped on a reorganisation deeper than its confirmation depth',
+    registers: [context.metrics.registry],
+    collect() {
+      this.set(watcher.halted ? 1 : 0);
+    },
+  });
+}
 
 export interface Workers {
   stop(): Promise<void>;
@@ -69,6 +90,7 @@ export async function startWorkers(context: ApiContext, enabled: ReadonlySet<str
     // On-chain deadlines pass when final chain time does: each committed step may make some due.
     const onStep = () => void expiry?.sweep();
     chainWatcher = new ChainWatcher({ db: deps.db, chain: context.chain, handlers: chainWiring.handlers, logger, now: () => deps.clock.now(), onStep });
+    makeHaltLoud(context, chainWatcher);
     chainWatcher.start();
     for (const loop of chainWiring.background) loop.start();
   }

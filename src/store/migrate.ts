@@ -20,6 +20,9 @@ import * as promisedDeliveries from './migrations/0014-promised-deliveries.ts';
 import * as xchangeQuotes from './migrations/0015-xchange-quotes.ts';
 import * as custodyCalls from './migrations/0016-custody-calls.ts';
 import * as perpQuotes from './migrations/0020-perp-quotes.ts';
+import * as adminRfqListing from './migrations/0037-admin-rfq-listing.ts';
+import * as custodyTxReplacements from './migrations/0030-custody-tx-replacements.ts';
+import * as quarantinedChainLogs from './migrations/0031-quarantined-chain-logs.ts';
 import * as openRfqsByAccount from './migrations/0034-open-rfqs-by-account.ts';
 import * as challengeSources from './migrations/0035-challenge-sources.ts';
 
@@ -41,6 +44,9 @@ const migrations: Record<string, Migration> = {
   '0015-xchange-quotes': xchangeQuotes,
   '0016-custody-calls': custodyCalls,
   '0020-perp-quotes': perpQuotes,
+  '0037-admin-rfq-listing': adminRfqListing,
+  '0030-custody-tx-replacements': custodyTxReplacements,
+  '0031-quarantined-chain-logs': quarantinedChainLogs,
   '0034-open-rfqs-by-account': openRfqsByAccount,
   '0035-challenge-sources': challengeSources,
 };

@@ -87,3 +87,23 @@ export async function pruneOutbox(db: Db, before: number, limit: number): Promis
   const result = await sql`delete from outbox where id in (select id from outbox where created_at < ${before} order by id limit ${limit})`.execute(db);
   return Number(result.numAffectedRows ?? 0n);
 }
+
+/**
+ * Runs `work` inside a savepoint of `tx`: on a throw, its writes (and the events it appended)
+ * are undone and the error returned, while the rest of the transaction goes on.
+ */
+export async function inSavepoint<T>(tx: Tx, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  const buffer = buffers.get(tx);
+  const appended = buffer?.length ?? 0;
+  await sql`savepoint rfq_isolated`.execute(tx);
+  try {
+    const value = await work();
+    await sql`release savepoint rfq_isolated`.execute(tx);
+    return { ok: true, value };
+  } catch (error) {
+    await sql`rollback to savepoint rfq_isolated`.execute(tx);
+    await sql`release savepoint rfq_isolated`.execute(tx);
+    if (buffer) buffer.length = appended;
+    return { ok: false, error };
+  }
+}

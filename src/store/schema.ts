@@ -158,6 +158,9 @@ export interface SettlementAnomaliesTable {
   rfq_id: string | null;
   detail: Json<Record<string, unknown>>;
   created_at: number;
+  /** Migration 0031: set when the operator resolved it (`resolution`: HANDLED or REPLAYED). */
+  resolved_at: ColumnType<number | null, number | null | undefined, number | null>;
+  resolution: ColumnType<string | null, string | null | undefined, string | null>;
 }
 export interface DepositsTable {
   id: string;
@@ -210,6 +213,20 @@ export interface CustodyTransfersTable {
   gas: number | null;
   created_at: number;
   updated_at: number;
+  /** Migration 0030: the operator asked for a zero-value cancel at the transfer's nonce. */
+  cancel_requested_at: number | null;
+  /** Migration 0030: handed to the operator after the broadcaster's bounds (still watched). */
+  escalated_at: number | null;
+}
+/** Every signed transaction of a custody transfer (migration 0030); attempt 0 is the original. */
+export interface CustodyTxAttemptsTable {
+  transfer_id: string;
+  attempt: number;
+  kind: 'original' | 'replacement' | 'cancel';
+  nonce: number;
+  raw_tx: string;
+  tx_hash: string;
+  signed_at: number;
 }
 export interface CustodyNoncesTable { address: string; next_nonce: number }
 export interface PromisedDeliveriesTable {
@@ -249,6 +266,7 @@ export interface DB {
   withdrawals: WithdrawalsTable;
   custody_transfers: CustodyTransfersTable;
   custody_nonces: CustodyNoncesTable;
+  custody_tx_attempts: CustodyTxAttemptsTable;
   promised_deliveries: PromisedDeliveriesTable;
   venue_nonce_claims: VenueNonceClaimsTable;
   perp_quote_orders: PerpQuoteOrdersTable;

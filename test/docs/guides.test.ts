@@ -33,6 +33,8 @@ const SKIPPED: Record<string, Array<{ starts: string; reason: string }>> = {
     { starts: 'export RFQ_URL=', reason: 'the test exports RFQ_URL and RFQ_ADMIN_TOKEN for its own node' },
     { starts: 'curl -fsS -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" "$RFQ_URL/admin/v1/withdrawals', reason: 'needs a withdrawal id from a user-signed request; the endpoints are tested in test/chain/funds' },
     { starts: 'curl -fsS -X POST -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" -H \'content-type: application/json\' \\\n  -d \'{"outcome"', reason: 'needs an UNRESOLVED withdrawal; resolve is tested with the broadcaster' },
+    { starts: 'curl -fsS -X POST -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" "$RFQ_URL/admin/v1/custody/transfers/', reason: 'needs a stuck custody transaction; cancel is tested in test/chain/funds/stuck-custody.test.ts' },
+    { starts: 'curl -fsS -X POST -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" -H \'content-type: application/json\' \\\n  -d \'{"txHash"', reason: 'needs a quarantined log; resolve is tested in test/chain/watcher/quarantine.test.ts' },
   ],
   'taker-quickstart.md': [
     { starts: 'npm start', reason: 'the embedded stack has its own end-to-end test; the guide runs against a harness node seeded the same way' },

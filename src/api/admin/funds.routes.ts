@@ -1,12 +1,19 @@
-/** Operator surface for funds (DESIGN.md section 6): withdrawals and unattributed deposits. */
+/**
+ * Operator surface for funds (DESIGN.md section 6): withdrawals, unattributed deposits, and the
+ * custody broadcaster's transfers (list; cancel of a stuck one).
+ */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { listUnattributedDeposits } from '../../services/funds/read-deposits.ts';
 import { listWithdrawals } from '../../services/funds/read-withdrawals.ts';
 import { approveWithdrawal, rejectWithdrawal, resolveWithdrawal } from '../../services/funds/decide-withdrawal.ts';
+import { listCustodyTransfers } from '../../services/funds/read-custody-transfers.ts';
+import { cancelCustodyTransfer } from '../../services/funds/cancel-custody-transfer.ts';
+import { resolveSettlementAnomaly } from '../../services/funds/resolve-anomaly.ts';
 import { PageQuery, errorResponses } from '../schemas/common.ts';
 import { UnattributedDepositsPage, Withdrawal, WithdrawalIdParams, WithdrawalStatus, WithdrawalsPage } from '../schemas/funds.ts';
+import { CustodyTransfer, CustodyTransferIdParams, CustodyTransferPurpose, CustodyTransferStatus, CustodyTransfersPage } from '../schemas/custody-transfers.ts';
 import type { ApiContext } from '../context.ts';
 
 export function adminFundsRoutes(context: ApiContext) {
@@ -50,6 +57,45 @@ export function adminFundsRoutes(context: ApiContext) {
         response: { 200: Withdrawal, ...errorResponses },
       },
     }, async (request) => resolveWithdrawal(deps, request.params.id, request.body) as never);
+
+    app.get('/admin/v1/custody/transfers', {
+      config: admin,
+      schema: {
+        summary: 'List custody transfers (withdrawals, payouts, xchange executions, approvals) with every signed attempt',
+        tags,
+        querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(CustodyTransferStatus), purpose: Type.Optional(CustodyTransferPurpose) }, { additionalProperties: false }),
+        response: { 200: CustodyTransfersPage, ...errorResponses },
+      },
+    }, async (request) => listCustodyTransfers(deps, { status: request.query.status, purpose: request.query.purpose }, request.query) as never);
+
+    app.post('/admin/v1/custody/transfers/:id/cancel', {
+      config: admin,
+      schema: {
+        summary: 'Cancel a stuck custody transaction (a zero-value replacement at its nonce)',
+        tags,
+        params: CustodyTransferIdParams,
+        response: { 200: CustodyTransfer, ...errorResponses },
+      },
+    }, async (request) => cancelCustodyTransfer(deps, request.params.id) as never);
+
+    app.post('/admin/v1/settlement-anomalies/resolve', {
+      config: admin,
+      schema: {
+        summary: 'Mark a settlement anomaly (a quarantined chain log among them) handled',
+        tags,
+        body: Type.Object(
+          { txHash: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), logIndex: Type.Integer({ minimum: 0 }), note: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            txHash: Type.String(), logIndex: Type.Integer(), kind: Type.String(), detail: Type.Record(Type.String(), Type.Unknown()), createdAt: Type.Integer(),
+            resolvedAt: Type.Union([Type.Integer(), Type.Null()]), resolution: Type.Union([Type.String(), Type.Null()]),
+          }),
+          ...errorResponses,
+        },
+      },
+    }, async (request) => resolveSettlementAnomaly(deps, request.body));
 
     app.get('/admin/v1/deposits/unattributed', {
       config: admin,

@@ -4,23 +4,31 @@
  * that a crash at any point neither loses nor doubles one:
  * 1. sign: in ONE store transaction, allocate custody's next nonce (persisted per address), sign
  *    the ERC-20 transfer (or the queued contract call) locally and persist the raw transaction
- *    and its hash; only then
- * 2. send: hand the persisted bytes to the node; after a restart the same bytes are sent again
- *    (same hash: the node dedupes them, and a nonce is never signed twice for one transfer);
- * 3. confirm: by receipt at the configured depth -> CONFIRMED (success) or REVERTED; a transaction
- *    that cannot be found once its nonce is used by another transaction, or is still unconfirmed
- *    after `maxSendAttempts` sends and `maxPendingMs`, is UNRESOLVED for the operator.
+ *    and its hash (attempt 0 in `custody_tx_attempts`); only then
+ * 2. replace: a transaction still unmined after `bumpAfterMs` is replaced at the same nonce by
+ *    one paying at least 12.5% more (the node refuses a smaller bump), at most the operator's fee
+ *    cap; an operator cancel replaces it by a zero-value transfer to custody itself. Every
+ *    replacement is persisted before it is sent, and any of them may be the one mined;
+ * 3. send: hand the latest persisted bytes to the node; after a restart the same bytes are sent
+ *    again (same hash: the node dedupes them);
+ * 4. confirm: once custody's nonce is used, the attempt that used it decides at the configured
+ *    depth -> CONFIRMED (success), REVERTED, CANCELLED (the cancel was mined: nothing paid) or
+ *    UNRESOLVED (none of ours was mined: another transaction used the nonce). One still unmined
+ *    after `maxSendAttempts` sends and `maxPendingMs` is escalated (a withdrawal becomes
+ *    UNRESOLVED for the operator) but stays watched and bumped: it may still be mined, and then
+ *    its outcome is booked like any other.
  * Every outcome is applied with the owner's ledger change in the transaction that ends the row.
  */
 import type { Logger } from 'pino';
-import { encodeFunctionData, erc20Abi, getAddress, keccak256, type Hex } from 'viem';
+import { encodeFunctionData, erc20Abi, getAddress, keccak256, parseGwei, parseTransaction, type Hex } from 'viem';
 import { sql } from 'kysely';
 import { inTransaction } from '../../store/outbox.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
-import { applyCustodyOutcome, statusAfter, type CustodyOutcome } from '../../services/funds/custody-outcomes.ts';
+import { applyCustodyOutcome, statusAfter, type EndingOutcome } from '../../services/funds/custody-outcomes.ts';
 import type { CustodyTransferRow } from '../../services/funds/custody-transfers.ts';
 import type { ChainContext } from '../chain-context.ts';
 import { PollLoop } from '../poll-loop.ts';
+import { custodyRpc } from './custody-chain-reader.ts';
 
 export interface BroadcasterOptions {
   deps: ServiceDeps;
@@ -35,16 +43,38 @@ export interface BroadcasterOptions {
   maxPendingMs?: number;
   /** Gas limit of an ERC-20 transfer: fixed so signing needs no estimate (bounded cost). */
   transferGas?: bigint;
+  /** An unmined transaction is replaced with a higher fee this long after its latest signing. */
+  bumpAfterMs?: number;
+  /** The operator's cap on any custody transaction's max fee per gas (wei). */
+  maxFeePerGasWei?: bigint;
 }
 
-const RPC_TIMEOUT_MS = 10_000;
+/** Gas of the zero-value cancel (a plain transfer to custody itself). */
+const CANCEL_GAS = 21_000n;
+/** Default fee cap when the chain settings name none. */
+export const DEFAULT_CUSTODY_MAX_FEE_PER_GAS_WEI = parseGwei('500');
+
+/** The smallest replacement fee a node accepts: +12.5% (geth needs +10%), rounded up. */
+const bumped = (fee: bigint) => (fee * 9n + 7n) / 8n;
+const maxOf = (a: bigint, b: bigint) => (a > b ? a : b);
+
+type Attempt = { attempt: number; kind: 'original' | 'replacement' | 'cancel'; tx_hash: string; raw_tx: string; signed_at: number };
 
 export class CustodyBroadcaster {
   readonly #o: Required<BroadcasterOptions>;
   readonly #loop: PollLoop;
 
   constructor(options: BroadcasterOptions) {
-    this.#o = { batchSize: 20, resendIntervalMs: 3000, maxSendAttempts: 20, maxPendingMs: 120_000, transferGas: 120_000n, ...options };
+    this.#o = {
+      batchSize: 20,
+      resendIntervalMs: 3000,
+      maxSendAttempts: 20,
+      maxPendingMs: 120_000,
+      transferGas: 120_000n,
+      bumpAfterMs: 15_000,
+      maxFeePerGasWei: options.chain.settings.custodyMaxFeePerGasWei ?? DEFAULT_CUSTODY_MAX_FEE_PER_GAS_WEI,
+      ...options,
+    };
     this.#loop = new PollLoop({ pass: () => this.tick(), intervalMs: () => options.chain.settings.pollIntervalMs, logger: options.logger, failureMessage: 'custody broadcaster tick failed; retrying' });
   }
 
@@ -59,16 +89,25 @@ export class CustodyBroadcaster {
   /** One round of every phase (exported for tests that stop between phases). */
   async tick(): Promise<void> {
     await this.signQueued();
+    await this.replaceStuck();
     await this.sendSigned();
     await this.confirmSent();
   }
 
   #rpc<T>(method: string, params: unknown[]): Promise<T> {
-    const request = this.#o.chain.custody.publicClient.request as (a: { method: string; params: unknown[] }) => Promise<T>;
-    return Promise.race([
-      request({ method, params }),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${method} timed out after ${RPC_TIMEOUT_MS} ms`)), RPC_TIMEOUT_MS).unref()),
-    ]);
+    return custodyRpc<T>(this.#o.chain, method, params);
+  }
+
+  /** The current fee estimate, capped by the operator's cap. */
+  async #fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+    const fees = await this.#o.chain.custody.publicClient.estimateFeesPerGas();
+    const cap = this.#o.maxFeePerGasWei;
+    const maxFeePerGas = fees.maxFeePerGas > cap ? cap : fees.maxFeePerGas;
+    return { maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas > maxFeePerGas ? maxFeePerGas : fees.maxPriorityFeePerGas };
+  }
+
+  #attempts(transferId: string): Promise<Attempt[]> {
+    return this.#o.deps.db.selectFrom('custody_tx_attempts').select(['attempt', 'kind', 'tx_hash', 'raw_tx', 'signed_at']).where('transfer_id', '=', transferId).orderBy('attempt', 'desc').execute();
   }
 
   async #minedNonceCount(): Promise<number> {
@@ -80,7 +119,7 @@ export class CustodyBroadcaster {
     const { deps, chain } = this.#o;
     const queued = await deps.db.selectFrom('custody_transfers').select('id').where('status', '=', 'QUEUED').orderBy('created_at').limit(this.#o.batchSize).execute();
     if (queued.length === 0) return 0;
-    const fees = await chain.custody.publicClient.estimateFeesPerGas();
+    const fees = await this.#fees();
     const pendingCount = Number(await this.#rpc<Hex>('eth_getTransactionCount', [chain.custodyAddress, 'pending']));
     const minedCount = await this.#minedNonceCount();
     const from = chain.custodyAddress;
@@ -108,6 +147,7 @@ export class CustodyBroadcaster {
         const hash = keccak256(raw);
         const now = deps.clock.now();
         await tx.updateTable('custody_nonces').set({ next_nonce: nonce + 1 }).where('address', '=', from).execute();
+        await tx.insertInto('custody_tx_attempts').values({ transfer_id: row.id, attempt: 0, kind: 'original', nonce, raw_tx: raw, tx_hash: hash, signed_at: now }).execute();
         const updated = await tx
           .updateTable('custody_transfers')
           .set({ status: 'SIGNED', from_address: from, nonce, raw_tx: raw, tx_hash: hash, signed_at: now, updated_at: now })
@@ -122,7 +162,74 @@ export class CustodyBroadcaster {
     return signed;
   }
 
-  /** Phase 2: (re)send persisted transactions not yet confirmed; same bytes every time. */
+  /**
+   * Phase 2: a fee bump for each transaction unmined since `bumpAfterMs`, and the zero-value cancel
+   * the operator asked for; each persisted (a new attempt, and the transfer's latest bytes) before
+   * the send phase hands it to the node.
+   */
+  async replaceStuck(): Promise<number> {
+    const { deps, chain } = this.#o;
+    const now = deps.clock.now();
+    const rows = await deps.db
+      .selectFrom('custody_transfers')
+      .select(['id', 'nonce', 'cancel_requested_at'])
+      .where('status', 'in', ['SIGNED', 'SENT'])
+      .where('nonce', 'is not', null)
+      .orderBy('nonce')
+      .limit(this.#o.batchSize)
+      .execute();
+    if (rows.length === 0) return 0;
+    const minedCount = await this.#minedNonceCount();
+    let estimate: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | null = null;
+    let replaced = 0;
+    for (const row of rows) {
+      if (row.nonce! < minedCount) continue; // mined (or taken): the confirm phase decides
+      const [latest] = await this.#attempts(row.id);
+      if (!latest) continue;
+      const cancel = row.cancel_requested_at !== null && latest.kind !== 'cancel';
+      if (!cancel && now - latest.signed_at < this.#o.bumpAfterMs) continue;
+      estimate ??= await this.#fees();
+      const previous = parseTransaction(latest.raw_tx as Hex);
+      const floorMax = bumped(previous.maxFeePerGas ?? 0n);
+      const floorTip = bumped(previous.maxPriorityFeePerGas ?? 0n);
+      const maxPriorityFeePerGas = maxOf(estimate.maxPriorityFeePerGas, floorTip);
+      const maxFeePerGas = maxOf(maxOf(estimate.maxFeePerGas, floorMax), maxPriorityFeePerGas);
+      if (maxFeePerGas > this.#o.maxFeePerGasWei) {
+        const reason = `cannot replace ${latest.tx_hash}: a replacement needs maxFeePerGas ${maxFeePerGas} wei, above the cap ${this.#o.maxFeePerGasWei}`;
+        await deps.db.updateTable('custody_transfers').set({ last_error: reason, updated_at: now }).where('id', '=', row.id).where('last_error', 'is distinct from', reason).execute();
+        continue;
+      }
+      const done = await inTransaction(deps.db, async (tx) => {
+        const locked = await tx.selectFrom('custody_transfers').selectAll().where('id', '=', row.id).where('status', 'in', ['SIGNED', 'SENT']).forUpdate().skipLocked().executeTakeFirst();
+        if (!locked) return false;
+        const top = await tx.selectFrom('custody_tx_attempts').select(['attempt', 'kind']).where('transfer_id', '=', row.id).orderBy('attempt', 'desc').limit(1).executeTakeFirstOrThrow();
+        if (top.attempt !== latest.attempt) return false; // another node replaced it meanwhile
+        const kind = cancel || latest.kind === 'cancel' ? 'cancel' : 'replacement';
+        const raw = await chain.custody.account.signTransaction!({
+          type: 'eip1559',
+          chainId: chain.chainId,
+          nonce: locked.nonce!,
+          ...(kind === 'cancel'
+            ? { to: chain.custodyAddress, data: '0x' as Hex, gas: CANCEL_GAS, value: 0n }
+            : { to: previous.to!, data: previous.data ?? '0x', gas: previous.gas!, value: previous.value ?? 0n }),
+          maxFeePerGas,
+          maxPriorityFeePerGas,
+        });
+        const hash = keccak256(raw);
+        const at = deps.clock.now();
+        await tx.insertInto('custody_tx_attempts').values({ transfer_id: row.id, attempt: latest.attempt + 1, kind, nonce: locked.nonce!, raw_tx: raw, tx_hash: hash, signed_at: at }).execute();
+        await tx.updateTable('custody_transfers').set({ status: 'SIGNED', raw_tx: raw, tx_hash: hash, last_error: null, updated_at: at }).where('id', '=', row.id).execute();
+        return true;
+      });
+      if (done) {
+        replaced++;
+        this.#o.logger.warn({ transfer: row.id, nonce: row.nonce, replaced: latest.tx_hash, cancel, maxFeePerGas: maxFeePerGas.toString() }, cancel ? 'custody transaction cancel signed' : 'custody transaction fee bumped');
+      }
+    }
+    return replaced;
+  }
+
+  /** Phase 3: (re)send the latest persisted transaction of each unconfirmed transfer. */
   async sendSigned(): Promise<number> {
     const { deps } = this.#o;
     const now = deps.clock.now();
@@ -152,7 +259,10 @@ export class CustodyBroadcaster {
     return rows.length;
   }
 
-  /** Phase 3: receipts at depth end transfers; lost ones become UNRESOLVED. */
+  /**
+   * Phase 4: once custody's nonce is used, the attempt mined at it ends the transfer at depth
+   * (none of ours: UNRESOLVED); one unmined past the bounds is escalated once and still watched.
+   */
   async confirmSent(): Promise<number> {
     const { deps, chain } = this.#o;
     const rows = await deps.db.selectFrom('custody_transfers').selectAll().where('status', '=', 'SENT').orderBy('nonce').limit(this.#o.batchSize).execute();
@@ -161,17 +271,29 @@ export class CustodyBroadcaster {
     const minedCount = await this.#minedNonceCount();
     let ended = 0;
     for (const row of rows) {
-      const receipt = await this.#rpc<{ status: Hex; blockNumber: Hex } | null>('eth_getTransactionReceipt', [row.tx_hash]);
-      let outcome: Exclude<CustodyOutcome, { kind: 'signed' }> | null = null;
-      if (receipt) {
-        const blockNumber = Number(receipt.blockNumber);
-        if (head - blockNumber + 1 >= chain.settings.confirmations) {
-          outcome = receipt.status === '0x1' ? { kind: 'confirmed', blockNumber } : { kind: 'reverted', blockNumber };
+      let outcome: EndingOutcome | null = null;
+      let minedHash: string | null = null;
+      if (row.nonce !== null && minedCount > row.nonce) {
+        let waiting = false;
+        for (const attempt of await this.#attempts(row.id)) {
+          const receipt = await this.#rpc<{ status: Hex; blockNumber: Hex } | null>('eth_getTransactionReceipt', [attempt.tx_hash]);
+          if (!receipt) continue;
+          const blockNumber = Number(receipt.blockNumber);
+          if (head - blockNumber + 1 < chain.settings.confirmations) {
+            waiting = true;
+            break;
+          }
+          minedHash = attempt.tx_hash;
+          outcome =
+            attempt.kind === 'cancel' ? { kind: 'cancelled', blockNumber, reason: `cancelled by the operator: custody nonce ${row.nonce} used by the zero-value transaction ${attempt.tx_hash}; nothing was paid` }
+            : receipt.status === '0x1' ? { kind: 'confirmed', blockNumber }
+            : { kind: 'reverted', blockNumber };
+          break;
         }
-      } else if (row.nonce !== null && minedCount > row.nonce) {
-        outcome = { kind: 'lost', reason: `custody nonce ${row.nonce} was used by another transaction; ${row.tx_hash} is not on-chain` };
-      } else if (row.send_attempts >= this.#o.maxSendAttempts && deps.clock.now() - (row.signed_at ?? 0) > this.#o.maxPendingMs) {
-        outcome = { kind: 'lost', reason: `${row.tx_hash} not confirmed after ${row.send_attempts} sends` };
+        if (!outcome && !waiting) outcome = { kind: 'lost', reason: `custody nonce ${row.nonce} was used by another transaction; ${row.tx_hash} is not on-chain` };
+      } else if (row.escalated_at === null && row.send_attempts >= this.#o.maxSendAttempts && deps.clock.now() - (row.signed_at ?? 0) > this.#o.maxPendingMs) {
+        await this.#escalate(row);
+        continue;
       }
       if (!outcome) continue;
       const final = outcome;
@@ -179,7 +301,13 @@ export class CustodyBroadcaster {
         const now = deps.clock.now();
         const updated = await tx
           .updateTable('custody_transfers')
-          .set({ status: statusAfter(final), confirmed_block: 'blockNumber' in final ? final.blockNumber : null, last_error: final.kind === 'lost' ? final.reason : row.last_error, updated_at: now })
+          .set({
+            status: statusAfter(final),
+            ...(minedHash ? { tx_hash: minedHash } : {}),
+            confirmed_block: 'blockNumber' in final ? final.blockNumber : null,
+            last_error: 'reason' in final ? final.reason : row.last_error,
+            updated_at: now,
+          })
           .where('id', '=', row.id)
           .where('status', '=', 'SENT')
           .returningAll()
@@ -195,5 +323,25 @@ export class CustodyBroadcaster {
     }
     return ended;
   }
-}
 
+  /** Hands a transfer past the broadcaster's bounds to the operator, once; it stays SENT and watched. */
+  async #escalate(row: CustodyTransferRow): Promise<void> {
+    const { deps } = this.#o;
+    const reason = `${row.tx_hash} not mined after ${row.send_attempts} sends; still replaceable: the operator may cancel it (POST /admin/v1/custody/transfers/${row.id}/cancel)`;
+    const done = await inTransaction(deps.db, async (tx) => {
+      const now = deps.clock.now();
+      const updated = await tx
+        .updateTable('custody_transfers')
+        .set({ escalated_at: now, last_error: reason, updated_at: now })
+        .where('id', '=', row.id)
+        .where('status', '=', 'SENT')
+        .where('escalated_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      if (!updated) return false;
+      await applyCustodyOutcome(tx, deps, updated as CustodyTransferRow, { kind: 'stuck', reason }, now);
+      return true;
+    });
+    if (done) this.#o.logger.warn({ transfer: row.id, purpose: row.purpose, nonce: row.nonce, txHash: row.tx_hash }, 'custody transaction stuck: escalated to the operator');
+  }
+}

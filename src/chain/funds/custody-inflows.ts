@@ -43,6 +43,16 @@ export function inflowFilters(chain: ChainContext, reference: ReferenceSnapshot)
   return filters;
 }
 
+/** An ERC-20 Transfer's data is exactly one 32-byte word (the amount). */
+const AMOUNT_WORD = /^0x[0-9a-fA-F]{64}$/;
+
+/** Transfer logs of listed tokens into custody whose amount cannot be read: never an inflow (the deposit handler quarantines them). */
+export function malformedInflows(logs: RawLog[], reference: ReferenceSnapshot, custody: Address): RawLog[] {
+  const listed = listedByAddress(reference);
+  const custodyTopic = pad(custody).toLowerCase();
+  return logs.filter((log) => log.topics[0] === TRANSFER_TOPIC && log.topics[2]?.toLowerCase() === custodyTopic && listed.has(log.address.toLowerCase()) && (log.topics.length !== 3 || !AMOUNT_WORD.test(log.data)));
+}
+
 export function parseInflows(logs: RawLog[], reference: ReferenceSnapshot, custody: Address): Inflow[] {
   const listed = listedByAddress(reference);
   const custodyTopic = pad(custody).toLowerCase();
@@ -50,7 +60,7 @@ export function parseInflows(logs: RawLog[], reference: ReferenceSnapshot, custo
   for (const log of logs) {
     if (log.topics[0] !== TRANSFER_TOPIC || log.topics.length !== 3 || log.topics[2]?.toLowerCase() !== custodyTopic) continue;
     const token = listed.get(log.address.toLowerCase());
-    if (!token) continue;
+    if (!token || !AMOUNT_WORD.test(log.data)) continue;
     const amount = BigInt(log.data);
     if (amount === 0n) continue;
     inflows.push({ token, from: getAddress(`0x${log.topics[1]!.slice(26)}`), amount, txHash: log.transactionHash.toLowerCase(), logIndex: log.logIndex, blockNumber: log.blockNumber });
@@ -58,9 +68,26 @@ export function parseInflows(logs: RawLog[], reference: ReferenceSnapshot, custo
   return inflows;
 }
 
+/** One scan per step: the handlers of a step share its `logs` array, so they share the answer. */
+const scanned = new WeakMap<RawLog[], Promise<Set<string>>>();
+
 /** Transaction hashes (lowercase) among `logs` that carry a genuine settlement event. */
-export async function settlementTxs(chain: ChainContext, logs: RawLog[]): Promise<Set<string>> {
+export function settlementTxs(chain: ChainContext, logs: RawLog[]): Promise<Set<string>> {
+  let scan = scanned.get(logs);
+  if (!scan) {
+    scan = scanSettlementTxs(chain, logs);
+    scanned.set(logs, scan);
+    scan.catch(() => scanned.delete(logs));
+  }
+  return scan;
+}
+
+async function scanSettlementTxs(chain: ChainContext, logs: RawLog[]): Promise<Set<string>> {
   const txs = new Set<string>();
+  // Asked at the scan's last block: a wrapper is never removed, and none can have emitted before
+  // it existed, so "wrapperOf(maker) is the emitter" there decides every log of the scan, and a
+  // maker named by many forged logs costs one call.
+  const atBlock = logs.reduce((max, l) => Math.max(max, l.blockNumber), 0);
   for (const log of logs) {
     const hash = log.transactionHash.toLowerCase();
     if (txs.has(hash)) continue;
@@ -69,7 +96,7 @@ export async function settlementTxs(chain: ChainContext, logs: RawLog[]): Promis
     } else if (log.topics[0] === RFQ_SETTLED_TOPIC && log.topics[2]) {
       // Only a factory wrapper's event counts: anyone can emit an event with this signature.
       const maker = getAddress(`0x${log.topics[2].slice(26)}`);
-      if ((await wrapperOfMaker(chain, maker)) === getAddress(log.address)) txs.add(hash);
+      if ((await wrapperOfMaker(chain, maker, atBlock)) === getAddress(log.address)) txs.add(hash);
     }
   }
   return txs;

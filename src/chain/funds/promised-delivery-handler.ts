@@ -9,6 +9,7 @@ import { findPromisedQuote, settlePromisedDelivery } from '../../services/rfq/pr
 import { expireDeliveries } from '../../services/rfq/expire-delivery.ts';
 import type { ChainContext } from '../chain-context.ts';
 import type { ChainLogHandler } from '../watcher/chain-watcher.ts';
+import { isolateLog } from '../watcher/log-quarantine.ts';
 import { inflowFilters, parseInflows, settlementTxs } from './custody-inflows.ts';
 
 export function promisedDeliveryHandler(deps: ServiceDeps, chain: ChainContext, onExpired?: (rfqIds: string[]) => void): ChainLogHandler {
@@ -19,12 +20,15 @@ export function promisedDeliveryHandler(deps: ServiceDeps, chain: ChainContext, 
       const now = deps.clock.now();
       const reference = await deps.refdata.current();
       const settled = await settlementTxs(chain, step.logs);
-      const timestamps = new Map(step.logs.map((l) => [`${l.transactionHash.toLowerCase()}:${l.logIndex}`, l.blockTimestampSecs]));
+      const logOf = new Map(step.logs.map((l) => [`${l.transactionHash.toLowerCase()}:${l.logIndex}`, l]));
       for (const inflow of parseInflows(step.logs, reference, chain.custodyAddress)) {
         if (settled.has(inflow.txHash)) continue;
-        const transfer = { ...inflow, blockTimestampSecs: timestamps.get(`${inflow.txHash}:${inflow.logIndex}`)! };
-        const quote = await findPromisedQuote(tx, transfer);
-        if (quote) await settlePromisedDelivery(tx, deps, quote.id, transfer, now);
+        const log = logOf.get(`${inflow.txHash}:${inflow.logIndex}`)!;
+        const transfer = { ...inflow, blockTimestampSecs: log.blockTimestampSecs };
+        await isolateLog(tx, step, 'promised-deliveries', log, now, async () => {
+          const quote = await findPromisedQuote(tx, transfer);
+          if (quote) await settlePromisedDelivery(tx, deps, quote.id, transfer, now);
+        });
       }
       const expired = await expireDeliveries(tx, deps, step.toBlockTimestampSecs, now);
       if (expired.length > 0) onExpired?.(expired);

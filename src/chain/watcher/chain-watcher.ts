@@ -42,6 +42,8 @@ export interface ChainStep {
   toBlockTimestampSecs: number;
   /** Every log the handlers asked for in the range, ordered by (block, logIndex), no duplicates. */
   logs: ObservedLog[];
+  /** How many times in a row this step (same cursor) failed before; handlers quarantine a failing log past a bound (log-quarantine.ts). */
+  failedAttempts?: number;
 }
 
 export interface ChainLogHandler {
@@ -75,6 +77,9 @@ export class ChainWatcher {
   private stopped = false;
   /** Set when a reorg deeper than the confirmation depth was found; the follower stays put. */
   halted: string | null = null;
+  /** Consecutive failed steps at `failedAt` (the cursor block): feeds the handlers' quarantine. */
+  private failedAttempts = 0;
+  private failedAt = -1;
 
   constructor(options: ChainWatcherOptions) {
     this.options = { name: 'main', maxBlocksPerStep: 200, now: () => Date.now(), ...options };
@@ -154,15 +159,24 @@ export class ChainWatcher {
     const toBlock = Math.min(finalBlock, cursor.blockNumber + this.options.maxBlocksPerStep);
     const logs = await this.logsBetween(fromBlock, toBlock);
     const last = await this.block(toBlock);
-    const step: ChainStep = { fromBlock, toBlock, toBlockTimestampSecs: last.timestampSecs, logs };
-    const committed = await inTransaction(this.options.db, async (tx) => {
-      const locked = await lockCursor(tx, this.options.name);
-      // Another node took this step first: its effects are committed; ours would repeat them.
-      if (!locked || locked.blockNumber !== cursor.blockNumber) return false;
-      for (const handler of this.options.handlers) await handler.handle(tx, step);
-      await advanceCursor(tx, { name: this.options.name, blockNumber: toBlock, blockHash: last.hash, blockTimestampSecs: last.timestampSecs }, this.options.now());
-      return true;
-    });
+    if (this.failedAt !== cursor.blockNumber) this.failedAttempts = 0;
+    const step: ChainStep = { fromBlock, toBlock, toBlockTimestampSecs: last.timestampSecs, logs, failedAttempts: this.failedAttempts };
+    let committed: boolean;
+    try {
+      committed = await inTransaction(this.options.db, async (tx) => {
+        const locked = await lockCursor(tx, this.options.name);
+        // Another node took this step first: its effects are committed; ours would repeat them.
+        if (!locked || locked.blockNumber !== cursor.blockNumber) return false;
+        for (const handler of this.options.handlers) await handler.handle(tx, step);
+        await advanceCursor(tx, { name: this.options.name, blockNumber: toBlock, blockHash: last.hash, blockTimestampSecs: last.timestampSecs }, this.options.now());
+        return true;
+      });
+    } catch (error) {
+      this.failedAt = cursor.blockNumber;
+      this.failedAttempts++;
+      throw error;
+    }
+    this.failedAttempts = 0;
     if (committed) this.options.onStep?.({ fromBlock, toBlock, toBlockTimestampSecs: last.timestampSecs });
     return true;
   }

@@ -1,7 +1,10 @@
 /**
  * What a custody transfer's outcome does, by purpose, inside the transaction that ends it.
  * - withdrawal: the withdrawal state machine (confirm: debit from locked, custody +X; revert:
- *   FAILED and released; lose: UNRESOLVED, still locked);
+ *   FAILED and released; lost, cancelled or stuck past the broadcaster's bounds: UNRESOLVED, still
+ *   locked). A transfer escalated while unmined is still watched, so a withdrawal already
+ *   UNRESOLVED is settled by its later outcome (confirmed: COMPLETED; reverted: FAILED) and keeps
+ *   waiting for the operator on a cancel or a lost nonce;
  * - payout (promised mode): confirm moves the maker's leg from the `maker_settlement` book (the
  *   service's debt to the maker, booked when the delivery settled) to custody (+X: it left
  *   custody). A reverted or lost payout books nothing: the debt stays in `maker_settlement` for
@@ -19,11 +22,18 @@ import { applyWithdrawalEvent, lockWithdrawal } from './withdrawal-outcomes.ts';
 
 export type CustodyOutcome =
   | { kind: 'signed' }
+  /** Unmined past the broadcaster's bounds: handed to the operator, the transfer still watched. */
+  | { kind: 'stuck'; reason: string }
   | { kind: 'confirmed'; blockNumber: number }
   | { kind: 'reverted'; blockNumber: number }
+  /** The operator's zero-value cancel was mined at the transfer's nonce: nothing was paid. */
+  | { kind: 'cancelled'; blockNumber: number; reason: string }
   | { kind: 'lost'; reason: string };
 
-const STATUS_AFTER: Record<Exclude<CustodyOutcome['kind'], 'signed'>, string> = { confirmed: 'CONFIRMED', reverted: 'REVERTED', lost: 'UNRESOLVED' };
+/** The outcomes that end a transfer. */
+export type EndingOutcome = Exclude<CustodyOutcome, { kind: 'signed' } | { kind: 'stuck' }>;
+
+const STATUS_AFTER: Record<EndingOutcome['kind'], string> = { confirmed: 'CONFIRMED', reverted: 'REVERTED', cancelled: 'CANCELLED', lost: 'UNRESOLVED' };
 
 /**
  * Ends (or, for `signed`, advances) the transfer's owner. The caller has already moved the transfer
@@ -32,16 +42,18 @@ const STATUS_AFTER: Record<Exclude<CustodyOutcome['kind'], 'signed'>, string> = 
 export async function applyCustodyOutcome(tx: Tx, deps: ServiceDeps, transfer: CustodyTransferRow, outcome: CustodyOutcome, now: number): Promise<void> {
   if (transfer.purpose === 'withdrawal') {
     const withdrawal = await lockWithdrawal(tx, transfer.owner_id);
+    const escalated = withdrawal.status === 'UNRESOLVED';
     if (outcome.kind === 'signed') await applyWithdrawalEvent(tx, deps, withdrawal, 'sign', { txHash: transfer.tx_hash }, now);
-    else if (outcome.kind === 'confirmed') await applyWithdrawalEvent(tx, deps, withdrawal, 'confirm', { txHash: transfer.tx_hash }, now);
-    else if (outcome.kind === 'reverted') await applyWithdrawalEvent(tx, deps, withdrawal, 'revert', { failureReason: `transaction ${transfer.tx_hash} reverted` }, now);
-    else await applyWithdrawalEvent(tx, deps, withdrawal, 'lose', { failureReason: outcome.reason }, now);
+    else if (outcome.kind === 'confirmed') await applyWithdrawalEvent(tx, deps, withdrawal, escalated ? 'resolveCompleted' : 'confirm', { txHash: transfer.tx_hash }, now);
+    else if (outcome.kind === 'reverted') await applyWithdrawalEvent(tx, deps, withdrawal, escalated ? 'resolveFailed' : 'revert', { failureReason: `transaction ${transfer.tx_hash} reverted` }, now);
+    else if (!escalated) await applyWithdrawalEvent(tx, deps, withdrawal, 'lose', { failureReason: outcome.reason }, now);
     return;
   }
+  if (outcome.kind === 'stuck') return;
   if (transfer.purpose === 'xchange') {
     const fields =
       outcome.kind === 'signed' ? { tx_hash: transfer.tx_hash }
-      : outcome.kind === 'confirmed' ? { last_error: null }
+      : outcome.kind === 'confirmed' ? { tx_hash: transfer.tx_hash, last_error: null }
       : outcome.kind === 'reverted' ? { last_error: `reverted (tx ${transfer.tx_hash})` }
       : { last_error: outcome.reason };
     await tx.updateTable('xchange_executions').set(fields).where('quote_id', '=', transfer.owner_id).execute();
@@ -63,6 +75,6 @@ export async function applyCustodyOutcome(tx: Tx, deps: ServiceDeps, transfer: C
   }
 }
 
-export function statusAfter(outcome: Exclude<CustodyOutcome, { kind: 'signed' }>): string {
+export function statusAfter(outcome: EndingOutcome): string {
   return STATUS_AFTER[outcome.kind];
 }

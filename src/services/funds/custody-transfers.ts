@@ -8,7 +8,10 @@
  * transaction that ends the transfer, so the ledger moves exactly once.
  *
  * Statuses: QUEUED (nothing signed) -> SIGNED (nonce, raw transaction and hash persisted) -> SENT
- * (handed to the node at least once) -> CONFIRMED | REVERTED | UNRESOLVED.
+ * (handed to the node at least once) -> CONFIRMED | REVERTED | UNRESOLVED (its nonce was used by a
+ * transaction that is none of ours) | CANCELLED (the operator's zero-value cancel was mined at its
+ * nonce: nothing was paid). A SENT transfer may have several signed transactions at its nonce
+ * (`custody_tx_attempts`: fee bumps, a cancel); any of them may be the one mined.
  */
 import type { Selectable } from 'kysely';
 import type { CustodyTransfersTable } from '../../store/schema.ts';
@@ -82,6 +85,8 @@ async function insertRow(
       last_error: null,
       call_data: row.callData,
       gas: row.gas,
+      cancel_requested_at: null,
+      escalated_at: null,
       created_at: now,
       updated_at: now,
     })

@@ -1,0 +1,30 @@
+/** The operator's view of the custody broadcaster's transfers (docs/operator-guide.md). */
+import { Type } from 'typebox';
+import { DecimalString, EvmAddress, Nullable, Page, TokenSymbol, UnixMillis } from './common.ts';
+
+export const CustodyTransferStatus = Type.Union(['QUEUED', 'SIGNED', 'SENT', 'CONFIRMED', 'REVERTED', 'CANCELLED', 'UNRESOLVED'].map((s) => Type.Literal(s)));
+export const CustodyTransferPurpose = Type.Union(['withdrawal', 'payout', 'xchange', 'approval'].map((s) => Type.Literal(s)));
+const TxHash = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
+
+export const CustodyTransfer = Type.Object({
+  transferId: Type.String(),
+  purpose: CustodyTransferPurpose,
+  /** The withdrawal id, the quote id (payout, xchange) or the token address (approval). */
+  ownerId: Type.String(),
+  token: TokenSymbol,
+  amount: DecimalString,
+  toAddress: EvmAddress,
+  status: CustodyTransferStatus,
+  nonce: Nullable(Type.Integer({ minimum: 0 })),
+  /** The latest signed transaction, or the mined one once the transfer ended. */
+  txHash: Nullable(TxHash),
+  attempts: Type.Array(Type.Object({ attempt: Type.Integer({ minimum: 0 }), kind: Type.Union([Type.Literal('original'), Type.Literal('replacement'), Type.Literal('cancel')]), txHash: TxHash, signedAt: UnixMillis })),
+  sendAttempts: Type.Integer({ minimum: 0 }),
+  lastError: Nullable(Type.String()),
+  cancelRequestedAt: Nullable(UnixMillis),
+  escalatedAt: Nullable(UnixMillis),
+  createdAt: UnixMillis,
+  updatedAt: UnixMillis,
+});
+export const CustodyTransfersPage = Page(CustodyTransfer);
+export const CustodyTransferIdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }) });
