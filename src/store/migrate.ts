@@ -44,11 +44,11 @@ const migrations: Record<string, Migration> = {
   '0015-xchange-quotes': xchangeQuotes,
   '0016-custody-calls': custodyCalls,
   '0020-perp-quotes': perpQuotes,
-  '0037-admin-rfq-listing': adminRfqListing,
   '0030-custody-tx-replacements': custodyTxReplacements,
   '0031-quarantined-chain-logs': quarantinedChainLogs,
   '0034-open-rfqs-by-account': openRfqsByAccount,
   '0035-challenge-sources': challengeSources,
+  '0037-admin-rfq-listing': adminRfqListing,
 };
 
 class InCodeMigrations implements MigrationProvider {
