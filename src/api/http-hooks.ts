@@ -5,11 +5,25 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError } from '../domain/errors.ts';
+import { ServiceError, invalidField } from '../domain/errors.ts';
+import { controlCharacterPath } from '../domain/text/control-characters.ts';
 import { canonicalString } from '../domain/auth/hmac.ts';
 import { authenticateRequest } from '../services/auth/authenticate-request.ts';
+import { readCredentialStanding } from '../services/auth/credential-standing.ts';
 import { mapError } from './error-map.ts';
 import type { ApiContext } from './context.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Body fields (top-level names) that may hold line feeds; every other control character is refused. */
+    multilineFields?: string[];
+    /** The body schema has no required field: an empty request body stands for `{}`. */
+    optionalBody?: boolean;
+  }
+}
+
+/** Wrong operator tokens allowed per source address per second (all nodes together). */
+export const ADMIN_AUTH_FAILURES_PER_SEC = 5;
 
 function header(request: FastifyRequest, name: string): string | null {
   const value = request.headers[name];
@@ -45,6 +59,21 @@ function adminTokenMatches(expected: string, presented: string | null): boolean 
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/**
+ * No field of this interface carries a control character (NUL cannot even be stored): refused
+ * before anything reads the request, wherever it sits (path, query or body, keys included).
+ */
+function refuseControlCharacters(request: FastifyRequest): void {
+  const multiline = request.routeOptions.config.multilineFields ?? [];
+  for (const [part, value] of [['path', request.params], ['query', request.query], ['body', request.body]] as const) {
+    const found = controlCharacterPath(value, '', 0, part === 'body' ? multiline : []);
+    if (found !== null) {
+      const field = part === 'body' ? found : `${part}.${found}`;
+      throw invalidField(field, 'controlCharacter', `${field} must not contain control characters`);
+    }
+  }
+}
+
 export function registerHttpHooks(app: FastifyInstance, context: ApiContext): void {
   app.decorateRequest('auth', null);
   app.decorateRequest('rawBody', '');
@@ -70,10 +99,24 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
   // preValidation, not preHandler: a request is authenticated before its body is judged, so an
   // unauthenticated caller learns nothing about the schema (401 before 400).
   app.addHook('preValidation', async (request, reply) => {
+    // An optional body may be absent altogether (e.g. an operator reject without a reason).
+    if (request.body === undefined && request.routeOptions.config.optionalBody === true) request.body = {};
+    refuseControlCharacters(request);
     const auth = request.routeOptions.config.auth ?? 'none';
     if (auth === 'none') return;
     if (auth === 'admin') {
-      if (!adminTokenMatches(context.adminToken, bearer(request))) throw new ServiceError('ADMIN_UNAUTHORIZED', 'operator token required');
+      // Failed operator logins are limited per source across nodes; once the budget is spent even a
+      // right token waits (429), so guessing gains nothing from the answer.
+      const bucket = `admin-fail:${request.ip}`;
+      const now = Date.now();
+      if (context.rateLimiter.exhausted(bucket, ADMIN_AUTH_FAILURES_PER_SEC, now)) {
+        reply.header('Retry-After', 1);
+        throw new ServiceError('RATE_LIMITED', 'too many failed operator authentications from this source', { retryAfterMs: 1000 });
+      }
+      if (!adminTokenMatches(context.adminToken, bearer(request))) {
+        context.rateLimiter.hit(bucket, ADMIN_AUTH_FAILURES_PER_SEC, now);
+        throw new ServiceError('ADMIN_UNAUTHORIZED', 'operator token required');
+      }
       return;
     }
     const { path, query } = splitUrl(request.url);
@@ -86,8 +129,14 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
       deferClaim: request.routeOptions.config.deferTimestampClaim === true,
     });
     applyRateLimit(reply, context.rateLimiter.hit(`key:${request.auth.accessKey}`, context.rateLimit.perKeyPerSec, Date.now()));
-    if (auth === 'maker' && !request.auth.makerScoped) {
-      throw new ServiceError('MAKER_SCOPE_REQUIRED', 'this endpoint needs a maker-scoped credential');
+    if (auth === 'maker') {
+      if (!request.auth.makerScoped) throw new ServiceError('MAKER_SCOPE_REQUIRED', 'this endpoint needs a maker-scoped credential');
+      // Live, not frozen at issuance (DESIGN.md section 11): a deactivated or suspended maker is
+      // refused on every node at once, and so is a key revoked on another node (a deferred claim
+      // has not yet met the store's revocation check).
+      const standing = await readCredentialStanding(context.service.db, request.auth.accessKey, context.service.clock.now());
+      if (standing.keyRefusal !== null) throw new ServiceError('UNAUTHENTICATED', standing.keyRefusal);
+      if (standing.makerRefusal !== null) throw new ServiceError('MAKER_NOT_APPROVED', standing.makerRefusal);
     }
   });
 

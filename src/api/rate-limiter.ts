@@ -50,6 +50,12 @@ export class SharedRateLimiter {
     return { allowed: true, limit, remaining: Math.max(0, limit - used - 1), resetMs };
   }
 
+  /** Whether `bucket` has used up `limit` in the current window, without counting a hit. */
+  exhausted(bucket: string, limit: number, now: number): boolean {
+    const count = this.#counts.get(bucket);
+    return count !== undefined && count.window === Math.floor(now / 1000) && count.localHits + count.othersHits >= limit;
+  }
+
   async sync(): Promise<void> {
     if (!this.#db) return;
     const current = Math.floor(Date.now() / 1000);

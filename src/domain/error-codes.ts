@@ -40,6 +40,7 @@ export const errorCodes = {
   CUSTODY_CHAIN_UNAVAILABLE: { status: 503, meaning: 'The chain could not be read to check an operator decision against it; nothing changed.' },
   CUSTODY_TRANSFER_NOT_CANCELLABLE: { status: 409, meaning: 'Operator cancel of a custody transfer that is not signed and unconfirmed (SIGNED or SENT); details.status.' },
   CONFLICT: { status: 409, meaning: 'The object is not in a state that allows this operation.' },
+  TOO_MANY_OPEN_RFQS: { status: 409, meaning: 'The account already holds maxOpenRfqsPerAccount PENDING RFQs; details.maxOpenRfqsPerAccount.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, meaning: 'The idempotencyKey was already used for a different request.' },
   RATE_LIMITED: { status: 429, meaning: 'Too many requests; Retry-After says when to retry.' },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: 'Request body over the size limit.' },

@@ -2,6 +2,7 @@
  * Builds the Fastify application (no listen): hooks, every route plugin, OpenAPI from the same
  * TypeBox schemas. `listen()` is the caller's business, so tests and nodes share this.
  */
+import { createServer } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
@@ -14,8 +15,42 @@ import type { NodeContext } from './node-context.ts';
 import { CLOSE_SHUTDOWN } from '../ws/frames.ts';
 import { routePlugins } from './route-plugins.ts';
 
-export async function buildApp(context: NodeContext, logger: Logger): Promise<FastifyInstance> {
+/** HTTP limits per node (RFQ_HTTP_* settings): a slow or idle client cannot hold a connection. */
+export interface HttpLimits {
+  /** Whole request, headers and body, must arrive within this (then 408 and the socket closes). */
+  requestTimeoutMs: number;
+  /** Request headers must arrive within this. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Open connections per node; beyond it a new connection is closed at once. */
+  maxConnections: number;
+}
+
+export const defaultHttpLimits: Readonly<HttpLimits> = Object.freeze({
+  requestTimeoutMs: 10_000,
+  headersTimeoutMs: 5000,
+  keepAliveTimeoutMs: 5000,
+  maxConnections: 10_000,
+});
+
+export async function buildApp(context: NodeContext, logger: Logger, limits: HttpLimits = defaultHttpLimits): Promise<FastifyInstance> {
   const app = Fastify({
+    serverFactory: (handler) => {
+      const server = createServer(
+        {
+          requestTimeout: limits.requestTimeoutMs,
+          headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+          keepAliveTimeout: limits.keepAliveTimeoutMs,
+          // Node checks the request and header deadlines on this period (30 s by default, which
+          // would let a trickling body outlive its bound by that much).
+          connectionsCheckingInterval: Math.min(1000, limits.requestTimeoutMs),
+        },
+        handler,
+      );
+      server.maxConnections = limits.maxConnections;
+      return server;
+    },
     loggerInstance: logger as FastifyBaseLogger,
     trustProxy: false,
     bodyLimit: 256 * 1024,

@@ -31,6 +31,7 @@ export const WS_DEFAULTS: Readonly<WsConfig> = Object.freeze({
   sendBufferBytes: 1 << 20,
   priceStaleMs: 5000,
   outboxRetentionMs: 24 * 3600_000,
+  sessionAuditMs: 250,
 });
 
 export interface ChainConfig {
@@ -81,6 +82,7 @@ export interface Config {
   logLevel: string;
   rateLimit: RateLimitConfig;
   ws: WsConfig;
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
   /** Background workers this node runs: auctions, settlement, dispatch, withdrawals. */
   workers: ReadonlySet<string>;
   shutdownGraceMs: number;
@@ -92,7 +94,7 @@ const KNOWN = new Set([
   'RFQ_MODE', 'RFQ_DATA_DIR', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_SIWE_DOMAIN', 'RFQ_CHAIN_ID', 'RFQ_DEMO_MAKERS',
   'RFQ_LOG_LEVEL', 'RFQ_RATE_LIMIT_PER_KEY_PER_SEC', 'RFQ_RATE_LIMIT_PER_SOURCE_PER_SEC', 'RFQ_WS_HANDSHAKE_DEADLINE_MS',
   'RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE', 'RFQ_WS_MAX_SESSIONS_PER_ACCOUNT', 'RFQ_WS_INBOUND_FRAMES_PER_SEC',
-  'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WORKERS',
+  'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WS_SESSION_AUDIT_MS', 'RFQ_HTTP_REQUEST_TIMEOUT_MS', 'RFQ_HTTP_HEADERS_TIMEOUT_MS', 'RFQ_HTTP_KEEP_ALIVE_TIMEOUT_MS', 'RFQ_HTTP_MAX_CONNECTIONS', 'RFQ_WORKERS',
   'RFQ_DATABASE_POOL_SIZE', 'RFQ_SHUTDOWN_GRACE_MS', 'RFQ_CUSTODY_KEY', 'RFQ_PERMIT2_ADDRESS', 'RFQ_WRAPPER_FACTORY_ADDRESS',
   'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS', 'RFQ_CUSTODY_MAX_FEE_PER_GAS_GWEI',
   'RFQ_VENUE_NETWORK', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_VENUE_REQUEST_TIMEOUT_MS', 'RFQ_VENUE_META_CACHE_MS',
@@ -173,6 +175,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!chainRpcUrl) problems.push('CHAIN_RPC_URL: required in production mode (EVM JSON-RPC URL)');
     if (!venueUrl) problems.push('VENUE_URL: required in production mode (Hyperliquid-compatible API URL)');
     if (!adminToken) problems.push('RFQ_ADMIN_TOKEN: required in production mode (operator bearer token)');
+    else if (adminToken.length >= 16 && adminToken.length < 32) problems.push('RFQ_ADMIN_TOKEN: must be at least 32 characters in production mode');
+    // A sign-in domain or chain left at its development default would accept logins meant for another site.
+    if (!text('RFQ_SIWE_DOMAIN')) problems.push('RFQ_SIWE_DOMAIN: required in production mode (the domain users sign in to)');
+    if (!text('RFQ_CHAIN_ID')) problems.push('RFQ_CHAIN_ID: required in production mode (the chain id users sign in on)');
     if (!secretKey) problems.push('RFQ_SECRET_KEY: required in production mode (32 bytes, base64; encrypts API secrets)');
   }
 
@@ -256,6 +262,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sendBufferBytes: int('RFQ_WS_SEND_BUFFER_BYTES', WS_DEFAULTS.sendBufferBytes, 1024, 1 << 30),
       priceStaleMs: int('RFQ_PRICE_STALE_MS', WS_DEFAULTS.priceStaleMs, 100, 600_000),
       outboxRetentionMs: int('RFQ_OUTBOX_RETENTION_MS', WS_DEFAULTS.outboxRetentionMs, 1000, 30 * 24 * 3600_000),
+      // At most 1 s: a revoked key or a deactivated maker must lose its sessions within 1 s (DESIGN 11).
+      sessionAuditMs: int('RFQ_WS_SESSION_AUDIT_MS', WS_DEFAULTS.sessionAuditMs, 50, 1000),
+    }),
+    http: Object.freeze({
+      requestTimeoutMs: int('RFQ_HTTP_REQUEST_TIMEOUT_MS', 10_000, 1000, 600_000),
+      headersTimeoutMs: int('RFQ_HTTP_HEADERS_TIMEOUT_MS', 5000, 500, 600_000),
+      keepAliveTimeoutMs: int('RFQ_HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000),
+      maxConnections: int('RFQ_HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     }),
     workers,
     shutdownGraceMs: int('RFQ_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),

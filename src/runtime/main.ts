@@ -77,6 +77,7 @@ async function main(): Promise<void> {
     chainId: config.chainId,
     rateLimit: config.rateLimit,
     ws: config.ws,
+    http: config.http,
     workers: config.workers,
     embedded: config.mode === 'embedded',
     logger,

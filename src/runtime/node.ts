@@ -17,7 +17,7 @@ import { QuoteWriter } from '../services/rfq/write-quote.ts';
 import type { WsSettings } from '../ws/ws-context.ts';
 import { WS_DEFAULTS } from './config.ts';
 import { buildNodeContext, type NodeContext } from './node-context.ts';
-import { buildApp } from './build-app.ts';
+import { buildApp, defaultHttpLimits, type HttpLimits } from './build-app.ts';
 import { startWorkers, type Workers } from './workers.ts';
 import { connectChainContext, type ChainSettings } from '../chain/chain-context.ts';
 import { wireChain, type ChainWiring } from './chain-wiring.ts';
@@ -36,6 +36,7 @@ export interface NodeOptions {
   chainId?: number;
   rateLimit?: { perKeyPerSec: number; perSourcePerSec: number };
   ws?: Partial<WsSettings>;
+  http?: Partial<HttpLimits>;
   workers?: ReadonlySet<string>;
   embedded?: boolean;
   logLevel?: string;
@@ -101,7 +102,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     chain: options.chain ? await connectChainContext(options.chain) : null,
   });
   const chainWiring: ChainWiring | null = context.chain ? wireChain(context, context.chain, logger) : null;
-  const app = await buildApp(context, logger);
+  const app = await buildApp(context, logger, { ...defaultHttpLimits, ...options.http });
   const perp = venueClient && options.venue ? wirePerpExecutor(service, venueClient, options.venue, options.perpExecution) : null;
   const workers: Workers = await startWorkers(context, options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals']), logger, chainWiring, perp);
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });

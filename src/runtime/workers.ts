@@ -8,6 +8,7 @@ import { DeadlineWorker } from './deadline-worker.ts';
 import { ChainWatcher } from '../chain/watcher/chain-watcher.ts';
 import type { ChainWiring } from './chain-wiring.ts';
 import { startWsRuntime } from '../ws/ws-runtime.ts';
+import { pruneChallenges } from '../services/auth/create-challenge.ts';
 import { DepositHeadScanner } from '../chain/funds/deposit-head-scanner.ts';
 import { CustodyBroadcaster } from '../chain/custody/custody-broadcaster.ts';
 import type { PerpWiring } from './perp-wiring.ts';
@@ -44,6 +45,8 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
   const prune = setInterval(() => {
     const horizon = deps.clock.now() - 2 * deps.auth.timestampSkewMs;
     context.authentication.claims.prune(horizon).catch((error: unknown) => logger.warn({ err: error }, 'pruning replay claims failed'));
+    // Expired sign-in challenges can no longer sign anyone in (bounded: one batch per round).
+    pruneChallenges(deps.db, deps.clock.now()).catch((error: unknown) => logger.warn({ err: error }, 'pruning sign-in challenges failed'));
   }, 10_000);
   prune.unref();
   timers.push(prune);

@@ -28,6 +28,8 @@ export interface AuthSettings {
   challengeTtlMs: number;
   defaultKeyLifetimeSecs: number;
   maxKeyLifetimeSecs: number;
+  /** Unexpired, unused sign-in challenges one source address may hold; beyond: 429. */
+  maxLiveChallengesPerSource: number;
 }
 
 export const defaultAuthSettings = {
@@ -35,6 +37,7 @@ export const defaultAuthSettings = {
   challengeTtlMs: 5 * 60_000,
   defaultKeyLifetimeSecs: 14 * 24 * 3600,
   maxKeyLifetimeSecs: 90 * 24 * 3600,
+  maxLiveChallengesPerSource: 100,
 } as const;
 
 /** Per-node reactions to committed changes (timers); they never carry state of their own. */

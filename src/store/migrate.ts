@@ -24,6 +24,8 @@ import * as perpExecutions from './migrations/0023-perp-executions.ts';
 import * as adminRfqListing from './migrations/0037-admin-rfq-listing.ts';
 import * as custodyTxReplacements from './migrations/0030-custody-tx-replacements.ts';
 import * as quarantinedChainLogs from './migrations/0031-quarantined-chain-logs.ts';
+import * as openRfqsByAccount from './migrations/0034-open-rfqs-by-account.ts';
+import * as challengeSources from './migrations/0035-challenge-sources.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -44,9 +46,11 @@ const migrations: Record<string, Migration> = {
   '0016-custody-calls': custodyCalls,
   '0020-perp-quotes': perpQuotes,
   '0023-perp-executions': perpExecutions,
-  '0037-admin-rfq-listing': adminRfqListing,
   '0030-custody-tx-replacements': custodyTxReplacements,
   '0031-quarantined-chain-logs': quarantinedChainLogs,
+  '0034-open-rfqs-by-account': openRfqsByAccount,
+  '0035-challenge-sources': challengeSources,
+  '0037-admin-rfq-listing': adminRfqListing,
 };
 
 class InCodeMigrations implements MigrationProvider {

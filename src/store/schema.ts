@@ -17,7 +17,7 @@ export type CustodyTransferStatus = 'QUEUED' | 'SIGNED' | 'SENT' | 'CONFIRMED' |
 type Json<T> = ColumnType<T, string, string>;
 
 export interface AccountsTable { id: string; address: string; created_at: number }
-export interface AuthChallengesTable { nonce: string; created_at: number; expires_at: number; used_at: number | null }
+export interface AuthChallengesTable { nonce: string; created_at: number; expires_at: number; used_at: number | null; source: string | null }
 export interface ApiKeysTable {
   access_key: string;
   account_id: string;

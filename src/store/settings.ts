@@ -13,6 +13,8 @@ export interface OperatorSettings {
   makerFailureWindowMs: number;
   /** First suspension length; doubles on each repeat. */
   makerSuspensionBaseMs: number;
+  /** PENDING RFQs one account may hold at once; one more is 409 TOO_MANY_OPEN_RFQS (DESIGN.md section 11). */
+  maxOpenRfqsPerAccount: number;
 }
 
 export const defaultSettings: Readonly<OperatorSettings> = Object.freeze({
@@ -21,6 +23,7 @@ export const defaultSettings: Readonly<OperatorSettings> = Object.freeze({
   makerFailureThreshold: 3,
   makerFailureWindowMs: 3_600_000,
   makerSuspensionBaseMs: 600_000,
+  maxOpenRfqsPerAccount: 20,
 });
 
 export const settingKeys = Object.keys(defaultSettings) as Array<keyof OperatorSettings>;

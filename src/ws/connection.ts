@@ -12,7 +12,7 @@ import { ServiceError } from '../domain/errors.ts';
 import { wsAuthCanonical } from '../domain/auth/hmac.ts';
 import { authenticateRequest, type AuthContext } from '../services/auth/authenticate-request.ts';
 import { CLOSE_AUTH_FAILED, CLOSE_CONNECTION_CAP, CLOSE_RATE_LIMITED, CLOSE_SLOW_CONSUMER, errorFrame } from './frames.ts';
-import type { SessionHub } from './hub.ts';
+import type { AuditedSession, SessionHub } from './hub.ts';
 import type { WsContext } from './ws-context.ts';
 
 const OPEN = 1;
@@ -40,8 +40,10 @@ export class FrameBucket {
   }
 }
 
-export abstract class WsConnection {
+export abstract class WsConnection implements AuditedSession {
   accountId = '';
+  /** The key this session authenticated with; its standing is re-read by the session auditor. */
+  accessKey = '';
   protected readonly socket: WebSocket;
   protected readonly context: WsContext;
   protected readonly hub: SessionHub;
@@ -95,10 +97,12 @@ export abstract class WsConnection {
   protected abstract release(): void;
 
   /**
-   * Verifies an `auth` frame for this socket's path and applies the per-account cap (`count`: the
-   * account's sessions of this kind on this node). Refuses and returns null on failure.
+   * Verifies an `auth` frame for this socket's path and applies the per-account cap: `admit`
+   * checks the account's sessions of this kind on this node and registers this one in the same
+   * synchronous step, so concurrent logins can never pass the cap together. Refuses and returns
+   * null on failure.
    */
-  protected async verifyAuth(accessKey: string, signedAt: number, signature: string, count: (accountId: string) => number): Promise<AuthContext | null> {
+  protected async verifyAuth(accessKey: string, signedAt: number, signature: string, admit: (accountId: string) => boolean, max: number): Promise<AuthContext | null> {
     let auth: AuthContext;
     try {
       auth = await authenticateRequest(this.context.authentication, {
@@ -114,16 +118,25 @@ export abstract class WsConnection {
       return null;
     }
     if (this.closed) return null;
-    if (count(auth.accountId) >= this.context.ws.maxSessionsPerAccount) {
-      this.refuse(`at most ${this.context.ws.maxSessionsPerAccount} sessions per account`, CLOSE_CONNECTION_CAP);
+    this.accountId = auth.accountId;
+    if (!admit(auth.accountId)) {
+      this.refuse(`at most ${max} sessions per account`, CLOSE_CONNECTION_CAP);
       return null;
     }
     this.clearDeadline();
     this.releaseSourceSlot();
     this.authenticated = true;
-    this.accountId = auth.accountId;
+    this.accessKey = auth.accessKey;
+    this.hub.audited.add(this);
     return auth;
   }
+
+  endForCredential(reason: string): void {
+    this.refuse(reason);
+  }
+
+  /** Called while the account is not an active maker; each path drops what needs one. */
+  abstract makerLost(reason: string): void;
 
   protected send(frame: Record<string, unknown>): boolean {
     return this.sendData(JSON.stringify(frame));
@@ -184,6 +197,7 @@ export abstract class WsConnection {
     this.closed = true;
     this.clearDeadline();
     this.releaseSourceSlot();
+    this.hub.audited.delete(this);
     if (this.authenticated) this.release();
   }
 }

@@ -3,6 +3,7 @@
  * topic names. Pure: no I/O, so the sessions only decide what to do with a classified frame.
  */
 import type { ErrorCode } from '../domain/error-codes.ts';
+import { controlCharacterPath } from '../domain/text/control-characters.ts';
 
 export const WS_PATH = '/v1/rfq/ws';
 export const PRICES_WS_PATH = '/v1/rfq/prices/ws';
@@ -62,6 +63,8 @@ export function parseClientFrame(raw: string): ClientFrame {
     return { kind: 'invalid', message: 'frame is not valid JSON' };
   }
   if (!isObject(value)) return { kind: 'invalid', message: 'frame must be a JSON object' };
+  const control = controlCharacterPath(value);
+  if (control !== null) return { kind: 'invalid', message: `${control} must not contain control characters` };
   const kind = value.kind;
   if (typeof kind !== 'string') return { kind: 'invalid', message: 'frame needs a string `kind`' };
   switch (kind) {
@@ -116,6 +119,7 @@ export function parseIngestFrame(raw: string): IngestFrame {
   } catch {
     return { kind: 'invalid', message: 'frame is not valid JSON' };
   }
+  if (isObject(value) && controlCharacterPath(value) !== null) return { kind: 'invalid', message: `${controlCharacterPath(value)} must not contain control characters` };
   if (isObject(value) && value.kind === 'ladder') {
     const { instrumentId, bids, asks, ts } = value;
     if (typeof instrumentId !== 'string' || instrumentId.length === 0 || instrumentId.length > 64) return { kind: 'invalid', message: 'ladder: `instrumentId` string required' };

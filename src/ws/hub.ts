@@ -14,6 +14,16 @@ export interface HubSession {
   deliverPrice?(instrumentId: string, data: Buffer): void;
 }
 
+/** An authenticated connection of either socket path, as the session auditor sees it. */
+export interface AuditedSession {
+  readonly accountId: string;
+  readonly accessKey: string;
+  /** The key was revoked or expired: AUTH_REQUIRED, close 4001. */
+  endForCredential(reason: string): void;
+  /** The account is no longer an active, unsuspended maker: drop what needs one. */
+  makerLost(reason: string): void;
+}
+
 class Index<K, V> {
   private readonly map = new Map<K, Set<V>>();
 
@@ -71,6 +81,8 @@ export class SessionHub {
   readonly unauthenticated = new KeyedCounter();
   /** Price ingest sessions per account (capped apart from /v1/rfq/ws sessions). */
   readonly ingestSessions = new KeyedCounter();
+  /** Every authenticated connection (both paths), checked against the store by the auditor. */
+  readonly audited = new Set<AuditedSession>();
   private readonly byAccount = new Index<string, HubSession>();
   private readonly openRfqsByInstrument = new Index<string, HubSession>();
   private readonly pricesByInstrument = new Index<string, HubSession>();

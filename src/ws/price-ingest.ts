@@ -20,6 +20,8 @@ export class PriceIngestSession extends WsConnection {
   private makerId = '';
   private heartbeat: NodeJS.Timeout | null = null;
   private alive = true;
+  /** Counted in the hub's per-account ingest sessions from admission until release. */
+  private holdsIngestSlot = false;
   private readonly book: PriceBook;
 
   constructor(socket: WebSocket, context: WsContext, hub: SessionHub, book: PriceBook, logger: Logger, source: string) {
@@ -34,8 +36,10 @@ export class PriceIngestSession extends WsConnection {
     const frame = raw === null ? { kind: 'invalid' as const, message: 'binary frames are not accepted' } : parseIngestFrame(raw);
     if (!this.authenticated) {
       if (frame.kind !== 'auth') return this.refuse(frame.kind === 'invalid' ? frame.message : 'the first frame must be `auth`');
-      const auth = await this.verifyAuth(frame.accessKey, frame.signedAt, frame.signature, (accountId) => this.hub.ingestSessions.count(accountId));
+      const max = this.context.ws.maxSessionsPerAccount;
+      const auth = await this.verifyAuth(frame.accessKey, frame.signedAt, frame.signature, (accountId) => this.hub.ingestSessions.tryAcquire(accountId, max), max);
       if (!auth) return;
+      this.holdsIngestSlot = true;
       const deps = this.context.service;
       let makerId: string;
       try {
@@ -44,11 +48,11 @@ export class PriceIngestSession extends WsConnection {
         if (!(error instanceof ServiceError)) throw error;
         // Authenticated, but this socket is for makers only: same refusal as a failed handshake.
         this.authenticated = false;
+        this.releaseIngestSlot();
         return this.refuse(`price ingest needs an active maker: ${error.message}`);
       }
       if (this.closed) return;
       this.makerId = makerId;
-      this.hub.ingestSessions.tryAcquire(auth.accountId, Number.MAX_SAFE_INTEGER);
       this.startHeartbeat();
       this.send({ kind: 'health', userId: auth.accountId, isMaker: true });
       return;
@@ -100,9 +104,18 @@ export class PriceIngestSession extends WsConnection {
   protected release(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
-    if (this.makerId) {
-      this.book.withdraw(this.makerId, this);
-      this.hub.ingestSessions.release(this.accountId);
-    }
+    if (this.makerId) this.book.withdraw(this.makerId, this);
+    this.releaseIngestSlot();
+  }
+
+  private releaseIngestSlot(): void {
+    if (!this.holdsIngestSlot) return;
+    this.holdsIngestSlot = false;
+    this.hub.ingestSessions.release(this.accountId);
+  }
+
+  /** This socket is for active makers only: it ends as a failed handshake would. */
+  makerLost(reason: string): void {
+    this.refuse(`price ingest needs an active maker: ${reason}`);
   }
 }

@@ -119,18 +119,56 @@ export class WsSession extends WsConnection implements HubSession {
   }
 
   private async authenticate(accessKey: string, signedAt: number, signature: string): Promise<void> {
-    const auth = await this.verifyAuth(accessKey, signedAt, signature, (accountId) => this.hub.sessionsOf(accountId));
+    const max = this.context.ws.maxSessionsPerAccount;
+    const admit = (accountId: string): boolean => {
+      if (this.hub.sessionsOf(accountId) >= max) return false;
+      this.hub.add(this);
+      return true;
+    };
+    const auth = await this.verifyAuth(accessKey, signedAt, signature, admit, max);
     if (!auth) return;
     this.makerScoped = auth.makerScoped;
-    this.hub.add(this);
     this.startKeepalive();
     // isMaker: the credential is maker-scoped (issued while the account was an active maker).
     this.send({ kind: 'health', userId: auth.accountId, isMaker: auth.makerScoped });
   }
 
+  /**
+   * The account stopped being an active maker (session auditor): its `openRfqs` and `quoteStatus`
+   * subscriptions end, each with an `unsubscribed` frame after one `error` saying why. Re-subscribing
+   * is refused until the maker is active again. Idempotent: nothing held, nothing sent.
+   */
+  makerLost(reason: string): void {
+    if (this.closed) return;
+    const held = [...this.openRfqs];
+    const quoteStatus = this.subscriptions.has('quoteStatus');
+    if (held.length === 0 && !quoteStatus) return;
+    this.send(errorFrame('MAKER_NOT_APPROVED', reason));
+    for (const id of held) {
+      this.openRfqs.delete(id);
+      this.subscriptions.delete(subscriptionKey('openRfqs', id));
+      this.hub.unwatchOpenRfqs(this, id);
+      this.send({ kind: 'unsubscribed', topic: 'openRfqs', instrumentId: id });
+    }
+    if (quoteStatus) {
+      this.subscriptions.delete('quoteStatus');
+      this.send({ kind: 'unsubscribed', topic: 'quoteStatus' });
+    }
+  }
+
   /** Null when the session may hold the topic; else why not (UNSUPPORTED_CHANNEL). */
   private async refusal(topic: string, instrumentId: string | undefined): Promise<string | null> {
-    if (topic === 'quoteStatus') return this.makerScoped ? null : 'quoteStatus needs a maker-scoped credential';
+    if (topic === 'quoteStatus') {
+      if (!this.makerScoped) return 'quoteStatus needs a maker-scoped credential';
+      // The maker standing is live, not frozen at the credential's issuance.
+      try {
+        await activeMaker(this.context.service.db, this.accountId, this.context.service.clock.now());
+      } catch (error) {
+        if (error instanceof ServiceError) return `quoteStatus: ${error.message}`;
+        throw error;
+      }
+      return null;
+    }
     if (!takesInstrument(topic)) return null;
     const instrument = (await this.context.service.refdata.current()).instruments.get(instrumentId!);
     if (!instrument) return `instrument ${JSON.stringify(instrumentId)} is not available`;

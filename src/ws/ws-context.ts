@@ -42,4 +42,9 @@ export interface WsSettings {
   priceStaleMs: number;
   /** Outbox rows older than this are pruned; `fromSeq` replay reaches back this far. */
   outboxRetentionMs: number;
+  /**
+   * How often every session's key and maker standing are re-read from the store (DESIGN.md
+   * section 11 bounds the reaction at 1 s, so at most 1000).
+   */
+  sessionAuditMs: number;
 }

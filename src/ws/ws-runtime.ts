@@ -11,6 +11,7 @@ import { NodeBus } from './node-bus.ts';
 import { OutboxDispatcher } from './outbox-dispatcher.ts';
 import { PriceBook } from './price-book.ts';
 import type { WsContext } from './ws-context.ts';
+import { SessionAuditor } from './session-auditor.ts';
 
 export interface WsParts {
   hub: SessionHub;
@@ -43,6 +44,8 @@ export async function startWsRuntime(context: WsContext, logger: Logger, dispatc
   });
   book.start();
   await dispatcher?.start();
+  const auditor = new SessionAuditor({ db, hub, now: () => context.service.clock.now(), intervalMs: () => context.ws.sessionAuditMs, logger });
+  auditor.start();
   let pruning: Promise<void> | null = null;
   const prune = dispatch
     ? setInterval(() => {
@@ -61,6 +64,7 @@ export async function startWsRuntime(context: WsContext, logger: Logger, dispatc
     async stop() {
       if (prune) clearInterval(prune);
       await pruning;
+      await auditor.stop();
       unsubscribe();
       book.stop();
       await dispatcher?.stop();

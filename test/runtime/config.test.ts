@@ -17,7 +17,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const CWD = '/srv/rfq';
 const SECRET_KEY = randomBytes(32).toString('base64');
-const ADMIN_TOKEN = 'adm_0123456789abcdef0123';
+const ADMIN_TOKEN = 'adm_0123456789abcdef0123456789abcdef';
 const PRODUCTION = {
   DATABASE_URL: 'postgres://rfq@db.internal:5432/rfq',
   CHAIN_RPC_URL: 'https://rpc.example.org',
@@ -26,6 +26,8 @@ const PRODUCTION = {
   RFQ_SECRET_KEY: SECRET_KEY,
   RFQ_CUSTODY_KEY: `0x${'ab'.repeat(32)}`,
   RFQ_WRAPPER_FACTORY_ADDRESS: '0x1111111111111111111111111111111111111111',
+  RFQ_SIWE_DOMAIN: 'rfq.example.org',
+  RFQ_CHAIN_ID: '8453',
   RFQ_VENUE_BUILDER_ADDRESS: '0x2222222222222222222222222222222222222222',
 };
 
@@ -101,7 +103,7 @@ describe('config', () => {
 
   it('production mode (DATABASE_URL set) refuses with one line per missing setting', () => {
     const problems = problemsOf({ DATABASE_URL: PRODUCTION.DATABASE_URL });
-    const missing = ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS', 'RFQ_VENUE_BUILDER_ADDRESS'];
+    const missing = ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_SIWE_DOMAIN', 'RFQ_CHAIN_ID'];
     assert.equal(problems.length, missing.length, problems.join('\n'));
     for (const name of missing) {
       const lines = about(problems, name);
@@ -111,8 +113,14 @@ describe('config', () => {
     // CHAIN_RPC_URL or VENUE_URL alone also selects production mode.
     assert.equal(about(problemsOf({ VENUE_URL: PRODUCTION.VENUE_URL }), 'DATABASE_URL').length, 1);
     assert.equal(about(problemsOf({ CHAIN_RPC_URL: PRODUCTION.CHAIN_RPC_URL }), 'DATABASE_URL').length, 1);
-    // An explicit RFQ_MODE=production with nothing set names all eight.
-    assert.equal(problemsOf({ RFQ_MODE: 'production' }).length, 8);
+    // An explicit RFQ_MODE=production with nothing set names all ten.
+    assert.equal(problemsOf({ RFQ_MODE: 'production' }).length, 10);
+  });
+
+  it('production refuses an operator token under 32 characters (issue 14)', () => {
+    const problems = problemsOf({ ...PRODUCTION, RFQ_ADMIN_TOKEN: 'x'.repeat(31) });
+    assert.deepEqual(problems, ['RFQ_ADMIN_TOKEN: must be at least 32 characters in production mode']);
+    assert.equal(loadConfig({ ...PRODUCTION, RFQ_ADMIN_TOKEN: 'x'.repeat(32) }, CWD).adminToken, 'x'.repeat(32));
   });
 
   it('accepts a complete production configuration, with nothing embedded', () => {
@@ -143,6 +151,7 @@ describe('config', () => {
       RFQ_CUSTODY_KEY: '0x1234',
       RFQ_WRAPPER_FACTORY_ADDRESS: 'factory',
       RFQ_CHAIN_START_BLOCK: 'genesis',
+      RFQ_SIWE_DOMAIN: 'rfq.example.org',
       RFQ_VENUE_NETWORK: 'devnet',
       RFQ_VENUE_BUILDER_ADDRESS: '0xabc',
     });
@@ -228,10 +237,10 @@ describe('production start (src/runtime/main.ts)', () => {
       assert.equal(result.code, 2, `exit code 2, got ${result.code}; stderr:\n${result.stderr}`);
       const lines = result.stderr.trim().split('\n');
       assert.match(lines[0]!, /^rfq-service: refusing to start, invalid configuration:$/);
-      for (const name of ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS', 'RFQ_VENUE_BUILDER_ADDRESS']) {
+      for (const name of ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_SIWE_DOMAIN', 'RFQ_CHAIN_ID']) {
         assert.equal(lines.filter((line) => line.includes(name)).length, 1, `one stderr line for ${name}:\n${result.stderr}`);
       }
-      assert.equal(lines.length, 8, `heading plus seven problems:\n${result.stderr}`);
+      assert.equal(lines.length, 10, `heading plus nine problems:\n${result.stderr}`);
       assert.equal(lines.filter((line) => line.includes('DATABASE_URL')).length, 0);
       assert.equal(result.stdout, '', 'nothing started, nothing printed');
       assert.deepEqual(await readdir(cwd), [], 'no data directory created in production mode');

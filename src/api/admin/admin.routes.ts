@@ -7,7 +7,8 @@ import { listMakers, putMaker, unsuspendMaker } from '../../services/admin/maker
 import { listSettlementAnomalies } from '../../services/settlement/settle-quote.ts';
 import { adjustBalance } from '../../services/admin/adjust-balance.ts';
 import { checkInvariants } from '../../services/admin/invariants.ts';
-import { readSettings, writeSettings, settingKeys } from '../../store/settings.ts';
+import { readSettings, settingKeys } from '../../store/settings.ts';
+import { changeSettings } from '../../services/admin/change-settings.ts';
 import { EvmAddress, InstrumentId, SignedDecimalString, TokenSymbol, DecimalString, Nullable, errorResponses } from '../schemas/common.ts';
 import { InstrumentType, Rail } from '../schemas/account.ts';
 import type { ApiContext } from '../context.ts';
@@ -165,10 +166,6 @@ export function adminRoutes(context: ApiContext) {
     app.put('/admin/v1/settings', {
       config: admin,
       schema: { summary: 'Change operator settings', tags, body: SettingsBody, response: { 200: SettingsView, ...errorResponses } },
-    }, async (request) => {
-      await deps.db.transaction().execute((tx) => writeSettings(tx, request.body));
-      deps.settings.invalidate();
-      return { ...(await readSettings(deps.db)) } as Record<string, number>;
-    });
+    }, async (request) => ({ ...(await changeSettings(deps, request.body)) }) as Record<string, number>);
   };
 }

@@ -34,7 +34,7 @@ export function adminFundsRoutes(context: ApiContext) {
     }, async (request) => approveWithdrawal(deps, request.params.id) as never);
 
     app.post('/admin/v1/withdrawals/:id/reject', {
-      config: admin,
+      config: { ...admin, optionalBody: true },
       schema: {
         summary: 'Reject a pending withdrawal (funds released)',
         tags,

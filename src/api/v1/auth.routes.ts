@@ -15,10 +15,10 @@ export function authRoutes(context: ApiContext) {
     app.post('/v1/auth/challenge', {
       config: { auth: 'none' },
       schema: { summary: 'Issue a single-use SIWE nonce (5 minutes)', tags: ['auth'], body: Type.Optional(ChallengeRequest), response: { 200: ChallengeResponse, ...errorResponses } },
-    }, async () => createChallenge(context.service));
+    }, async (request) => createChallenge(context.service, request.ip));
 
     app.post('/v1/auth/api-keys', {
-      config: { auth: 'none' },
+      config: { auth: 'none', multilineFields: ['message'] },
       schema: { summary: 'Sign in with a SIWE message: issue an access key and secret', tags: ['auth'], body: LoginRequest, response: { 200: LoginResponse, ...errorResponses } },
     }, async (request) => issueApiKey(context.service, request.body));
 

@@ -21,7 +21,16 @@ export function signCanonical(secretBase64: string, canonical: string): string {
   return createHmac('sha256', Buffer.from(secretBase64, 'base64')).update(canonical, 'utf8').digest('base64');
 }
 
+/** Canonical padded base64 of exactly 32 bytes: 43 characters, the last one of `AEIMQUYcgkosw048`, then `=`. */
+const CANONICAL_SIGNATURE = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
+
+/**
+ * Decoded strictly: Node's base64 decoder skips junk characters and stops at padding, so
+ * anything but the canonical 44-character form (two joined headers, stray characters) is refused
+ * before comparing.
+ */
 export function signatureMatches(secretBase64: string, canonical: string, presented: string): boolean {
+  if (!CANONICAL_SIGNATURE.test(presented)) return false;
   const expected = Buffer.from(signCanonical(secretBase64, canonical), 'base64');
   const actual = Buffer.from(presented, 'base64');
   return actual.length === expected.length && timingSafeEqual(actual, expected);

@@ -9,6 +9,8 @@
 import { ServiceError, invalidField } from '../errors.ts';
 
 export const MAX_AMOUNT_LENGTH = 64;
+/** The largest amount in smallest units: a uint256, what a token transfer can carry (and within NUMERIC(78,0)). */
+export const MAX_RAW_AMOUNT = (1n << 256n) - 1n;
 
 /** Stable reasons for a malformed amount string, reported in `details.errors[].reason`. */
 export type AmountFormatReason =
@@ -24,7 +26,8 @@ export type AmountFormatReason =
   | 'missingIntegerDigits'
   | 'missingFractionalDigits'
   | 'notDecimal'
-  | 'zero';
+  | 'zero'
+  | 'tooLarge';
 
 const CANONICAL_INPUT = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
@@ -63,6 +66,7 @@ const REASON_MESSAGES: Record<AmountFormatReason, string> = {
   missingFractionalDigits: 'must have digits after the point',
   notDecimal: 'must be a decimal number',
   zero: 'must be greater than zero',
+  tooLarge: 'must be at most 2^256 - 1 in smallest units',
 };
 
 export interface ParseAmountOptions {
@@ -93,6 +97,7 @@ export function parseAmount(text: unknown, decimals: number, options: ParseAmoun
     });
   }
   const units = BigInt(integerPart + significantFraction.padEnd(decimals, '0'));
+  if (units > MAX_RAW_AMOUNT) throw invalidField(options.field, 'tooLarge', `${options.field} ${REASON_MESSAGES.tooLarge}`);
   if (options.positive === true && units === 0n) {
     throw invalidField(options.field, 'zero', `${options.field} ${REASON_MESSAGES.zero}`);
   }

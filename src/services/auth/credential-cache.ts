@@ -15,6 +15,14 @@ export interface Credential {
   revokedAt: number | null;
 }
 
+function openOrNull(deps: ServiceDeps, sealed: string): string | null {
+  try {
+    return deps.secrets.open(sealed);
+  } catch {
+    return null;
+  }
+}
+
 export class CredentialCache {
   readonly #ttlMs: number;
   readonly #maxEntries: number;
@@ -28,27 +36,38 @@ export class CredentialCache {
   async get(deps: ServiceDeps, accessKey: string): Promise<Credential | null> {
     const now = deps.clock.now();
     const cached = this.#entries.get(accessKey);
-    if (cached && now - cached.fetchedAt < this.#ttlMs) return cached.credential;
+    if (cached && now - cached.fetchedAt < this.#ttlMs) {
+      // Least recently used goes first: a hit moves the entry to the end of the map's order.
+      this.#entries.delete(accessKey);
+      this.#entries.set(accessKey, cached);
+      return cached.credential;
+    }
     const row = await deps.db
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
       .select(['api_keys.access_key', 'api_keys.account_id', 'accounts.address', 'api_keys.secret_enc', 'api_keys.maker_scoped', 'api_keys.expires_at', 'api_keys.revoked_at'])
       .where('api_keys.access_key', '=', accessKey)
       .executeTakeFirst();
-    const credential: Credential | null = row
+    const credential = row
       ? {
           accessKey: row.access_key,
           accountId: row.account_id,
           address: row.address,
-          secret: deps.secrets.open(row.secret_enc),
+          secret: openOrNull(deps, row.secret_enc),
           makerScoped: row.maker_scoped,
           expiresAt: row.expires_at,
           revokedAt: row.revoked_at,
         }
       : null;
-    if (this.#entries.size >= this.#maxEntries) this.#entries.clear();
-    this.#entries.set(accessKey, { credential, fetchedAt: now });
-    return credential;
+    this.#entries.delete(accessKey);
+    if (this.#entries.size >= this.#maxEntries) {
+      const oldest = this.#entries.keys().next();
+      if (!oldest.done) this.#entries.delete(oldest.value);
+    }
+    // A secret that does not open (sealed under another key, damaged) is as good as no credential.
+    const usable = credential && credential.secret !== null ? credential : null;
+    this.#entries.set(accessKey, { credential: usable as Credential | null, fetchedAt: now });
+    return usable as Credential | null;
   }
 
   evict(accessKey: string): void {

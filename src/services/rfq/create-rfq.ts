@@ -18,6 +18,7 @@ import {
 } from '../../domain/rfq/index.ts';
 import { lockFunds } from '../../store/ledger.ts';
 import type { ServiceDeps } from '../deps.ts';
+import type { Tx } from '../../store/transaction.ts';
 import { emitBalances, emitOpenRfq, emitRfqStatus } from './events.ts';
 import type { RfqRow } from './rows.ts';
 import { parsePerpBaseQty } from '../perp/perp-rfq.ts';
@@ -49,6 +50,25 @@ export async function resolveInstrument(deps: ServiceDeps, instrumentId: string)
 
 function result(row: RfqRow, replayed: boolean): CreateRfqResult {
   return { rfqId: row.id, status: row.status, auctionEndsAt: row.auction_ends_at, expiresAt: row.auction_ends_at, replayed };
+}
+
+/**
+ * Open (PENDING) RFQs per account are capped (DESIGN.md section 11): a taker-driven RFQ locks no
+ * funds, so without a cap one account could broadcast any number to every maker. The account row
+ * is locked at the start of the transaction so concurrent creations by one account count one
+ * after another (exact cap); NO KEY UPDATE, so it does not wait on the rfqs foreign key's share lock.
+ * Runs after the insert: an idempotent replay is never refused, and the new row is counted.
+ */
+async function refuseBeyondOpenCap(tx: Tx, accountId: string, maxOpen: number): Promise<void> {
+  const { open } = await tx
+    .selectFrom('rfqs')
+    .select((eb) => eb.fn.countAll<string>().as('open'))
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'PENDING')
+    .executeTakeFirstOrThrow();
+  if (Number(open) > maxOpen) {
+    throw new ServiceError('TOO_MANY_OPEN_RFQS', `at most ${maxOpen} open RFQs per account`, { maxOpenRfqsPerAccount: maxOpen });
+  }
 }
 
 export async function createRfq(deps: ServiceDeps, accountId: string, input: CreateRfqInput): Promise<CreateRfqResult> {
@@ -115,6 +135,7 @@ export async function createRfq(deps: ServiceDeps, accountId: string, input: Cre
   };
 
   const created = await inTransaction(deps.db, async (tx) => {
+    await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().executeTakeFirst();
     const inserted = await tx
       .insertInto('rfqs')
       .values(row)
@@ -133,6 +154,7 @@ export async function createRfq(deps: ServiceDeps, accountId: string, input: Cre
       }
       return { row: original, replayed: true };
     }
+    await refuseBeyondOpenCap(tx, accountId, settings.maxOpenRfqsPerAccount);
     if (lockAmount !== null) {
       await lockFunds(tx, {
         lockId: deps.ids.uuid(),
