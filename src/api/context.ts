@@ -11,6 +11,7 @@ import type { SpenderCheck } from '../services/admin/makers.ts';
 import type { ExtraInvariant } from '../services/admin/invariants.ts';
 import type { ChainContext } from '../chain/chain-context.ts';
 import type { WsSettings } from '../ws/settings.ts';
+import type { V0RouteContext } from './v0/v0.routes.ts';
 
 export interface ApiContext {
   service: ServiceDeps;
@@ -32,6 +33,8 @@ export interface ApiContext {
   extraInvariants: ExtraInvariant[];
   /** WebSocket limits (RFQ_WS_* settings). */
   ws: WsSettings;
+  /** Legacy `/v0`: its use-case dependencies (venue port, JWT key) and the default layout. */
+  v0: V0RouteContext;
   /** Observes every auction this node closes (benchmarks measure lateness through it). */
   auctionCloses?: (closed: { rfqId: string; outcome: string; auctionEndsAt: number; closedAt: number }) => void;
 }

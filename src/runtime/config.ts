@@ -78,7 +78,7 @@ const KNOWN = new Set([
   'RFQ_URL',
 ]);
 
-export const ALL_WORKERS = ['auctions', 'settlement', 'dispatch', 'withdrawals'] as const;
+export const ALL_WORKERS = ['auctions', 'settlement', 'dispatch', 'withdrawals', 'v0'] as const;
 
 export class ConfigError extends Error {
   readonly problems: string[];

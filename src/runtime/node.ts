@@ -24,6 +24,12 @@ import { buildApp } from './build-app.ts';
 import { startWorkers, type Workers } from './workers.ts';
 import { connectChainContext, type ChainSettings } from '../chain/chain-context.ts';
 import { wireChain, type ChainWiring } from './chain-wiring.ts';
+import { deriveJwtKey } from '../services/v0/jwt.ts';
+import { defaultV0Settings, noVenue, type V0Settings } from '../services/v0/venue-port.ts';
+import type { V0Deps } from '../services/v0/v0-deps.ts';
+import type { V0Layout } from '../services/v0/create-order.ts';
+import { wireOmnibus, type V0VenueSettings } from '../venue/omnibus/omnibus-wiring.ts';
+import type { OmnibusWorker } from '../venue/omnibus/omnibus-worker.ts';
 
 export interface NodeOptions {
   store: StoreLocation | Store;
@@ -42,6 +48,8 @@ export interface NodeOptions {
   clock?: Clock;
   /** The chain to settle on (anvil in the embedded stack and chain tests); none: nothing settles. */
   chain?: ChainSettings;
+  /** Legacy `/v0`: the omnibus venue account (none: venue operations are SERVICE_UNAVAILABLE). */
+  v0?: { venue?: V0VenueSettings; defaultLayout?: V0Layout; settings?: Partial<V0Settings> };
 }
 
 export interface RunningNode {
@@ -49,6 +57,8 @@ export interface RunningNode {
   context: ApiContext;
   url: string;
   store: Store;
+  /** The `/v0` omnibus worker, when a venue is configured and this node runs the `v0` worker. */
+  v0Worker: OmnibusWorker | null;
   close(): Promise<void>;
 }
 
@@ -75,6 +85,8 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     auth: { siweDomain: options.siweDomain ?? 'localhost', chainId: options.chainId ?? 31337, ...defaultAuthSettings },
   };
   await service.refdata.reload();
+  const omnibus = options.v0?.venue ? wireOmnibus(options.v0.venue, () => clock.now()) : null;
+  const v0Deps: V0Deps = { service, venue: omnibus?.venue ?? noVenue, jwtKey: deriveJwtKey(options.secretKey), settings: { ...defaultV0Settings, ...options.v0?.settings } };
   const rateLimiter = new SharedRateLimiter(store.db);
   const context: ApiContext = {
     service,
@@ -89,10 +101,19 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     extraInvariants: [],
     chain: options.chain ? await connectChainContext(options.chain) : null,
     ws: { ...defaultWsSettings, ...options.ws },
+    v0: { deps: v0Deps, defaultLayout: options.v0?.defaultLayout ?? 'flat' },
   };
+  const workerNames = options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals', 'v0']);
+  let v0Worker: OmnibusWorker | null = null;
+  if (omnibus) {
+    const attached = omnibus.attach(v0Deps, logger);
+    context.extraInvariants.push(attached.invariant);
+    if (workerNames.has('v0')) v0Worker = attached.worker;
+  }
   const chainWiring: ChainWiring | null = context.chain ? wireChain(context, context.chain, logger) : null;
   const app = await buildApp(context, logger);
-  const workers: Workers = await startWorkers(context, options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals']), logger, chainWiring);
+  const workers: Workers = await startWorkers(context, workerNames, logger, chainWiring);
+  v0Worker?.start();
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   let closed = false;
   return {
@@ -100,11 +121,13 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     context,
     url: address.replace('[::1]', '127.0.0.1'),
     store,
+    v0Worker,
     async close() {
       if (closed) return;
       closed = true;
       context.draining.value = true;
       await app.close();
+      await v0Worker?.stop();
       await workers.stop();
       rateLimiter.close();
       await store.close();

@@ -45,8 +45,9 @@ export interface V0Venue {
   bestOppositePrice(pairIndex: number, side: 'buy' | 'sell'): Promise<bigint | null>;
   /** Answers within a short timeout whether the venue responds now. */
   reachable(): Promise<boolean>;
-  /** Committed work is waiting (an order to send, a cancel, a withdrawal): run the workers now. */
-  wake(): void;
+  /** Committed work is waiting (an order to send, a cancel, a withdrawal): run the worker now.
+   * Resolves after its next complete pass. */
+  wake(): Promise<void>;
 }
 
 export interface V0Settings {
@@ -70,3 +71,13 @@ export const defaultV0Settings: Readonly<V0Settings> = Object.freeze({
   tokenLifetimeSecs: 24 * 3600,
   siweStatement: 'Sign in with Ethereum to the app.',
 });
+
+/** The port when no venue is configured: every venue call is unavailable. */
+export const noVenue: V0Venue = {
+  omnibusAddress: '0x0000000000000000000000000000000000000000',
+  spotMeta: () => Promise.reject(new VenueUnavailableError('no venue is configured')),
+  isApiWalletOf: () => Promise.reject(new VenueUnavailableError('no venue is configured')),
+  bestOppositePrice: () => Promise.reject(new VenueUnavailableError('no venue is configured')),
+  reachable: () => Promise.resolve(false),
+  wake: () => Promise.resolve(),
+};

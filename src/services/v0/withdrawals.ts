@@ -39,7 +39,7 @@ export async function initiateWithdrawal(deps: V0Deps, identity: string, input: 
       throw error;
     }
   });
-  deps.venue.wake();
+  void deps.venue.wake();
   return { withdrawalId: id };
 }
 
