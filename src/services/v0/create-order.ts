@@ -65,7 +65,7 @@ export async function createOrder(deps: V0Deps, identity: string, layout: V0Layo
   else {
     let best: bigint | null;
     try {
-      best = await deps.venue.bestOppositePrice(market.pair.index, side);
+      best = await deps.venue.bestOppositePrice(market.pair.name, side);
     } catch (error) {
       if (error instanceof VenueUnavailableError) throw new ServiceError('SERVICE_UNAVAILABLE', 'the venue cannot be reached');
       throw error;

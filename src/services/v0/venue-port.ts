@@ -42,7 +42,7 @@ export interface V0Venue {
   /** Whether `agent` is an unexpired API wallet of `primary` at the venue. @throws VenueUnavailableError */
   isApiWalletOf(agent: string, primary: string): Promise<boolean>;
   /** Best opposite price x 10^8 on a spot pair's book (asks for a buy), or null when that side is empty. */
-  bestOppositePrice(pairIndex: number, side: 'buy' | 'sell'): Promise<bigint | null>;
+  bestOppositePrice(coin: string, side: 'buy' | 'sell'): Promise<bigint | null>;
   /** Answers within a short timeout whether the venue responds now. */
   reachable(): Promise<boolean>;
   /** Committed work is waiting (an order to send, a cancel, a withdrawal): run the worker now.

@@ -51,8 +51,8 @@ export class OmnibusVenue implements V0Venue {
     return agents.some((a) => a.address.toLowerCase() === agent.toLowerCase() && (!a.validUntil || a.validUntil > now));
   }
 
-  async bestOppositePrice(pairIndex: number, side: 'buy' | 'sell'): Promise<bigint | null> {
-    const book = await this.#options.http.info<{ levels: [Array<{ px: string }>, Array<{ px: string }>] }>({ type: 'l2Book', coin: `@${pairIndex}` }, this.#options.infoTimeoutMs);
+  async bestOppositePrice(coin: string, side: 'buy' | 'sell'): Promise<bigint | null> {
+    const book = await this.#options.http.info<{ levels: [Array<{ px: string }>, Array<{ px: string }>] }>({ type: 'l2Book', coin }, this.#options.infoTimeoutMs);
     const level = (side === 'buy' ? book.levels[1] : book.levels[0])?.[0];
     return level ? venueUnitsDown(level.px, PRICE_DECIMALS) : null;
   }

@@ -7,6 +7,7 @@
  */
 import { signL1Action, signUserSignedAction } from '@nktkas/hyperliquid/signing';
 import { SpotSendTypes } from '@nktkas/hyperliquid/api/exchange';
+import { sql } from 'kysely';
 import { getAddress } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Logger } from 'pino';
@@ -190,7 +191,7 @@ export class OmnibusWorker {
       .innerJoin('tokens', 'tokens.symbol', 'v0_withdrawals.token')
       .select(['v0_withdrawals.id', 'v0_withdrawals.token', 'v0_withdrawals.amount', 'v0_withdrawals.to_address', 'tokens.decimals'])
       .where('v0_withdrawals.state', '=', 'pending')
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('venue_actions').select('id').whereRef('venue_actions.owner_id', '=', 'v0_withdrawals.id').where('venue_actions.kind', '=', 'spotSend'))))
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('venue_actions').select('id').where(sql<boolean>`venue_actions.owner_id = v0_withdrawals.id::text`).where('venue_actions.kind', '=', 'spotSend'))))
       .limit(BATCH)
       .execute();
     const tokens = new Map(meta.tokens.map((t) => [t.name, t]));
