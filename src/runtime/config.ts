@@ -65,6 +65,16 @@ export interface Config {
   workers: ReadonlySet<string>;
   shutdownGraceMs: number;
   chain: ChainConfig;
+  v0: V0Config;
+}
+
+export interface V0Config {
+  /** The omnibus venue account's key (transfers) and its approved API wallet's key (orders); 0x hex.
+   * Null in embedded mode means "generate into the data dir". */
+  omnibusKey: string | null;
+  agentKey: string | null;
+  /** The `/v0` response layout when a request names none. */
+  layout: 'wrapped' | 'flat';
 }
 
 const KNOWN = new Set([
@@ -74,6 +84,7 @@ const KNOWN = new Set([
   'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WORKERS',
   'RFQ_DATABASE_POOL_SIZE', 'RFQ_SHUTDOWN_GRACE_MS', 'RFQ_CUSTODY_KEY', 'RFQ_PERMIT2_ADDRESS', 'RFQ_WRAPPER_FACTORY_ADDRESS',
   'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS',
+  'RFQ_VENUE_OMNIBUS_KEY', 'RFQ_VENUE_AGENT_KEY', 'RFQ_V0_LAYOUT',
   // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
   'RFQ_URL',
 ]);
@@ -183,6 +194,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pollIntervalMs: int('RFQ_CHAIN_POLL_INTERVAL_MS', mode === 'embedded' ? 250 : 2000, 50, 600_000),
   });
 
+  const omnibusKey = text('RFQ_VENUE_OMNIBUS_KEY');
+  const agentKey = text('RFQ_VENUE_AGENT_KEY');
+  for (const [name, key] of [['RFQ_VENUE_OMNIBUS_KEY', omnibusKey], ['RFQ_VENUE_AGENT_KEY', agentKey]] as const) {
+    if (key !== null && !/^0x[0-9a-fA-F]{64}$/.test(key)) problems.push(`${name}: must be a 0x-prefixed 32-byte hex private key`);
+  }
+  if ((omnibusKey === null) !== (agentKey === null)) problems.push('RFQ_VENUE_OMNIBUS_KEY and RFQ_VENUE_AGENT_KEY: set both (the omnibus and its approved API wallet) or neither');
+  const layout = text('RFQ_V0_LAYOUT') ?? 'flat';
+  if (layout !== 'wrapped' && layout !== 'flat') problems.push(`RFQ_V0_LAYOUT: must be wrapped or flat, got ${JSON.stringify(layout)}`);
+  const v0: V0Config = Object.freeze({ omnibusKey, agentKey, layout: layout === 'wrapped' ? 'wrapped' : 'flat' });
+
   const workersRaw = text('RFQ_WORKERS');
   const workers = new Set<string>(workersRaw === null ? ALL_WORKERS : workersRaw === 'none' ? [] : workersRaw.split(','));
   for (const worker of workers) {
@@ -221,6 +242,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workers,
     shutdownGraceMs: int('RFQ_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     chain,
+    v0,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -6,11 +6,23 @@
 import { ExchangeClient, HttpTransport } from '@nktkas/hyperliquid';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { createSiweMessage, generateSiweNonce } from 'viem/siwe';
-import { startVenueSim, type VenueSim } from '../../sim/venue/index.ts';
 import { startHarness, type Harness, type HarnessOptions } from './harness.ts';
 import type { Backend } from './backends.ts';
 
 export const STATEMENT = 'Sign in with Ethereum to the app.';
+
+/** What these tests use of the simulator (`sim/venue/`, branch venue-sim). */
+export interface VenueSim {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Loaded by path so this helper type-checks before the simulator's branch is merged. */
+export async function startSim(options: { dataDir: string | null; port?: number } = { dataDir: null }): Promise<VenueSim> {
+  const modulePath = new URL('../../sim/venue/index.ts', import.meta.url).href;
+  const { startVenueSim } = (await import(modulePath)) as { startVenueSim(o: { dataDir: string | null; port?: number }): Promise<VenueSim> };
+  return startVenueSim({ port: 0, ...options });
+}
 
 export interface V0Reply {
   status: number;
@@ -41,7 +53,7 @@ export interface V0Stack {
 export const TOKEN_IDS: Record<string, string> = { USDC: '0x6d1e7cde53ba9467b783cb7c530ce054', HYPE: '0x0d01dc56dcaaca66ad901c959b4011ec' };
 
 export async function startV0Stack(backend: Backend, options: HarnessOptions & { sim?: VenueSim; omnibusKey?: `0x${string}`; agentKey?: `0x${string}` } = {}): Promise<V0Stack> {
-  const sim = options.sim ?? (await startVenueSim({ dataDir: null, port: 0 }));
+  const sim = options.sim ?? (await startSim());
   const omnibusKey = options.omnibusKey ?? generatePrivateKey();
   const agentKey = options.agentKey ?? generatePrivateKey();
   const omnibus = privateKeyToAccount(omnibusKey);

@@ -101,8 +101,8 @@ export function v0Routes(context: ApiContext) {
       schema: { hide: true } as object,
       // Body parsing failures (not JSON, too large) still answer in the v0 envelope.
       errorHandler: (error, request, reply) => {
-        const status = (error as { statusCode?: number }).statusCode ?? 500;
-        if (status === 429) return sendError(reply, null, error, randomUUID(), request.log);
+        if (error instanceof ServiceError && error.code === 'RATE_LIMITED') return sendError(reply, null, error, randomUUID(), request.log);
+        const status = error instanceof ServiceError ? errorCodes[error.code].status : ((error as { statusCode?: number }).statusCode ?? 500);
         return sendError(reply, null, status < 500 ? new ServiceError('VALIDATION_ERROR', 'the body must be a JSON object with an operation') : error, randomUUID(), request.log);
       },
     }, async (request, reply) => {

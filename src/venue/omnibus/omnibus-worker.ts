@@ -206,7 +206,8 @@ export class OmnibusWorker {
           type: 'spotSend',
           signatureChainId: '0x66eee' as const,
           hyperliquidChain: this.#o.network === 'testnet' ? ('Testnet' as const) : ('Mainnet' as const),
-          destination: w.to_address as `0x${string}`,
+          // The venue signs the destination as a string in lower case (the SDK's Address form).
+          destination: w.to_address.toLowerCase() as `0x${string}`,
           token: `${token.name}:${token.tokenId}`,
           amount: venueDecimal(w.amount, w.decimals),
           time: nonce,
