@@ -86,7 +86,7 @@ const KNOWN = new Set([
   'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS',
   'RFQ_VENUE_OMNIBUS_KEY', 'RFQ_VENUE_AGENT_KEY', 'RFQ_V0_LAYOUT',
   // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
-  'RFQ_URL',
+  'RFQ_URL', 'RFQ_V0_KEY',
 ]);
 
 export const ALL_WORKERS = ['auctions', 'settlement', 'dispatch', 'withdrawals', 'v0'] as const;

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { backends } from '../../helpers/backends.ts';
 import { startV0Stack, type V0Stack } from '../../helpers/v0.ts';
+import { runV0Cli } from '../../../src/runtime/v0-cli.ts';
 
 for (const backend of backends()) {
   describe(`/v0 trading on the venue (${backend})`, { timeout: 600_000 }, () => {
@@ -54,11 +55,13 @@ for (const backend of backends()) {
       assert.equal(result.ok, true);
     }
 
-    it('credits a spotSend deposit once, also after the node restarts on the same store', async () => {
+    it('credits a spotSend deposit once, however often the follower rereads the ledger (restart: v0-sigkill.test.ts)', async () => {
       const { account, token } = await funded('100');
       assert.equal((await balance(token, 'USDC')).available, '100000000');
-      // A second node on the same database reads the same ledger updates: nothing is credited twice.
+      // Later passes reread the same ledger updates: nothing is credited twice.
       await stack.settle();
+      await stack.settle();
+      assert.equal((await balance(token, 'USDC')).available, '100000000');
       const count = await stack.harness.node.store.db.selectFrom('venue_deposits').select((eb) => eb.fn.countAll<string>().as('n')).where('from_address', '=', account.address).executeTakeFirstOrThrow();
       assert.equal(Number(count.n), 1);
       await assertInvariants();
@@ -214,6 +217,22 @@ for (const backend of backends()) {
       assert.deepEqual(withdrawals.body.withdrawals, []);
       const tooMuch = await stack.call('createOrder', { ...order, amount: '10' }, { token });
       assert.deepEqual([tooMuch.status, tooMuch.body.code], [422, 'ORDER_ERROR']);
+      await assertInvariants();
+    });
+
+    it('the v0 CLI logs in and places an order', async () => {
+      const key = generatePrivateKey();
+      const account = privateKeyToAccount(key);
+      await stack.deposit(account, 'USDC', '100');
+      const env = { RFQ_URL: stack.harness.url, RFQ_V0_KEY: key };
+      await stack.waitFor(async () => (await runV0Cli(['getBalances'], env, () => undefined)) === 0, 'deposit credited');
+      const out: string[] = [];
+      const code = await runV0Cli(['createOrder', 'side=buy', 'orderType=limit', 'baseToken=HYPE', 'quoteToken=USDC', 'amount=0.5', 'price=41'], env, (line) => out.push(line));
+      assert.equal(code, 0, out.join('\n'));
+      assert.match(JSON.parse(out[0]!).orderId, /^0x[0-9a-f]{32}$/);
+      const lines: string[] = [];
+      assert.equal(await runV0Cli(['listDelegatedOrders', 'limit=5', '--layout', 'wrapped'], env, (line) => lines.push(line)), 0);
+      assert.equal(JSON.parse(lines[0]!).data.orders.length, 1);
       await assertInvariants();
     });
 
