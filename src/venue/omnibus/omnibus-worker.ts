@@ -38,6 +38,9 @@ export interface OmnibusWorkerOptions {
 }
 
 const BATCH = 50;
+/** USDC is one ledger token on both rails, in micro-USDC (DESIGN.md section 10), whatever the venue's weiDecimals. */
+const USDC = 'USDC';
+const USDC_LEDGER_DECIMALS = 6;
 const NO_MATCH = /could not immediately match/i;
 
 interface VenueFillRow { coin: string; px: string; sz: string; side: string; time: number; hash: string; oid: number; tid: number; fee: string; feeToken: string; cloid?: string }
@@ -126,7 +129,7 @@ export class OmnibusWorker {
   async #ensureTokens(meta: VenueSpotMeta): Promise<void> {
     const now = this.#now();
     const inPairs = new Set(meta.universe.flatMap((p) => p.tokens));
-    const rows = meta.tokens.filter((t) => inPairs.has(t.index) && /^[A-Za-z0-9]{1,20}$/.test(t.name)).map((t) => ({ symbol: t.name, decimals: t.weiDecimals, address: null, updated_at: now }));
+    const rows = meta.tokens.filter((t) => inPairs.has(t.index) && /^[A-Za-z0-9]{1,20}$/.test(t.name)).map((t) => ({ symbol: t.name, decimals: t.name === USDC ? USDC_LEDGER_DECIMALS : t.weiDecimals, address: null, updated_at: now }));
     if (rows.length > 0) await this.#db.insertInto('tokens').values(rows).onConflict((oc) => oc.column('symbol').doNothing()).execute();
     await this.#o.deps.service.refdata.reload();
     this.#tokensKnown = true;
