@@ -1,0 +1,2 @@
+/** The line `main.ts` prints once it listens; `launch.ts` waits for it. */
+export const READY_PREFIX = 'venue-sim listening on ';
