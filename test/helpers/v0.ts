@@ -6,21 +6,16 @@
 import { ExchangeClient, HttpTransport } from '@nktkas/hyperliquid';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { createSiweMessage, generateSiweNonce } from 'viem/siwe';
+import { startVenueSim, type VenueSim } from '../../sim/venue/index.ts';
 import { startHarness, type Harness, type HarnessOptions } from './harness.ts';
 import type { Backend } from './backends.ts';
 
+export type { VenueSim };
+
 export const STATEMENT = 'Sign in with Ethereum to the app.';
 
-/** What these tests use of the simulator (`sim/venue/`, branch venue-sim). */
-export interface VenueSim {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** Loaded by path so this helper type-checks before the simulator's branch is merged. */
+/** The simulator (`sim/venue/`), in-process on a free port, state in memory unless a directory is given. */
 export async function startSim(options: { dataDir: string | null; port?: number } = { dataDir: null }): Promise<VenueSim> {
-  const modulePath = new URL('../../sim/venue/index.ts', import.meta.url).href;
-  const { startVenueSim } = (await import(modulePath)) as { startVenueSim(o: { dataDir: string | null; port?: number }): Promise<VenueSim> };
   return startVenueSim({ port: 0, ...options });
 }
 
