@@ -13,6 +13,9 @@ import { loadState, saveState, type Address, type DeferredApply } from './state.
 
 export type { VenueSimConfig, VenueSimConfigInput } from './config.ts';
 export { DEFAULT_CONFIG } from './config.ts';
+export { VenueSimControl, VenueSimControlError } from './control.ts';
+export type { FaultEffect, FaultMatch, FaultRule } from './faults.ts';
+export { SPOT_ASSET_OFFSET, VenueErrors } from './engine.ts';
 
 export type VenueSimOptions = {
   /** Directory for `state.json`; null or absent: in memory only (tests). */

@@ -2,7 +2,7 @@
 import { HttpTransport } from './http.ts';
 
 export interface AdminInstrumentInput { base: string; quote: string; type: 'SPOT' | 'PERP'; takerFeeTenthBp: number; minQuoteNotional?: string; enabled?: boolean }
-export interface AdminMakerInput { active: boolean; pairs: string[]; settlementModes: Array<'permit2' | 'promised' | 'xchange'>; spender?: string; adapterSigner?: string }
+export interface AdminMakerInput { active: boolean; pairs: string[]; settlementModes: Array<'permit2' | 'promised' | 'xchange' | 'perp'>; spender?: string; adapterSigner?: string }
 
 export class AdminClient {
   readonly http: HttpTransport;

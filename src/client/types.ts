@@ -27,6 +27,8 @@ export interface Quote {
   rfqId: string; quoteId: string; version: number; instrumentId: string; side: Side; status: QuoteStatus;
   makerPays: QuoteLeg; makerReceives: QuoteLeg; takerTotal: string; receivedAt: number;
   acceptableForMs?: number | null; expiryMs?: number | null;
+  /** Perp only: the builder attribution the taker's venue order must carry (absent: none). */
+  builderFeeTenthBp?: number;
 }
 export interface MakerQuote {
   rfqId: string; quoteId: string; version: number; instrumentId: string; side: Side; status: QuoteStatus;
@@ -45,6 +47,8 @@ export interface OpenRfq { id: string; instrumentId: string; side: Side; baseQty
 export interface CreateQuoteInput {
   rfqId: string; instrumentId: string; side: Side; makerPays: QuoteLeg; makerReceives: QuoteLeg;
   acceptableForMs?: number; expiryMs?: number; xchange?: XchangeBundle | null;
+  /** Perp only: the maker's signed venue order and its cancelByCloid, both `{ action, nonce, signature }`. */
+  perpMakerOrder?: unknown; perpMakerCancel?: unknown;
 }
 
 /*

@@ -8,6 +8,8 @@ export const errorCodes = {
   AMOUNT_OVER_PRECISE: { status: 400, meaning: 'More fractional digits than the token allows; details.maxDecimals.' },
   BELOW_MIN_NOTIONAL: { status: 400, meaning: 'BUY limit below minQuoteNotional plus fee; details.minQuoteNotional.' },
   PERP_AUTO_ACCEPT_UNSUPPORTED: { status: 400, meaning: 'autoAccept true on a perp instrument.' },
+  PERP_ORDER_INVALID: { status: 400, meaning: "A perp quote's signed venue order or cancel is refused; details.errors lists each defect (field, reason, message)." },
+  VENUE_COIN_NOT_FOUND: { status: 400, meaning: "Operator: a PERP instrument's base is not a coin in the venue's meta universe (exact name)." },
   INSTRUMENT_NOT_FOUND: { status: 400, meaning: 'No such instrument.' },
   INSTRUMENT_DISABLED: { status: 400, meaning: 'The instrument exists but is not enabled.' },
   TOKEN_NOT_FOUND: { status: 400, meaning: 'No such token.' },
@@ -39,6 +41,7 @@ export const errorCodes = {
   PAYLOAD_TOO_LARGE: { status: 413, meaning: 'Request body over the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'Body is not application/json.' },
   NOT_AVAILABLE: { status: 503, meaning: 'Feature not available in this deployment (e.g. devnet-only).' },
+  VENUE_UNAVAILABLE: { status: 503, meaning: 'The perp venue did not answer in time or answered with an error; nothing was changed.' },
   AUTH_REQUIRED: { status: 401, meaning: 'WebSocket only: auth frame missing, late or refused, or a connection cap reached; the socket closes.' },
   UNSUPPORTED_CHANNEL: { status: 403, meaning: 'WebSocket only: a topic this session may not hold; the socket stays open.' },
   // Legacy /v0 (spec v0-legacy-interface.md, statuses from DESIGN.md section 10).

@@ -42,6 +42,17 @@ export interface ChainConfig {
   pollIntervalMs: number;
 }
 
+export interface VenueConfig {
+  /** `source` of the signed L1 actions: `a` on mainnet, `b` on testnet (spec rule 14). */
+  network: 'mainnet' | 'testnet';
+  /** The service's builder address (lower case); required in production, generated when embedded. */
+  builderAddress: string | null;
+  /** Bound of one venue request unless the call site sets its own. */
+  requestTimeoutMs: number;
+  /** How long a read `meta` (size decimals, coin names) may be reused for quote-time checks. */
+  metaCacheMs: number;
+}
+
 export interface Config {
   mode: 'embedded' | 'production';
   host: string;
@@ -65,6 +76,7 @@ export interface Config {
   workers: ReadonlySet<string>;
   shutdownGraceMs: number;
   chain: ChainConfig;
+  venue: VenueConfig;
   v0: V0Config;
 }
 
@@ -85,6 +97,7 @@ const KNOWN = new Set([
   'RFQ_DATABASE_POOL_SIZE', 'RFQ_SHUTDOWN_GRACE_MS', 'RFQ_CUSTODY_KEY', 'RFQ_PERMIT2_ADDRESS', 'RFQ_WRAPPER_FACTORY_ADDRESS',
   'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS',
   'RFQ_VENUE_OMNIBUS_KEY', 'RFQ_VENUE_AGENT_KEY', 'RFQ_V0_LAYOUT',
+  'RFQ_VENUE_NETWORK', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_VENUE_REQUEST_TIMEOUT_MS', 'RFQ_VENUE_META_CACHE_MS',
   // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
   'RFQ_URL', 'RFQ_V0_KEY',
 ]);
@@ -203,6 +216,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const layout = text('RFQ_V0_LAYOUT') ?? 'flat';
   if (layout !== 'wrapped' && layout !== 'flat') problems.push(`RFQ_V0_LAYOUT: must be wrapped or flat, got ${JSON.stringify(layout)}`);
   const v0: V0Config = Object.freeze({ omnibusKey, agentKey, layout: layout === 'wrapped' ? 'wrapped' : 'flat' });
+  const venueNetworkRaw = text('RFQ_VENUE_NETWORK');
+  let venueNetwork: VenueConfig['network'] = mode === 'embedded' ? 'testnet' : 'mainnet';
+  if (venueNetworkRaw === 'mainnet' || venueNetworkRaw === 'testnet') venueNetwork = venueNetworkRaw;
+  else if (venueNetworkRaw !== null) problems.push(`RFQ_VENUE_NETWORK: must be mainnet or testnet, got ${JSON.stringify(venueNetworkRaw)}`);
+  const builderAddress = address('RFQ_VENUE_BUILDER_ADDRESS');
+  if (mode === 'production' && !builderAddress) problems.push('RFQ_VENUE_BUILDER_ADDRESS: required in production mode (the builder address perp orders attribute fees to)');
+  const venue: VenueConfig = Object.freeze({
+    network: venueNetwork,
+    builderAddress: builderAddress === null ? null : builderAddress.toLowerCase(),
+    requestTimeoutMs: int('RFQ_VENUE_REQUEST_TIMEOUT_MS', 2000, 50, 60_000),
+    metaCacheMs: int('RFQ_VENUE_META_CACHE_MS', 5000, 0, 600_000),
+  });
 
   const workersRaw = text('RFQ_WORKERS');
   const workers = new Set<string>(workersRaw === null ? ALL_WORKERS : workersRaw === 'none' ? [] : workersRaw.split(','));
@@ -243,6 +268,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: int('RFQ_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     chain,
     v0,
+    venue,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -82,6 +82,17 @@ async function main(): Promise<void> {
     logger,
     chain,
     v0: await v0Options(config, step),
+    ...(config.venueUrl
+      ? {
+          venue: {
+            url: config.venueUrl,
+            network: config.venue.network,
+            builderAddress: config.venue.builderAddress as Address | null,
+            requestTimeoutMs: config.venue.requestTimeoutMs,
+            metaCacheMs: config.venue.metaCacheMs,
+          },
+        }
+      : {}),
   });
   if (devnet) {
     await seedEmbeddedReferenceData(node.context.service, devnet);
@@ -152,5 +163,5 @@ async function v0Options(config: Readonly<Config>, step: (message: string) => vo
     step('/v0: no venue configured (VENUE_URL and RFQ_VENUE_OMNIBUS_KEY/RFQ_VENUE_AGENT_KEY); venue operations answer SERVICE_UNAVAILABLE');
     return { defaultLayout: config.v0.layout };
   }
-  return { defaultLayout: config.v0.layout, venue: { url: config.venueUrl, omnibusKey: keys.omnibusKey, agentKey: keys.agentKey, network: 'mainnet' } };
+  return { defaultLayout: config.v0.layout, venue: { url: config.venueUrl, omnibusKey: keys.omnibusKey, agentKey: keys.agentKey, network: config.venue.network } };
 }

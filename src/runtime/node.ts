@@ -30,6 +30,9 @@ import type { V0Deps } from '../services/v0/v0-deps.ts';
 import type { V0Layout } from '../services/v0/create-order.ts';
 import { wireOmnibus, type V0VenueSettings } from '../venue/omnibus/omnibus-wiring.ts';
 import type { OmnibusWorker } from '../venue/omnibus/omnibus-worker.ts';
+import { VenueClient } from '../venue/venue-client.ts';
+import type { VenueNetwork } from '../domain/perp/types.ts';
+import type { Address } from 'viem';
 
 export interface NodeOptions {
   store: StoreLocation | Store;
@@ -50,6 +53,17 @@ export interface NodeOptions {
   chain?: ChainSettings;
   /** Legacy `/v0`: the omnibus venue account (none: venue operations are SERVICE_UNAVAILABLE). */
   v0?: { venue?: V0VenueSettings; defaultLayout?: V0Layout; settings?: Partial<V0Settings> };
+  /** The perp venue (the simulator in the embedded stack and perp tests); none: perp instruments cannot be registered or traded. */
+  venue?: VenueSettings;
+}
+
+export interface VenueSettings {
+  url: string;
+  network: VenueNetwork;
+  /** Lower-case 0x address; null: perp quotes carry no builder fee. */
+  builderAddress: Address | null;
+  requestTimeoutMs?: number;
+  metaCacheMs?: number;
 }
 
 export interface RunningNode {
@@ -83,6 +97,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     quoteCaches: new QuoteCaches(),
     quoteWriter: new QuoteWriter(store.db),
     auth: { siweDomain: options.siweDomain ?? 'localhost', chainId: options.chainId ?? 31337, ...defaultAuthSettings },
+    ...(options.venue ? { venue: new VenueClient({ ...options.venue, now: () => clock.now() }) } : {}),
   };
   await service.refdata.reload();
   const omnibus = options.v0?.venue ? wireOmnibus(options.v0.venue, () => clock.now()) : null;

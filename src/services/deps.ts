@@ -10,6 +10,7 @@ import type { SettlementGateways } from './rfq/settlement-gateway.ts';
 import type { QuoteCaches } from './rfq/quote-caches.ts';
 import type { QuoteWriter } from './rfq/write-quote.ts';
 import type { XchangeOperation } from './rfq/xchange-bundle.ts';
+import type { PerpVenue } from './perp/venue-port.ts';
 
 export interface Clock {
   /** Unix milliseconds. */
@@ -62,4 +63,6 @@ export interface ServiceDeps {
   quoteWriter: QuoteWriter;
   /** Set by the chain adapter when the node operates an xchange adapter; absent: xchange is 503. */
   xchange?: XchangeOperation;
+  /** The perp venue, when the node has one; absent: perp instruments cannot be registered or traded. */
+  venue?: PerpVenue;
 }

@@ -4,6 +4,7 @@
  * at once, on other nodes within the TTL.
  */
 import type { Instrument } from '../domain/rfq/types.ts';
+import { PERP_BASE_DECIMALS } from '../domain/perp/types.ts';
 import type { Reader } from './transaction.ts';
 
 export interface Token {
@@ -30,7 +31,8 @@ export async function loadReferenceData(db: Reader, now: number): Promise<Refere
       instrumentId: row.instrument_id,
       base: row.base,
       quote: row.quote,
-      baseDecimals: tokens.get(row.base)?.decimals ?? 0,
+      // A perp's base is a venue coin: its amounts use one fixed scale (the size grid is the venue's szDecimals).
+      baseDecimals: row.type === 'PERP' ? PERP_BASE_DECIMALS : (tokens.get(row.base)?.decimals ?? 0),
       quoteDecimals: tokens.get(row.quote)?.decimals ?? 0,
       type: row.type,
       takerFeeTenthBp: row.taker_fee_tenth_bp,

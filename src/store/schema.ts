@@ -124,6 +124,20 @@ export interface QuotesTable {
   updated_at: number;
   quote_hash: string | null;
 }
+/** One (signer, nonce) of a signed venue action, claimed once across quotes and accepts (migration 0020). */
+export interface VenueNonceClaimsTable { signer: string; nonce: number; claimed_at: number; purpose: string; quote_id: string | null }
+/** A perp quote's signed maker order and cancel, as received (TEXT: key order is signed). */
+export interface PerpQuoteOrdersTable {
+  quote_id: string;
+  version: number;
+  asset_index: number;
+  cloid: string;
+  maker_order: string;
+  maker_order_signer: string;
+  maker_cancel: string;
+  maker_cancel_signer: string;
+  updated_at: number;
+}
 export interface EventSeqsTable { account_id: string; topic: string; last_seq: number }
 export interface OutboxTable {
   id: Generated<number>;
@@ -318,4 +332,6 @@ export interface DB {
   v0_withdrawals: V0WithdrawalsTable;
   venue_deposits: VenueDepositsTable;
   v0_fee_rates: V0FeeRatesTable;
+  venue_nonce_claims: VenueNonceClaimsTable;
+  perp_quote_orders: PerpQuoteOrdersTable;
 }

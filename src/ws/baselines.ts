@@ -93,7 +93,7 @@ async function quotesBaseline(tx: Reader, deps: ServiceDeps, accountId: string):
       .selectFrom('quotes')
       .innerJoin('rfqs', 'rfqs.id', 'quotes.rfq_id')
       .selectAll('quotes')
-      .select(['rfqs.instrument_id', 'rfqs.side'])
+      .select(['rfqs.instrument_id', 'rfqs.side', 'rfqs.taker_fee_tenth_bp'])
       .where('rfqs.account_id', '=', accountId)
       .where('rfqs.status', 'in', OPEN_RFQ)
       .orderBy('quotes.received_at', 'desc')

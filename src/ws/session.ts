@@ -7,7 +7,7 @@ import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import type { ApiContext } from '../api/context.ts';
 import { ServiceError } from '../domain/errors.ts';
-import { activeMaker, pairOf } from '../services/rfq/maker-access.ts';
+import { activeMaker, makerServes, pairOf } from '../services/rfq/maker-access.ts';
 import { startAccountTopic, type TopicStart } from './baselines.ts';
 import { WsConnection } from './connection.ts';
 import { CLOSE_KEEPALIVE_TIMEOUT, WS_PATH, errorFrame, isAccountTopic, isSupportedTopic, parseClientFrame, takesInstrument } from './frames.ts';
@@ -143,7 +143,7 @@ export class WsSession extends WsConnection implements HubSession {
       throw error;
     }
     if (!maker.pairs.includes(pairOf(instrument))) return `openRfqs: maker is not approved for ${pairOf(instrument)}`;
-    if (maker.settlementModes.length === 0) return 'openRfqs: maker has no settlement mode';
+    if (!makerServes(maker, instrument)) return `openRfqs: maker has no settlement mode for ${instrument.type === 'PERP' ? 'perp' : 'spot'} instruments`;
     return null;
   }
 

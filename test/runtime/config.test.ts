@@ -26,6 +26,7 @@ const PRODUCTION = {
   RFQ_SECRET_KEY: SECRET_KEY,
   RFQ_CUSTODY_KEY: `0x${'ab'.repeat(32)}`,
   RFQ_WRAPPER_FACTORY_ADDRESS: '0x1111111111111111111111111111111111111111',
+  RFQ_VENUE_BUILDER_ADDRESS: '0x2222222222222222222222222222222222222222',
 };
 
 function problemsOf(env: Record<string, string | undefined>): string[] {
@@ -100,7 +101,7 @@ describe('config', () => {
 
   it('production mode (DATABASE_URL set) refuses with one line per missing setting', () => {
     const problems = problemsOf({ DATABASE_URL: PRODUCTION.DATABASE_URL });
-    const missing = ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS'];
+    const missing = ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS', 'RFQ_VENUE_BUILDER_ADDRESS'];
     assert.equal(problems.length, missing.length, problems.join('\n'));
     for (const name of missing) {
       const lines = about(problems, name);
@@ -110,8 +111,8 @@ describe('config', () => {
     // CHAIN_RPC_URL or VENUE_URL alone also selects production mode.
     assert.equal(about(problemsOf({ VENUE_URL: PRODUCTION.VENUE_URL }), 'DATABASE_URL').length, 1);
     assert.equal(about(problemsOf({ CHAIN_RPC_URL: PRODUCTION.CHAIN_RPC_URL }), 'DATABASE_URL').length, 1);
-    // An explicit RFQ_MODE=production with nothing set names all seven.
-    assert.equal(problemsOf({ RFQ_MODE: 'production' }).length, 7);
+    // An explicit RFQ_MODE=production with nothing set names all eight.
+    assert.equal(problemsOf({ RFQ_MODE: 'production' }).length, 8);
   });
 
   it('accepts a complete production configuration, with nothing embedded', () => {
@@ -123,6 +124,8 @@ describe('config', () => {
     assert.equal(config.adminToken, ADMIN_TOKEN);
     assert.equal(config.secretKey, SECRET_KEY);
     assert.equal(config.demoMakers, false, 'no demo makers in production unless asked for');
+    assert.deepEqual(config.venue, { network: 'mainnet', builderAddress: PRODUCTION.RFQ_VENUE_BUILDER_ADDRESS, requestTimeoutMs: 2000, metaCacheMs: 5000 });
+    assert.equal(loadConfig({}, CWD).venue.network, 'testnet', 'the embedded simulator runs as testnet');
   });
 
   it('names each bad value, all at once', () => {
@@ -140,6 +143,8 @@ describe('config', () => {
       RFQ_CUSTODY_KEY: '0x1234',
       RFQ_WRAPPER_FACTORY_ADDRESS: 'factory',
       RFQ_CHAIN_START_BLOCK: 'genesis',
+      RFQ_VENUE_NETWORK: 'devnet',
+      RFQ_VENUE_BUILDER_ADDRESS: '0xabc',
     });
     const expect: Array<[string, RegExp]> = [
       ['PORT', /integer from 0 to 65535, got "abc"/],
@@ -154,6 +159,8 @@ describe('config', () => {
       ['RFQ_CUSTODY_KEY', /32-byte hex private key/],
       ['RFQ_WRAPPER_FACTORY_ADDRESS', /20-byte hex address/],
       ['RFQ_CHAIN_START_BLOCK', /block number or latest/],
+      ['RFQ_VENUE_NETWORK', /mainnet or testnet, got "devnet"/],
+      ['RFQ_VENUE_BUILDER_ADDRESS', /20-byte hex address/],
     ];
     for (const [name, pattern] of expect) {
       const lines = about(problems, name);
@@ -221,10 +228,10 @@ describe('production start (src/runtime/main.ts)', () => {
       assert.equal(result.code, 2, `exit code 2, got ${result.code}; stderr:\n${result.stderr}`);
       const lines = result.stderr.trim().split('\n');
       assert.match(lines[0]!, /^rfq-service: refusing to start, invalid configuration:$/);
-      for (const name of ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS']) {
+      for (const name of ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS', 'RFQ_VENUE_BUILDER_ADDRESS']) {
         assert.equal(lines.filter((line) => line.includes(name)).length, 1, `one stderr line for ${name}:\n${result.stderr}`);
       }
-      assert.equal(lines.length, 7, `heading plus six problems:\n${result.stderr}`);
+      assert.equal(lines.length, 8, `heading plus seven problems:\n${result.stderr}`);
       assert.equal(lines.filter((line) => line.includes('DATABASE_URL')).length, 0);
       assert.equal(result.stdout, '', 'nothing started, nothing printed');
       assert.deepEqual(await readdir(cwd), [], 'no data directory created in production mode');

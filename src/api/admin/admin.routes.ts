@@ -12,7 +12,7 @@ import { EvmAddress, InstrumentId, SignedDecimalString, TokenSymbol, DecimalStri
 import { InstrumentType, Rail } from '../schemas/account.ts';
 import type { ApiContext } from '../context.ts';
 
-const SettlementMode = Type.Union([Type.Literal('permit2'), Type.Literal('promised'), Type.Literal('xchange')]);
+const SettlementMode = Type.Union([Type.Literal('permit2'), Type.Literal('promised'), Type.Literal('xchange'), Type.Literal('perp')]);
 const MakerView = Type.Object({
   makerId: Type.String(),
   address: EvmAddress,
@@ -87,7 +87,7 @@ export function adminRoutes(context: ApiContext) {
           {
             active: Type.Boolean(),
             pairs: Type.Array(Type.String(), { maxItems: 500 }),
-            settlementModes: Type.Array(SettlementMode, { minItems: 1, maxItems: 3 }),
+            settlementModes: Type.Array(SettlementMode, { minItems: 1, maxItems: 4 }),
             spender: Type.Optional(Nullable(EvmAddress)),
             adapterSigner: Type.Optional(Nullable(EvmAddress)),
             suspended: Type.Optional(Type.Boolean()),

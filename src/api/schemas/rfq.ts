@@ -89,6 +89,7 @@ export const Quote = Type.Object({
   receivedAt: UnixMillis,
   acceptableForMs: Type.Optional(Type.Integer()),
   expiryMs: Type.Optional(UnixMillis),
+  builderFeeTenthBp: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
 });
 
 export const MakerQuote = Type.Object({
@@ -147,6 +148,9 @@ export const CreateQuoteRequest = Type.Object(
     acceptableForMs: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
     expiryMs: Type.Optional(Nullable(Type.Integer())),
     xchange: Type.Optional(Nullable(XchangeBundle)),
+    // Perp only: the maker's signed venue order and cancel, checked strictly by the service (key order is signed, so no schema coercion here).
+    perpMakerOrder: Type.Optional(Type.Unknown()),
+    perpMakerCancel: Type.Optional(Type.Unknown()),
   },
   { additionalProperties: false },
 );

@@ -78,7 +78,7 @@ export function submissionLockAmount(rfq: FeeTerms & Pick<RfqTerms, 'autoAccept'
  * A BUY limit must cover `minQuoteNotional` plus the fee charged on it (spec,
  * CreateRfqRequestInput.quoteLimit). SELL limits and absent limits are not checked: the spec
  * states the rule for a BUY limit only. On a PERP the fee sits outside the limit, so the limit
- * need only cover `minQuoteNotional`.
+ * need only cover `minQuoteNotional`, and it must on both sides (DESIGN.md 9.1).
  *
  * `details.minQuoteNotional` is the instrument's own value and `details.minQuoteLimit` the
  * smallest accepted limit, both formatted here as canonical decimal strings in the quote token
@@ -91,7 +91,8 @@ export function minNotionalCheck(
   quoteLimit: bigint | null,
 ): void {
   const minimum = instrument.minQuoteNotional;
-  if (side !== 'BUY' || quoteLimit === null || minimum === null) return;
+  // On a perp the minimum bounds both sides (DESIGN.md 9.1): the venue refuses any order under it.
+  if ((side !== 'BUY' && instrument.type !== 'PERP') || quoteLimit === null || minimum === null) return;
   const fee = instrument.type === 'PERP' ? 0n : feeFloor(minimum, instrument.takerFeeTenthBp);
   const minQuoteLimit = minimum + fee;
   if (quoteLimit >= minQuoteLimit) return;

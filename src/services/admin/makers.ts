@@ -9,7 +9,8 @@ import { liftSuspension } from '../settlement/maker-failures.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 
-export type SettlementMode = 'permit2' | 'promised' | 'xchange';
+/** `perp`: the maker quotes perp instruments, settled by matched execution at the venue (DESIGN.md 9.1). */
+export type SettlementMode = 'permit2' | 'promised' | 'xchange' | 'perp';
 
 export interface MakerInput {
   active: boolean;

@@ -2,6 +2,7 @@
 import { ServiceError, invalidField } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money/index.ts';
 import type { ServiceDeps } from '../deps.ts';
+import { checkPerpInstrument } from '../perp/perp-instrument.ts';
 
 export interface TokenInput { decimals: number; address?: string | null }
 
@@ -33,11 +34,13 @@ export async function putInstrument(deps: ServiceDeps, instrumentId: string, inp
   if (instrumentId !== `${input.base}-${input.quote}-${input.type}`) {
     throw invalidField('instrumentId', 'mismatch', `instrumentId must be ${input.base}-${input.quote}-${input.type}`);
   }
+  // A perp's base is a venue coin, not a token: it is checked against the venue's meta instead.
+  if (input.type === 'PERP') await checkPerpInstrument(deps, input);
   const now = deps.clock.now();
   const result = await deps.db.transaction().execute(async (tx) => {
     const tokens = await tx.selectFrom('tokens').select(['symbol', 'decimals']).where('symbol', 'in', [input.base, input.quote]).execute();
     const quoteToken = tokens.find((t) => t.symbol === input.quote);
-    if (!tokens.some((t) => t.symbol === input.base)) throw new ServiceError('TOKEN_NOT_FOUND', `token ${input.base} is not listed`);
+    if (input.type !== 'PERP' && !tokens.some((t) => t.symbol === input.base)) throw new ServiceError('TOKEN_NOT_FOUND', `token ${input.base} is not listed`);
     if (!quoteToken) throw new ServiceError('TOKEN_NOT_FOUND', `token ${input.quote} is not listed`);
     const minQuoteNotional =
       input.minQuoteNotional === undefined || input.minQuoteNotional === null

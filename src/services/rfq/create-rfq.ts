@@ -5,7 +5,7 @@
  * the taker's `rfqStatus` and the makers' `rfq` frames.
  */
 import { inTransaction } from '../../store/outbox.ts';
-import { ServiceError } from '../../domain/errors.ts';
+import { ServiceError, invalidField } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money/index.ts';
 import {
   auctionWindowMs,
@@ -20,6 +20,7 @@ import { lockFunds } from '../../store/ledger.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { emitBalances, emitOpenRfq, emitRfqStatus } from './events.ts';
 import type { RfqRow } from './rows.ts';
+import { parsePerpBaseQty } from '../perp/perp-rfq.ts';
 
 export interface CreateRfqInput {
   instrumentId: string;
@@ -56,9 +57,13 @@ export async function createRfq(deps: ServiceDeps, accountId: string, input: Cre
   const autoAccept = input.autoAccept ?? false;
   if (instrument.type === 'PERP') {
     if (autoAccept) throw new ServiceError('PERP_AUTO_ACCEPT_UNSUPPORTED', 'autoAccept is not supported on perp instruments');
-    throw new ServiceError('NOT_AVAILABLE', 'perp settlement is not available in this deployment yet');
+    if (input.quoteLimit === undefined || input.quoteLimit === null) throw invalidField('quoteLimit', 'required', 'quoteLimit is required on a perp');
   }
-  const baseQty = parseAmount(input.baseQty, instrument.baseDecimals, { field: 'baseQty', positive: true });
+  // A perp's size must lie on the venue coin's size grid (no lock, no balance check follow for a perp).
+  const baseQty =
+    instrument.type === 'PERP'
+      ? await parsePerpBaseQty(deps, instrument, input.baseQty)
+      : parseAmount(input.baseQty, instrument.baseDecimals, { field: 'baseQty', positive: true });
   const quoteLimit =
     input.quoteLimit === undefined || input.quoteLimit === null
       ? null

@@ -50,6 +50,19 @@ export function assertApprovedFor(maker: MakerRecord, instrument: Instrument): v
   }
 }
 
+/** The modes that settle a spot quote; `perp` settles perp instruments only. */
+const SPOT_MODES = ['permit2', 'promised', 'xchange'];
+
+/**
+ * True when one of the maker's settlement modes can settle this instrument (the "operated
+ * settlement adapter" openRfqs eligibility asks for): `perp` for a perp, a spot mode for a spot.
+ * Pairs are shared (`ETH-USDC` names both ETH-USDC-SPOT and ETH-USDC-PERP), so the mode decides.
+ */
+export function makerServes(maker: Pick<MakerRecord, 'settlementModes'>, instrument: Pick<Instrument, 'type'>): boolean {
+  if (instrument.type === 'PERP') return maker.settlementModes.includes('perp');
+  return maker.settlementModes.some((mode) => SPOT_MODES.includes(mode));
+}
+
 /** The mode a quote without an xchange bundle settles in: permit2 when offered, else promised. */
 export function inventoryMode(maker: MakerRecord): 'permit2' | 'promised' {
   if (maker.settlementModes.includes('permit2')) return 'permit2';

@@ -2,7 +2,7 @@
 import type { QuoteStatus } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { decodeCursor, pageOf } from '../paging.ts';
-import { activeMaker, pairOf } from './maker-access.ts';
+import { activeMaker, makerServes, pairOf } from './maker-access.ts';
 import type { PageInput } from './read-rfqs.ts';
 import { makerQuoteView, openRfqView } from './views.ts';
 
@@ -10,7 +10,7 @@ export async function listOpenRfqs(deps: ServiceDeps, accountId: string, query: 
   const now = deps.clock.now();
   const maker = await activeMaker(deps.db, accountId, now);
   const reference = await deps.refdata.current();
-  const instrumentIds = [...reference.instruments.values()].filter((i) => i.enabled && maker.pairs.includes(pairOf(i))).map((i) => i.instrumentId);
+  const instrumentIds = [...reference.instruments.values()].filter((i) => i.enabled && maker.pairs.includes(pairOf(i)) && makerServes(maker, i)).map((i) => i.instrumentId);
   if (instrumentIds.length === 0) return { items: [], hasMore: false };
   const limit = query.limit ?? 50;
   let select = deps.db

@@ -8,7 +8,7 @@
  * the quote and its two frames. Only a refusal
  * reads the store again, to say precisely why.
  */
-import { ServiceError } from '../../domain/errors.ts';
+import { ServiceError, invalidField } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money/index.ts';
 import {
   assertAuctionOpen,
@@ -28,6 +28,7 @@ import { resolveInstrument } from './create-rfq.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { makerQuoteView, quoteView } from './views.ts';
 import { checkXchangeBundle, type XchangeBundleInput } from './xchange-bundle.ts';
+import { assertNoPerpFields, checkPerpQuote, nonceClaimedError, writePerpQuote, type PerpQuoteWrite } from '../perp/perp-quote.ts';
 
 export interface SubmitQuoteInput {
   rfqId: string;
@@ -38,7 +39,12 @@ export interface SubmitQuoteInput {
   acceptableForMs?: number | null;
   expiryMs?: number | null;
   xchange?: XchangeBundleInput | null;
+  /** Perp only, both required there (DESIGN.md 9.2): the maker's signed venue order and its cancel. */
+  perpMakerOrder?: unknown;
+  perpMakerCancel?: unknown;
 }
+
+type QuoteKind = 'inventory' | 'xchange' | 'perp';
 
 function parseLegs(instrument: Instrument, input: SubmitQuoteInput): QuoteLegs {
   const decimals = (token: string) => (token === instrument.base ? instrument.baseDecimals : token === instrument.quote ? instrument.quoteDecimals : null);
@@ -52,11 +58,15 @@ function parseLegs(instrument: Instrument, input: SubmitQuoteInput): QuoteLegs {
 }
 
 /** The maker, checked on cached data; a refusal is confirmed against a fresh read first. */
-async function quotingMaker(deps: ServiceDeps, accountId: string, instrument: Instrument, now: number, xchange: boolean): Promise<{ maker: MakerRecord; mode: 'permit2' | 'promised' | 'xchange' }> {
+async function quotingMaker(deps: ServiceDeps, accountId: string, instrument: Instrument, now: number, kind: QuoteKind): Promise<{ maker: MakerRecord; mode: 'permit2' | 'promised' | 'xchange' | 'perp' }> {
   const check = (row: Parameters<typeof activeMakerFrom>[0]) => {
     const maker = activeMakerFrom(row, now);
     assertApprovedFor(maker, instrument);
-    if (!xchange) return { maker, mode: inventoryMode(maker) };
+    if (kind === 'perp') {
+      if (!maker.settlementModes.includes('perp')) throw new ServiceError('MAKER_NOT_APPROVED', 'maker is not approved for perp settlement');
+      return { maker, mode: 'perp' as const };
+    }
+    if (kind === 'inventory') return { maker, mode: inventoryMode(maker) };
     if (!maker.settlementModes.includes('xchange')) throw new ServiceError('MAKER_NOT_APPROVED', 'maker is not approved for xchange settlement');
     return { maker, mode: 'xchange' as const };
   };
@@ -69,20 +79,20 @@ async function quotingMaker(deps: ServiceDeps, accountId: string, instrument: In
 }
 
 /** Why the statement wrote nothing, read fresh (refusals only). */
-async function explainRefusal(deps: ServiceDeps, rfqId: string, accountId: string, instrument: Instrument, now: number, rfqOpen: boolean, xchange: boolean): Promise<ServiceError> {
+async function explainRefusal(deps: ServiceDeps, rfqId: string, accountId: string, instrument: Instrument, now: number, rfqOpen: boolean, kind: QuoteKind): Promise<ServiceError> {
   if (!rfqOpen) {
     const current = await deps.db.selectFrom('rfqs').select(['status', 'auction_ends_at']).where('id', '=', rfqId).executeTakeFirstOrThrow();
     if (current.status !== 'PENDING') return new ServiceError('RFQ_NOT_PENDING', 'the RFQ is no longer taking quotes', { status: current.status });
     return new ServiceError('AUCTION_CLOSED', 'the auction has closed', { auctionEndsAt: current.auction_ends_at });
   }
   try {
-    await quotingMaker(deps, accountId, instrument, now, xchange);
+    await quotingMaker(deps, accountId, instrument, now, kind);
   } catch (error) {
     if (error instanceof ServiceError) return error;
     throw error;
   }
   // The statement also requires the bundle's signer to still be the registered one.
-  if (xchange) return new ServiceError('XCHANGE_BUNDLE_INVALID', "adapterSignature does not recover the maker's registered adapterSigner", {
+  if (kind === 'xchange') return new ServiceError('XCHANGE_BUNDLE_INVALID', "adapterSignature does not recover the maker's registered adapterSigner", {
     errors: [{ field: 'xchange.settlement.adapterSignature', reason: 'signer', message: 'the adapterSigner changed' }],
   });
   return new ServiceError('MAKER_NOT_APPROVED', 'this maker may not quote on this RFQ now');
@@ -100,12 +110,16 @@ export async function submitQuote(
   const legs = parseLegs(instrument, input);
   const acceptableForMs = quoteAcceptableForMs({ acceptableForMs: input.acceptableForMs ?? null, expiryMs: input.expiryMs ?? null }, now);
   const bundle = input.xchange ?? null;
+  const perpQuote = instrument.type === 'PERP';
+  if (perpQuote && bundle !== null) throw invalidField('xchange', 'notAllowed', 'a perp quote carries no xchange bundle');
+  if (!perpQuote) assertNoPerpFields(input);
+  const kind: QuoteKind = perpQuote ? 'perp' : bundle !== null ? 'xchange' : 'inventory';
   if (bundle !== null && !deps.xchange) {
     throw new ServiceError('NOT_AVAILABLE', 'this deployment operates no xchange settlement adapter');
   }
   const rfq: RfqRow | undefined = await deps.quoteCaches.rfq(deps.db, input.rfqId);
   if (!rfq) throw new ServiceError('NOT_FOUND', 'no such RFQ');
-  const { maker, mode } = await quotingMaker(deps, accountId, instrument, now, bundle !== null);
+  const { maker, mode } = await quotingMaker(deps, accountId, instrument, now, kind);
   // A quote its settlement mode could never settle (say, a token with no chain address) is refused now rather than failing after it wins.
   await deps.settlement[mode]?.assertQuotable?.(instrument);
   if (rfq.account_id === accountId) throw new ServiceError('SELF_QUOTE', 'a maker cannot quote on its own RFQ');
@@ -113,6 +127,7 @@ export async function submitQuote(
   assertAuctionOpen(rfq.auction_ends_at, now);
   const terms = rfqTerms(rfq, instrument);
   checkQuoteLegs(terms, legs);
+  const perp: PerpQuoteWrite | null = perpQuote ? await checkPerpQuote(deps, { side: rfq.side, instrument, legs, makerAddress: quoter.address, now, input }) : null;
   if (bundle !== null) {
     const tokens = (await deps.refdata.current()).tokens;
     const leg = (l: { token: string; amount: bigint }) => ({ symbol: l.token, address: tokens.get(l.token)?.address ?? null, amount: l.amount });
@@ -157,7 +172,7 @@ export async function submitQuote(
     quote_hash: null,
   };
   const pendingClaim = claim && !claim.timestampClaimed ? { accessKey: claim.accessKey, signedAt: claim.signedAt } : null;
-  const outcome = await deps.quoteWriter.write({
+  const write = {
     claim: pendingClaim,
     quoteId: row.id,
     rfqId: rfq.id,
@@ -176,7 +191,10 @@ export async function submitQuote(
     takerFrame: { kind: 'quoteUpdate', ...quoteView(row, rfq, instrument) },
     makerFrame: { kind: 'quoteStatus', ...makerQuoteView(row, rfq, instrument) },
     ...(bundle !== null ? { xchange: bundle, adapterSigner: maker.adapterSigner } : {}),
-  });
+  };
+  const outcome = perp !== null ? await writePerpQuote(deps.db, write, perp) : await deps.quoteWriter.write(write);
+  // A claimed venue nonce rolled the whole write back, the request's timestamp claim included.
+  if (outcome.refusal === 'venueNonceClaimed') throw nonceClaimedError(perp!, 'conflict' in outcome ? outcome.conflict : null);
   if (claim) claim.timestampClaimed = true;
   if (outcome.reused) throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime: deps.clock.now() });
   if (outcome.refusal === 'quoteIdMismatch') {
@@ -191,5 +209,5 @@ export async function submitQuote(
   }
   if (outcome.quoteId !== null && outcome.version !== null) return { status: 'SUBMITTED', quoteId: outcome.quoteId, version: outcome.version };
   if (outcome.rfqOpen && outcome.makerAllowed) throw new ServiceError('QUOTE_NOT_OPEN', 'your quote on this RFQ is no longer open and cannot be re-priced');
-  throw await explainRefusal(deps, rfq.id, accountId, instrument, now, outcome.rfqOpen, bundle !== null);
+  throw await explainRefusal(deps, rfq.id, accountId, instrument, now, outcome.rfqOpen, kind);
 }

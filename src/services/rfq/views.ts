@@ -53,8 +53,16 @@ function legs(row: QuoteRow, instrument: Instrument) {
   };
 }
 
+/**
+ * The builder attribution a perp quote's taker order must carry: the instrument's
+ * `takerFeeTenthBp` as at RFQ submission; absent on a spot quote and when that rate is 0.
+ */
+export function builderFeeTenthBp(rfq: Pick<RfqRow, 'taker_fee_tenth_bp'>, instrument: Pick<Instrument, 'type'>): number | null {
+  return instrument.type === 'PERP' && rfq.taker_fee_tenth_bp > 0 ? rfq.taker_fee_tenth_bp : null;
+}
+
 /** The taker's view of a competing quote: anonymous, no settlement authorisation. */
-export function quoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' | 'side'>, instrument: Instrument) {
+export function quoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' | 'side' | 'taker_fee_tenth_bp'>, instrument: Instrument) {
   return {
     rfqId: row.rfq_id,
     quoteId: row.id,
@@ -67,6 +75,7 @@ export function quoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' | 'si
     receivedAt: row.received_at,
     ...present('acceptableForMs', row.acceptable_for_ms),
     ...present('expiryMs', row.acceptable_for_ms === null ? null : row.received_at + row.acceptable_for_ms),
+    ...present('builderFeeTenthBp', builderFeeTenthBp(rfq, instrument)),
   };
 }
 

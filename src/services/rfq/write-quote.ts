@@ -66,6 +66,33 @@ interface Row {
 
 const DEADLOCK = '40P01';
 
+/** One item of `rfq_write_quotes`' JSON array (also written alone by `rfq_write_perp_quote`). */
+export function quoteWriteItem(w: QuoteWrite, ord: number): Record<string, unknown> {
+  return {
+    ord,
+    access_key: w.claim?.accessKey ?? null,
+    signed_at: w.claim?.signedAt ?? null,
+    quote_id: w.quoteId,
+    rfq_id: w.rfqId,
+    taker: w.takerAccountId,
+    maker_account: w.makerAccountId,
+    pair: w.pair,
+    mode: w.mode,
+    pays_token: w.makerPaysToken,
+    pays_amount: w.makerPaysAmount.toString(),
+    recv_token: w.makerReceivesToken,
+    recv_amount: w.makerReceivesAmount.toString(),
+    fee: w.takerFee.toString(),
+    total: w.takerTotal.toString(),
+    acceptable: w.acceptableForMs,
+    now: w.now,
+    taker_frame: w.takerFrame,
+    maker_frame: w.makerFrame,
+    xchange: w.xchange ?? null,
+    adapter_signer: w.adapterSigner ?? null,
+  };
+}
+
 export class QuoteWriter {
   readonly #db: Db;
   readonly #maxBatch: number;
@@ -100,29 +127,7 @@ export class QuoteWriter {
   }
 
   async #send(batch: Pending[]): Promise<void> {
-    const items = batch.map(({ write: w }, ord) => ({
-      ord,
-      access_key: w.claim?.accessKey ?? null,
-      signed_at: w.claim?.signedAt ?? null,
-      quote_id: w.quoteId,
-      rfq_id: w.rfqId,
-      taker: w.takerAccountId,
-      maker_account: w.makerAccountId,
-      pair: w.pair,
-      mode: w.mode,
-      pays_token: w.makerPaysToken,
-      pays_amount: w.makerPaysAmount.toString(),
-      recv_token: w.makerReceivesToken,
-      recv_amount: w.makerReceivesAmount.toString(),
-      fee: w.takerFee.toString(),
-      total: w.takerTotal.toString(),
-      acceptable: w.acceptableForMs,
-      now: w.now,
-      taker_frame: w.takerFrame,
-      maker_frame: w.makerFrame,
-      xchange: w.xchange ?? null,
-      adapter_signer: w.adapterSigner ?? null,
-    }));
+    const items = batch.map(({ write: w }, ord) => quoteWriteItem(w, ord));
     const payload = JSON.stringify(items);
     let rows: Row[];
     try {

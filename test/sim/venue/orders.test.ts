@@ -147,3 +147,27 @@ describe('venue simulator: spot orders', () => {
     assert.ok(mids['@1'] && mids['PURR/USDC'] && mids.BTC && mids.ETH);
   });
 });
+
+describe('venue simulator: liquidity walk and reset', () => {
+  it('a seeded walk moves the mid with sim time, the same way for the same seed; reset restores the defaults', async () => {
+    const other = await startSim({ seed: 7 });
+    const same = await startSim({ seed: 7 });
+    try {
+      const mids: string[] = [];
+      for (const g of [other, same]) {
+        await g.control.clock({ setMs: 1_800_000_000_000, freeze: true });
+        await g.control.book({ coin: 'ETH', mid: '3500', walk: { stepBps: 10, intervalMs: 1_000 } });
+        await g.control.clock({ advanceMs: 20_000 });
+        mids.push((await g.info.allMids()).ETH!);
+      }
+      assert.notEqual(mids[0], '3500');
+      assert.equal(mids[0], mids[1]);
+      const book = await other.info.l2Book({ coin: 'ETH' });
+      assert.ok(book!.levels[0].length === 10 && book!.levels[1].length === 10);
+      await other.control.reset();
+      assert.equal((await other.info.allMids()).ETH, '3500');
+    } finally {
+      await Promise.all([other.sim.stop(), same.sim.stop()]);
+    }
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * The venue adapter (DESIGN.md 9.4): the SDK's `HttpTransport` used raw, `request("info" |
+ * "exchange", ...)`, so pre-signed actions go out byte for byte as the client signed them and
+ * nothing here holds a key. Every call carries its own timeout (the transport's own is off);
+ * `meta` and `extraAgents` have short caches, `freshMeta`, `maxBuilderFee`, order status and
+ * fills are always read now.
+ */
+import { HttpTransport } from '@nktkas/hyperliquid';
+import type { Address, Hex } from 'viem';
+import type { VenueAgent } from '../domain/perp/authorised-signer.ts';
+import type { SignedVenueAction, VenueNetwork } from '../domain/perp/types.ts';
+import type { ExchangeReply, OrderStatusReply, PerpVenue, VenueFill, VenueMeta } from '../services/perp/venue-port.ts';
+
+export type { ExchangeReply, OrderStatusReply, VenueFill };
+
+export interface VenueClientOptions {
+  url: string;
+  network: VenueNetwork;
+  builderAddress: Address | null;
+  /** Default bound of one request, unless the call site passes its own. */
+  requestTimeoutMs?: number;
+  metaCacheMs?: number;
+  agentsCacheMs?: number;
+  now?: () => number;
+}
+
+/** The venue did not answer in time, answered with an HTTP error, or answered garbage. */
+export class VenueUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'VenueUnavailableError';
+  }
+}
+
+/** One bounded cache entry: a value and when it was read. */
+interface Cached<T> {
+  value: T;
+  readAt: number;
+}
+
+const MAX_CACHED_AGENT_USERS = 10_000;
+
+export class VenueClient implements PerpVenue {
+  readonly network: VenueNetwork;
+  readonly builderAddress: Address | null;
+  readonly url: string;
+  readonly #transport: HttpTransport;
+  readonly #timeoutMs: number;
+  readonly #metaCacheMs: number;
+  readonly #agentsCacheMs: number;
+  readonly #now: () => number;
+  #meta: Cached<VenueMeta> | null = null;
+  readonly #agents = new Map<string, Cached<VenueAgent[]>>();
+
+  constructor(options: VenueClientOptions) {
+    this.network = options.network;
+    this.builderAddress = options.builderAddress === null ? null : (options.builderAddress.toLowerCase() as Address);
+    this.url = options.url;
+    // The transport's own timeout is off: each call below passes an explicit AbortSignal instead.
+    this.#transport = new HttpTransport({ apiUrl: options.url, isTestnet: options.network === 'testnet', timeout: null });
+    this.#timeoutMs = options.requestTimeoutMs ?? 2_000;
+    this.#metaCacheMs = options.metaCacheMs ?? 5_000;
+    this.#agentsCacheMs = options.agentsCacheMs ?? 2_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** One raw request, aborted after `timeoutMs`. */
+  async request<T>(endpoint: 'info' | 'exchange', payload: unknown, timeoutMs = this.#timeoutMs): Promise<T> {
+    try {
+      return await this.#transport.request<T>(endpoint, payload, AbortSignal.timeout(timeoutMs));
+    } catch (error) {
+      throw new VenueUnavailableError(`venue ${endpoint} request failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  async freshMeta(timeoutMs?: number): Promise<VenueMeta> {
+    const raw = await this.request<{ universe?: unknown }>('info', { type: 'meta' }, timeoutMs);
+    const meta = parseMeta(raw);
+    this.#meta = { value: meta, readAt: this.#now() };
+    return meta;
+  }
+
+  async meta(): Promise<VenueMeta> {
+    const cached = this.#meta;
+    if (cached !== null && this.#now() - cached.readAt < this.#metaCacheMs) return cached.value;
+    return this.freshMeta();
+  }
+
+  async extraAgents(user: Address): Promise<VenueAgent[]> {
+    const key = user.toLowerCase();
+    const cached = this.#agents.get(key);
+    if (cached !== undefined && this.#now() - cached.readAt < this.#agentsCacheMs) return cached.value;
+    const raw = await this.request<unknown>('info', { type: 'extraAgents', user: key });
+    if (!Array.isArray(raw)) throw new VenueUnavailableError('venue extraAgents: not an array');
+    const agents: VenueAgent[] = raw.flatMap((entry: unknown) => {
+      const agent = entry as { address?: unknown; validUntil?: unknown };
+      if (typeof agent.address !== 'string') return [];
+      return [{ address: agent.address as Address, validUntil: typeof agent.validUntil === 'number' ? agent.validUntil : null }];
+    });
+    if (this.#agents.size >= MAX_CACHED_AGENT_USERS) this.#agents.clear();
+    this.#agents.set(key, { value: agents, readAt: this.#now() });
+    return agents;
+  }
+
+  /** The user's approved maximum builder fee for `builder`, in tenths of a basis point; never cached. */
+  async maxBuilderFee(user: Address, builder: Address, timeoutMs?: number): Promise<number> {
+    const raw = await this.request<unknown>('info', { type: 'maxBuilderFee', user: user.toLowerCase(), builder: builder.toLowerCase() }, timeoutMs);
+    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0) throw new VenueUnavailableError(`venue maxBuilderFee: unexpected answer ${JSON.stringify(raw)}`);
+    return raw;
+  }
+
+  /** `orderStatus` by client order id: the venue's reply as is (`{ status: "order", order }` or `{ status: "unknownOid" }`). */
+  orderStatusByCloid(user: Address, cloid: Hex, timeoutMs?: number): Promise<OrderStatusReply> {
+    return this.request<OrderStatusReply>('info', { type: 'orderStatus', user: user.toLowerCase(), oid: cloid }, timeoutMs);
+  }
+
+  /** The user's fills from `startMs` on (the venue caps the page; callers bound the window). */
+  userFillsByTime(user: Address, startMs: number, timeoutMs?: number): Promise<VenueFill[]> {
+    return this.request<VenueFill[]>('info', { type: 'userFillsByTime', user: user.toLowerCase(), startTime: startMs }, timeoutMs);
+  }
+
+  /**
+   * Sends a pre-signed action exactly as signed. The venue's refusals come back as a normal
+   * reply (`{ status: "err", response }`); only transport failures throw (VenueUnavailableError),
+   * and the caller decides what an unclear outcome means: nothing here retries.
+   */
+  sendExchange(signed: SignedVenueAction, timeoutMs?: number): Promise<ExchangeReply> {
+    return this.request<ExchangeReply>('exchange', { action: signed.action, nonce: signed.nonce, signature: signed.signature }, timeoutMs);
+  }
+}
+
+function parseMeta(raw: { universe?: unknown }): VenueMeta {
+  if (raw === null || typeof raw !== 'object' || !Array.isArray(raw.universe)) throw new VenueUnavailableError('venue meta: no universe array');
+  return {
+    universe: raw.universe.map((entry: unknown, index: number) => {
+      const asset = entry as { name?: unknown; szDecimals?: unknown; isDelisted?: unknown };
+      if (typeof asset.name !== 'string' || typeof asset.szDecimals !== 'number' || !Number.isInteger(asset.szDecimals) || asset.szDecimals < 0) {
+        throw new VenueUnavailableError(`venue meta: universe[${index}] is malformed`);
+      }
+      return { name: asset.name, szDecimals: asset.szDecimals, isDelisted: asset.isDelisted === true };
+    }),
+  };
+}
