@@ -19,8 +19,8 @@ import * as withdrawals from './migrations/0013-withdrawals.ts';
 import * as promisedDeliveries from './migrations/0014-promised-deliveries.ts';
 import * as xchangeQuotes from './migrations/0015-xchange-quotes.ts';
 import * as custodyCalls from './migrations/0016-custody-calls.ts';
-import * as v0Venue from './migrations/0026-v0-venue.ts';
 import * as perpQuotes from './migrations/0020-perp-quotes.ts';
+import * as v0Venue from './migrations/0026-v0-venue.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -39,8 +39,8 @@ const migrations: Record<string, Migration> = {
   '0014-promised-deliveries': promisedDeliveries,
   '0015-xchange-quotes': xchangeQuotes,
   '0016-custody-calls': custodyCalls,
-  '0026-v0-venue': v0Venue,
   '0020-perp-quotes': perpQuotes,
+  '0026-v0-venue': v0Venue,
 };
 
 class InCodeMigrations implements MigrationProvider {
