@@ -21,6 +21,7 @@ import * as xchangeQuotes from './migrations/0015-xchange-quotes.ts';
 import * as custodyCalls from './migrations/0016-custody-calls.ts';
 import * as perpQuotes from './migrations/0020-perp-quotes.ts';
 import * as v0Venue from './migrations/0026-v0-venue.ts';
+import * as adminRfqListing from './migrations/0037-admin-rfq-listing.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0016-custody-calls': custodyCalls,
   '0020-perp-quotes': perpQuotes,
   '0026-v0-venue': v0Venue,
+  '0037-admin-rfq-listing': adminRfqListing,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -1,0 +1,142 @@
+// Makers: register or update (pairs, settlement modes, spender, adapter signer), deactivate or
+// reactivate, lift a suspension, read a maker's failures. Protection state (DESIGN.md section 11)
+// is not shown: it does not exist on this node yet.
+import { call } from './api.js';
+import { badge, field, h, short, time } from './dom.js';
+import { pageFrame } from './page.js';
+import { act, confirmDialog } from './ui.js';
+
+const MODES = ['permit2', 'promised', 'xchange', 'perp'];
+
+export const makersPage = {
+  path: 'makers',
+  title: 'Makers',
+  pollMs: 3000,
+  mount(main) {
+    const frame = pageFrame(main, 'Makers', 'Registered makers, their pairs and settlement modes, suspensions after failed settlements.');
+    const address = h('input', { name: 'address', required: true, pattern: '0x[0-9a-fA-F]{40}', placeholder: '0x…', size: 44, autocomplete: 'off' });
+    const pairs = h('input', { name: 'pairs', required: true, pattern: '[A-Z0-9]{1,16}-[A-Z0-9]{1,16}(,\\s*[A-Z0-9]{1,16}-[A-Z0-9]{1,16})*', placeholder: 'ETH-USDC, BTC-USDC', size: 40 });
+    const modeBoxes = MODES.map((m) => h('input', { type: 'checkbox', name: 'mode', value: m, id: `mode-${m}` }));
+    const spender = h('input', { name: 'spender', pattern: '0x[0-9a-fA-F]{40}', placeholder: '0x… (permit2: the maker’s wrapper)', size: 44 });
+    const adapterSigner = h('input', { name: 'adapterSigner', pattern: '0x[0-9a-fA-F]{40}', placeholder: '0x… (xchange)', size: 44 });
+    const active = h('input', { type: 'checkbox', name: 'active', checked: true, id: 'maker-active' });
+    const submit = h('button', { type: 'submit', className: 'primary' }, 'Register / update maker');
+    const form = h(
+      'form',
+      { className: 'card', 'aria-labelledby': 'maker-form-title' },
+      h('h2', { id: 'maker-form-title' }, 'Register or update a maker'),
+      field('Maker address', address),
+      field('Pairs', pairs, 'Comma separated, BASE-QUOTE.'),
+      h('fieldset', {}, h('legend', {}, 'Settlement modes'), modeBoxes.map((box) => h('label', { className: 'inline', for: box.id }, box, ` ${box.value}`))),
+      field('Spender', spender, 'Required for permit2: wrapperOf(maker) from the factory.'),
+      field('Adapter signer', adapterSigner, 'Required for xchange.'),
+      h('label', { className: 'inline', for: 'maker-active' }, active, ' Active (may quote)'),
+      submit,
+    );
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      if (!form.reportValidity()) return;
+      const body = {
+        active: active.checked,
+        pairs: pairs.value.split(',').map((p) => p.trim()).filter(Boolean),
+        settlementModes: modeBoxes.filter((b) => b.checked).map((b) => b.value),
+        spender: spender.value.trim() || null,
+        adapterSigner: adapterSigner.value.trim() || null,
+      };
+      const made = await act(frame.messages, submit, () => call('PUT', `/makers/${address.value.trim()}`, { body }), (m) => `Maker ${m.address} saved (${m.makerId}): ${m.active ? 'active' : 'inactive'}, ${m.pairs.join(', ')}, ${m.settlementModes.join(', ')}.`);
+      if (made) {
+        frame.invalidate();
+        await refresh();
+      }
+    });
+    frame.top.append(form);
+
+    const failuresRegion = h('section', { 'aria-label': 'Maker failures', className: 'failures' });
+
+    const edit = (m) => {
+      address.value = m.address;
+      pairs.value = m.pairs.join(', ');
+      for (const box of modeBoxes) box.checked = m.settlementModes.includes(box.value);
+      spender.value = m.spender ?? '';
+      adapterSigner.value = m.adapterSigner ?? '';
+      active.checked = m.active;
+      address.focus();
+    };
+
+    const setActive = async (m, button, value) => {
+      const ok = await confirmDialog({
+        title: value ? 'Reactivate maker' : 'Deactivate maker',
+        message: value ? `Let ${m.address} quote again?` : `Stop ${m.address} quoting? Its open quotes stay until they lapse.`,
+        confirmLabel: value ? 'Reactivate' : 'Deactivate',
+        danger: !value,
+      });
+      if (!ok) return;
+      const body = { active: value, pairs: m.pairs, settlementModes: m.settlementModes, spender: m.spender, adapterSigner: m.adapterSigner };
+      await act(frame.messages, button, () => call('PUT', `/makers/${m.address}`, { body }), (r) => `Maker ${r.address} is now ${r.active ? 'active' : 'inactive'}.`);
+      frame.invalidate();
+      await refresh();
+    };
+
+    const unsuspend = async (m, button) => {
+      const ok = await confirmDialog({ title: 'Lift suspension', message: `Let ${m.address} quote again now, before its suspension runs out?`, confirmLabel: 'Lift suspension' });
+      if (!ok) return;
+      await act(frame.messages, button, () => call('POST', `/makers/${m.address}/unsuspend`), (r) => `Suspension of ${r.address} lifted.`);
+      frame.invalidate();
+      await refresh();
+    };
+
+    const showFailures = async (m, button) => {
+      const result = await act(frame.messages, button, () => call('GET', `/makers/${m.address}/failures`), (r) => `${r.failures.length} failure(s) of ${r.address} listed below.`);
+      if (!result) return;
+      failuresRegion.replaceChildren(
+        h('h2', {}, `Failures of ${result.address}`),
+        h('p', {}, `Suspended ${result.suspensionCount} time(s); last suspended `, time(result.lastSuspendedAt), '; suspended until ', time(result.suspendedUntil), '.'),
+        result.failures.length === 0
+          ? h('p', { className: 'muted' }, 'No failed settlements.')
+          : h('table', {}, h('thead', {}, h('tr', {}, ['When', 'RFQ', 'Quote', 'Reason'].map((l) => h('th', { scope: 'col' }, l)))), h('tbody', {}, result.failures.map((f) => h('tr', {}, h('td', {}, time(f.createdAt)), h('td', {}, short(f.rfqId)), h('td', {}, short(f.quoteId)), h('td', {}, f.reason))))),
+      );
+    };
+
+    async function refresh() {
+      const { makers } = await call('GET', '/makers');
+      frame.render({ makers, now: Math.floor(Date.now() / 10000) }, ({ makers: list }) => [
+        h(
+          'table',
+          { className: 'makers' },
+          h('caption', {}, `${list.length} maker(s)`),
+          h('thead', {}, h('tr', {}, ['Address', 'Maker id', 'State', 'Pairs', 'Modes', 'Spender', 'Suspended until', 'Suspensions', 'Actions'].map((l) => h('th', { scope: 'col' }, l)))),
+          h(
+            'tbody',
+            {},
+            list.length === 0 ? h('tr', {}, h('td', { colspan: 9, className: 'muted' }, 'No makers registered.')) : list.map((m) => {
+              const suspended = m.suspendedUntil !== null && m.suspendedUntil > Date.now();
+              const state = suspended ? 'SUSPENDED' : m.active ? 'ACTIVE' : 'INACTIVE';
+              return h(
+                'tr',
+                { dataset: { maker: m.address } },
+                h('td', {}, h('code', { className: 'address' }, m.address)),
+                h('td', {}, short(m.makerId)),
+                h('td', {}, badge(state)),
+                h('td', {}, m.pairs.join(', ')),
+                h('td', {}, m.settlementModes.join(', ')),
+                h('td', {}, short(m.spender)),
+                h('td', {}, suspended ? time(m.suspendedUntil) : h('span', { className: 'muted' }, '—')),
+                h('td', { className: 'num' }, String(m.suspensionCount)),
+                h(
+                  'td',
+                  { className: 'actions' },
+                  h('button', { type: 'button', dataset: { focus: `edit-${m.address}` }, 'aria-label': `Edit ${m.address}`, onclick: () => edit(m) }, 'Edit'),
+                  h('button', { type: 'button', dataset: { focus: `active-${m.address}` }, 'aria-label': `${m.active ? 'Deactivate' : 'Reactivate'} ${m.address}`, onclick: (e) => setActive(m, e.currentTarget, !m.active) }, m.active ? 'Deactivate' : 'Reactivate'),
+                  suspended ? h('button', { type: 'button', dataset: { focus: `lift-${m.address}` }, 'aria-label': `Lift suspension of ${m.address}`, onclick: (e) => unsuspend(m, e.currentTarget) }, 'Lift suspension') : null,
+                  h('button', { type: 'button', dataset: { focus: `failures-${m.address}` }, 'aria-label': `Failures of ${m.address}`, onclick: (e) => showFailures(m, e.currentTarget) }, 'Failures'),
+                ),
+              );
+            }),
+          ),
+        ),
+        failuresRegion,
+      ]);
+    }
+    return { refresh, failed: frame.failed };
+  },
+};

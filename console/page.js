@@ -1,0 +1,40 @@
+// What every page shares: a heading, a message line for action results, a data region that a
+// refresh replaces only when the data changed (focus kept), and a line for refresh failures.
+import { h, replaceContent } from './dom.js';
+import { messageArea, showError } from './ui.js';
+
+export function pageFrame(main, title, intro) {
+  const messages = messageArea();
+  const loadError = h('div', { className: 'load-error', 'aria-live': 'polite' });
+  const data = h('div', { className: 'data', 'aria-busy': 'true' }, h('p', { className: 'muted' }, 'Loading…'));
+  const top = h('div', { className: 'page-top' });
+  main.replaceChildren(h('h1', {}, title), intro ? h('p', { className: 'intro' }, intro) : null, top, messages, loadError, data);
+  let last = null;
+  return {
+    top,
+    messages,
+    data,
+    /** Renders when `snapshot` differs from the last one drawn. */
+    render(snapshot, draw) {
+      loadError.replaceChildren();
+      data.setAttribute('aria-busy', 'false');
+      const key = JSON.stringify(snapshot);
+      if (key === last) return;
+      last = key;
+      replaceContent(data, draw(snapshot));
+    },
+    /** Forget the last snapshot (after an action, so the next refresh redraws). */
+    invalidate() {
+      last = null;
+    },
+    failed(error) {
+      if (error?.unreachable) return; // the banner says so; keep showing the last data
+      showError(loadError, error);
+    },
+  };
+}
+
+/** A <select> of options [value, label]; `value` preselected. */
+export function select(options, value, attributes = {}) {
+  return h('select', attributes, options.map(([v, label]) => h('option', { value: v, selected: v === value ? true : undefined }, label)));
+}

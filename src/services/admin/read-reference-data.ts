@@ -1,0 +1,30 @@
+/**
+ * Tokens and instruments as stored (GET /admin/v1/tokens, GET /admin/v1/instruments), read from
+ * the database rather than the node's cache so an operator sees a change from another node at once.
+ * Disabled instruments are included: the operator is the one who re-enables them.
+ */
+import { formatAmount } from '../../domain/money/index.ts';
+import type { ServiceDeps } from '../deps.ts';
+
+export async function listTokens(deps: ServiceDeps) {
+  const rows = await deps.db.selectFrom('tokens').selectAll().orderBy('symbol').execute();
+  return rows.map((t) => ({ symbol: t.symbol, decimals: t.decimals, address: t.address, updatedAt: t.updated_at }));
+}
+
+export async function listInstruments(deps: ServiceDeps) {
+  const [rows, tokens] = await Promise.all([
+    deps.db.selectFrom('instruments').selectAll().orderBy('instrument_id').execute(),
+    deps.db.selectFrom('tokens').select(['symbol', 'decimals']).execute(),
+  ]);
+  const decimals = new Map(tokens.map((t) => [t.symbol, t.decimals]));
+  return rows.map((i) => ({
+    instrumentId: i.instrument_id,
+    base: i.base,
+    quote: i.quote,
+    type: i.type,
+    takerFeeTenthBp: i.taker_fee_tenth_bp,
+    minQuoteNotional: i.min_quote_notional === null ? null : formatAmount(i.min_quote_notional, decimals.get(i.quote) ?? 0),
+    enabled: i.enabled,
+    updatedAt: i.updated_at,
+  }));
+}

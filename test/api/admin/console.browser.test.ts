@@ -1,0 +1,263 @@
+/**
+ * The operator console in a real headless Chromium against a real node on a devnet (nothing
+ * mocked): sign in, approve and reject withdrawals (checked on-chain), register a maker and see
+ * it quote, lift its suspension after a lapsed settlement, watch an RFQ go PENDING -> SETTLED without a reload, survive a node restart, post an
+ * adjustment, and see the invariants turn red when custody is robbed behind the ledger's back.
+ * Every page is screenshotted into .rfq-test-data/console-screenshots/ (docs/images/ holds a
+ * few of them for the operator guide).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseUnits, type Address } from 'viem';
+import { testTokenAbi } from '../../../src/chain/artifacts/index.ts';
+import { connectSigner } from '../../../src/chain/clients.ts';
+import { RfqClient } from '../../../src/client/rfq-client.ts';
+import { generateSecretKey } from '../../../src/runtime/node.ts';
+import { backends, createTestDatabase, type TestDatabase } from '../../helpers/backends.ts';
+import { ADMIN_TOKEN, startHarness, type Harness } from '../../helpers/harness.ts';
+import { startTestChain, testAccount, type TestChain } from '../../helpers/chain.ts';
+import { fundedTaker, relay, until, winningQuote, type ChainMaker } from '../../helpers/settlement.ts';
+import { depositOnChain, requestWithdrawal, waitFor, wallet, withdrawal } from '../../chain/funds/helpers.ts';
+import { chromiumMissing, launchBrowser, type Browser } from '../../helpers/browser.ts';
+
+const SHOTS = join(process.cwd(), '.rfq-test-data', 'console-screenshots');
+const USDC = (n: string) => parseUnits(n, 6);
+const skip = chromiumMissing();
+if (skip) console.log(`# ${skip}`);
+
+// One store is enough for the browser (the console sees only HTTP; the admin routes it uses are
+// tested on both stores in console-reads.test.ts): PostgreSQL when there is one (it starts much
+// faster than PGlite), else PGlite. That keeps this file near two minutes.
+for (const backend of backends().slice(-1)) {
+  describe(`operator console in Chromium [${backend}]`, { skip: skip ?? false }, () => {
+    let chain: TestChain;
+    let h: Harness;
+    let database: TestDatabase;
+    let pgliteDir: string | null = null;
+    const secretKey = generateSecretKey();
+    let browser: Browser;
+    let maker: ChainMaker;
+    const shot = (name: string) => browser.page.screenshot({ path: join(SHOTS, `${backend}-${name}.png`), fullPage: true });
+    const open = async (path: string) => {
+      await browser.page.evaluate(`location.hash = ${JSON.stringify(`#/${path}`)}`);
+      await browser.page.locator('main h1').waitFor();
+    };
+
+    before(async () => {
+      mkdirSync(SHOTS, { recursive: true });
+      chain = await startTestChain();
+      // A PGlite directory (not memory) so the node can be restarted on the same data.
+      if (backend === 'pglite') {
+        const dir = mkdtempSync(join(tmpdir(), 'rfq-console-pglite-'));
+        pgliteDir = dir;
+        database = { location: { kind: 'pglite', dataDir: dir }, drop: async () => undefined };
+      } else {
+        database = await createTestDatabase(backend);
+      }
+      h = await startHarness(backend, { database, secretKey, chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, logLevel: 'fatal' });
+      browser = await launchBrowser();
+    });
+    after(async () => {
+      await browser?.close();
+      await h?.close();
+      await database?.drop();
+      if (pgliteDir) rmSync(pgliteDir, { recursive: true, force: true });
+      await chain?.stop();
+    });
+
+    it('refuses a wrong token plainly, then signs in with the operator token', async () => {
+      const { page } = browser;
+      await page.goto(`${h.url}/console`);
+      await page.getByLabel('Operator token').fill('not-the-operator-token');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      assert.match((await alert.textContent())!, /ADMIN_UNAUTHORIZED: wrong operator token/);
+      await shot('signin');
+      await page.getByLabel('Operator token').fill(ADMIN_TOKEN);
+      await page.getByLabel('Operator token').press('Enter');
+      await page.getByRole('heading', { name: 'RFQs and quotes' }).waitFor();
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('rfq-operator-token')), ADMIN_TOKEN);
+    });
+
+    it('approves one withdrawal (tokens arrive on-chain) and rejects another with a reason, by keyboard', async () => {
+      const { page } = browser;
+      const user = await wallet(h, chain);
+      await depositOnChain(chain, user.account, 'USDC', USDC('100'));
+      await waitFor('deposit credited', () => user.client.balances(), (b) => b.balances.some((x) => x.token === 'USDC' && x.available === '100'));
+      const approveMe = await requestWithdrawal(user.client, { token: 'USDC', amount: '40' });
+      const rejectMe = await requestWithdrawal(user.client, { token: 'USDC', amount: '15' });
+
+      await open('withdrawals');
+      await page.locator(`tr[data-withdrawal="${rejectMe.withdrawalId}"][data-status="PENDING"]`).waitFor();
+      await shot('withdrawals');
+      await page.getByRole('button', { name: `Approve ${approveMe.withdrawalId}` }).click();
+      const dialog = page.getByRole('dialog');
+      assert.match((await dialog.textContent())!, /Send 40 USDC from custody/);
+      await dialog.getByRole('button', { name: 'Approve' }).click();
+      await page.getByRole('status').filter({ hasText: `Withdrawal ${approveMe.withdrawalId} approved` }).waitFor();
+      await waitFor('tokens on-chain', () => chain.balanceOf('USDC', user.account.address), (raw) => raw === USDC('40'));
+
+      // Keyboard only: focus the button, Enter opens the dialog (focus on the reason), Enter submits.
+      await page.getByRole('button', { name: `Reject ${rejectMe.withdrawalId}` }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByLabel('Reason (shown to the user)').waitFor();
+      await page.keyboard.type('address under review');
+      await page.keyboard.press('Enter');
+      await page.getByRole('status').filter({ hasText: `Withdrawal ${rejectMe.withdrawalId} rejected: FAILED (address under review)` }).waitFor();
+      const rejected = await withdrawal(user.client, rejectMe.withdrawalId);
+      assert.deepEqual([rejected.status, rejected.failureReason], ['FAILED', 'address under review']);
+      await waitFor('approved one COMPLETED', () => withdrawal(user.client, approveMe.withdrawalId), (w) => w.status === 'COMPLETED');
+      const usdc = (await user.client.balances()).balances.find((b) => b.token === 'USDC');
+      assert.deepEqual([usdc?.available, usdc?.locked], ['60', '0']);
+      assert.equal(await chain.balanceOf('USDC', user.account.address), USDC('40'), 'the rejected withdrawal sent nothing');
+
+      await page.getByLabel('Status').selectOption('');
+      await page.locator(`tr[data-withdrawal="${approveMe.withdrawalId}"][data-status="COMPLETED"]`).waitFor({ timeout: 20_000 });
+      await page.locator(`tr[data-withdrawal="${rejectMe.withdrawalId}"][data-status="FAILED"]`).waitFor();
+      await shot('withdrawals-decided');
+    });
+
+    it('registers a maker, shows its quote, and follows the RFQ from PENDING to SETTLED without a reload', async () => {
+      const { page } = browser;
+      const key = `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}` as const;
+      const account = testAccount(key);
+      await chain.fundGas(account.address);
+      const wrapper = await chain.wrapperFor(account.address);
+      await chain.mint('ETH', account.address, parseUnits('100', 18));
+      await chain.approve(account, 'ETH', wrapper);
+
+      await open('makers');
+      await page.getByLabel('Maker address').fill(account.address);
+      await page.getByLabel('Pairs').fill('ETH-USDC');
+      await page.getByLabel('permit2').check();
+      await page.getByLabel('Spender').fill(wrapper);
+      await page.getByRole('button', { name: 'Register / update maker' }).click();
+      await page.getByRole('status').filter({ hasText: `Maker ${account.address} saved` }).waitFor();
+      await page.locator(`tr[data-maker="${account.address}"]`).filter({ hasText: 'ACTIVE' }).waitFor();
+      await shot('makers');
+
+      const client = new RfqClient(h.url);
+      await client.signIn(account);
+      maker = { account, client, wrapper, signer: await connectSigner(chain.rpcUrl, key), makerId: '' };
+      const taker = await fundedTaker(h, chain, { USDC: '10000' });
+
+      await open('rfqs');
+      await page.evaluate('window.notReloaded = true');
+      const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '5000', windowMs: 15_000 });
+      await page.locator(`tr[data-rfq="${rfqId}"][data-status="PENDING"]`).waitFor();
+      const { quoteId } = await client.submitQuote({ rfqId, instrumentId: 'ETH-USDC-SPOT', side: 'BUY', makerPays: { token: 'ETH', amount: '1.5' }, makerReceives: { token: 'USDC', amount: '4300.25' } });
+      const quoteRow = page.locator(`tr[data-quote="${quoteId}"]`);
+      await quoteRow.waitFor();
+      const quoteText = (await quoteRow.textContent())!;
+      assert.ok(quoteText.includes(account.address), 'the maker is named');
+      assert.ok(quoteText.includes('4300.25 USDC') && quoteText.includes('1.5 ETH'), `amounts exactly as the API gives them: ${quoteText}`);
+      await shot('rfqs-pending');
+
+      await taker.client.accept(rfqId, { quoteId });
+      await relay(chain, maker, await winningQuote(maker, quoteId));
+      await page.locator(`tr[data-rfq="${rfqId}"][data-status="SETTLED"]`).waitFor({ timeout: 30_000 });
+      assert.equal(await page.evaluate('window.notReloaded'), true, 'updated in place');
+      // Times: the operator's zone shown, UTC on hover.
+      const created = page.locator(`tr[data-rfq="${rfqId}"] time`).first();
+      assert.match((await created.getAttribute('title'))!, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{3})? UTC$/);
+      assert.match((await created.textContent())!, /CET|CEST|GMT\+1|GMT\+2/);
+      await shot('rfqs');
+    });
+
+    it("shows a suspended maker's failures and lifts the suspension", async () => {
+      const { page } = browser;
+      await h.admin.putSettings({ settlementHeadroomSecs: 1, makerFailureThreshold: 1 });
+      try {
+        // The maker wins and lets the settlement lapse: one failure, suspended.
+        const taker = await fundedTaker(h, chain, { USDC: '5000' });
+        const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '5000', windowMs: 1000 });
+        const { quoteId } = await maker.client.submitQuote({ rfqId, instrumentId: 'ETH-USDC-SPOT', side: 'BUY', makerPays: { token: 'ETH', amount: '1.5' }, makerReceives: { token: 'USDC', amount: '4300' } });
+        await taker.client.accept(rfqId, { quoteId });
+        await until(() => taker.client.getRfq(rfqId), (r) => r.status === 'FAILED', 30_000);
+      } finally {
+        await h.admin.putSettings({ settlementHeadroomSecs: 60, makerFailureThreshold: 3 });
+      }
+      const address = maker.account.address;
+      await open('makers');
+      await page.locator(`tr[data-maker="${address}"]`).filter({ hasText: 'SUSPENDED' }).waitFor({ timeout: 15_000 });
+      await page.getByRole('button', { name: `Failures of ${address}` }).click();
+      await page.getByRole('heading', { name: `Failures of ${address}` }).waitFor();
+      assert.match((await page.locator('section.failures').textContent())!, /Suspended 1 time\(s\)/);
+      await page.locator('section.failures tbody tr').first().waitFor();
+      await shot('makers-suspended');
+      await page.getByRole('button', { name: `Lift suspension of ${address}` }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Lift suspension' }).click();
+      await page.getByRole('status').filter({ hasText: `Suspension of ${address} lifted` }).waitFor();
+      await page.locator(`tr[data-maker="${address}"]`).filter({ hasText: 'ACTIVE' }).waitFor();
+      const view = (await h.admin.listMakers()).makers.find((m) => m['address'] === address) as { suspendedUntil: number | null; suspensionCount: number };
+      assert.deepEqual([view.suspendedUntil, view.suspensionCount], [null, 1]);
+    });
+
+    it('shows every other page without an error', async () => {
+      for (const path of ['deposits', 'anomalies', 'settings', 'reference', 'balances']) {
+        await open(path);
+        await browser.page.locator('.data[aria-busy="false"]').waitFor({ state: 'attached' });
+        await shot(path);
+      }
+      await open('settings');
+      await browser.page.getByLabel('settlementHeadroomSecs').fill('90');
+      await browser.page.getByRole('button', { name: 'Save settings' }).click();
+      await browser.page.getByRole('status').filter({ hasText: 'settlementHeadroomSecs=90' }).waitFor();
+      assert.equal((await h.admin.call<{ settlementHeadroomSecs: number }>('GET', '/settings')).settlementHeadroomSecs, 90);
+      await browser.page.getByLabel('maxWindowMs').fill('-5');
+      await browser.page.getByRole('button', { name: 'Save settings' }).click();
+      assert.equal((await h.admin.call<{ maxWindowMs: number }>('GET', '/settings')).maxWindowMs, 30000, 'an invalid form is not sent');
+      assert.deepEqual(browser.errors, []);
+    });
+
+    it('survives a node restart: says the node is away, then carries on by itself', async () => {
+      const { page } = browser;
+      await open('rfqs');
+      const port = Number(new URL(h.url).port);
+      await h.close();
+      await page.getByText('The node is not answering').waitFor({ timeout: 15_000 });
+      await shot('node-away');
+      h = await startHarness(backend, { database, secretKey, port, seed: false, chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, logLevel: 'fatal' });
+      await page.getByText('The node is not answering').waitFor({ state: 'hidden', timeout: 20_000 });
+      const taker = await h.newUser();
+      await h.fund(taker.account.address, { USDC: '100' });
+      const { rfqId } = await taker.client.createRfq({ instrumentId: 'BTC-USDC-SPOT', side: 'BUY', baseQty: '0.01', windowMs: 5000 });
+      await page.locator(`tr[data-rfq="${rfqId}"]`).waitFor({ timeout: 15_000 });
+    });
+
+    it('posts an adjustment, and shows the invariants red once custody is robbed behind the ledger', async () => {
+      const { page } = browser;
+      const stranger = testAccount();
+      await open('balances');
+      await page.getByLabel('Account address').fill(stranger.address);
+      await page.getByLabel('Token', { exact: true }).first().selectOption('USDC');
+      await page.getByLabel('Amount (signed, token units)').fill('-1');
+      await page.getByLabel('Memo').fill('console test');
+      await page.getByRole('button', { name: 'Post adjustment' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Post adjustment' }).click();
+      await page.getByRole('alert').filter({ hasText: 'INSUFFICIENT_BALANCE' }).waitFor();
+      await page.getByLabel('Amount (signed, token units)').fill('250.000001');
+      await page.getByRole('button', { name: 'Post adjustment' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Post adjustment' }).click();
+      await page.getByRole('status').filter({ hasText: 'USDC available 250.000001' }).waitFor();
+
+      await open('invariants');
+      await page.locator('.verdict[data-ok="true"]').waitFor({ timeout: 30_000 });
+      await shot('invariants-ok');
+      // Custody pays out a token behind the service's back: the ledger still holds it.
+      const custody = await connectSigner(chain.rpcUrl, chain.stack.settings.custodyKey);
+      const hash = await custody.walletClient.writeContract({ address: chain.token('USDC') as Address, abi: testTokenAbi, functionName: 'transfer', args: [stranger.address, USDC('1')] });
+      await custody.publicClient.waitForTransactionReceipt({ hash });
+      await page.locator('.verdict[data-ok="false"]').waitFor({ timeout: 30_000 });
+      const violations = await page.locator('table.violations').textContent();
+      assert.match(violations!, /custody/i);
+      await shot('invariants-violated');
+      await until(() => h.admin.invariants(), (r) => !r.ok);
+      assert.deepEqual(browser.errors, []);
+    });
+  });
+}
