@@ -11,6 +11,7 @@ import type { HttpMetrics } from './metrics.ts';
 import type { Store } from '../store/database.ts';
 import type { SpenderCheck } from '../services/admin/makers.ts';
 import type { ExtraInvariant } from '../services/admin/invariants.ts';
+import type { V0RouteContext } from './v0/v0.routes.ts';
 
 /** The chain facts GET /v1/rfq/network publishes (a subset of the chain adapter's context). */
 export interface ChainFacts {
@@ -50,6 +51,8 @@ export interface ApiContext {
   extraInvariants: ExtraInvariant[];
   /** Why this node is not ready besides the store (e.g. a halted chain follower); each null when fine. */
   notReadyReasons?: Array<() => string | null>;
+  /** Legacy `/v0`: its use-case dependencies (venue port, JWT key) and the default layout. */
+  v0: V0RouteContext;
   /** Observes every auction this node closes (benchmarks measure lateness through it). */
   auctionCloses?: (closed: { rfqId: string; outcome: string; auctionEndsAt: number; closedAt: number }) => void;
 }

@@ -49,6 +49,17 @@ export const errorCodes = {
   VENUE_UNAVAILABLE: { status: 503, meaning: 'The perp venue did not answer in time or answered with an error; nothing was changed.' },
   AUTH_REQUIRED: { status: 401, meaning: 'WebSocket only: auth frame missing, late or refused, or a connection cap reached; the socket closes.' },
   UNSUPPORTED_CHANNEL: { status: 403, meaning: 'WebSocket only: a topic this session may not hold; the socket stays open.' },
+  // Legacy /v0 (spec v0-legacy-interface.md, statuses from DESIGN.md section 10).
+  INVALID_INPUT: { status: 400, meaning: '/v0 login with message or signature missing.' },
+  INVALID_STATEMENT: { status: 400, meaning: '/v0 login whose SIWE statement is not exactly the required one.' },
+  VALIDATION_ERROR: { status: 400, meaning: '/v0 missing or invalid request field (or unknown operation).' },
+  INVALID_SIGNATURE: { status: 401, meaning: '/v0 login with a bad signature, domain, chain id, issuedAt, reused nonce or unapproved API wallet.' },
+  UNAUTHORIZED: { status: 401, meaning: '/v0 missing, malformed, tampered or expired bearer token.' },
+  USER_NOT_FOUND: { status: 404, meaning: '/v0 the authenticated identity has no account yet.' },
+  ORDER_ERROR: { status: 422, meaning: '/v0 createOrder failed (insufficient balance, unknown market), or flat-layout cancelOrder failed.' },
+  CANCELLATION_ERROR: { status: 422, meaning: '/v0 wrapped-layout cancelOrder of an unknown, foreign or non-cancellable order.' },
+  SERVICE_UNAVAILABLE: { status: 503, meaning: '/v0 the venue cannot be reached now.' },
+  INTERNAL_ERROR: { status: 500, meaning: '/v0 unexpected failure; nothing internal is revealed.' },
   INTERNAL: { status: 500, meaning: 'Internal server error; nothing internal is revealed.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

@@ -88,6 +88,16 @@ export interface Config {
   shutdownGraceMs: number;
   chain: ChainConfig;
   venue: VenueConfig;
+  v0: V0Config;
+}
+
+export interface V0Config {
+  /** The omnibus venue account's key (transfers) and its approved API wallet's key (orders); 0x hex.
+   * Null in embedded mode means "generate into the data dir". */
+  omnibusKey: string | null;
+  agentKey: string | null;
+  /** The `/v0` response layout when a request names none. */
+  layout: 'wrapped' | 'flat';
 }
 
 const KNOWN = new Set([
@@ -97,13 +107,14 @@ const KNOWN = new Set([
   'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WS_SESSION_AUDIT_MS', 'RFQ_HTTP_REQUEST_TIMEOUT_MS', 'RFQ_HTTP_HEADERS_TIMEOUT_MS', 'RFQ_HTTP_KEEP_ALIVE_TIMEOUT_MS', 'RFQ_HTTP_MAX_CONNECTIONS', 'RFQ_WORKERS',
   'RFQ_DATABASE_POOL_SIZE', 'RFQ_SHUTDOWN_GRACE_MS', 'RFQ_CUSTODY_KEY', 'RFQ_PERMIT2_ADDRESS', 'RFQ_WRAPPER_FACTORY_ADDRESS',
   'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS', 'RFQ_CUSTODY_MAX_FEE_PER_GAS_GWEI',
+  'RFQ_VENUE_OMNIBUS_KEY', 'RFQ_VENUE_AGENT_KEY', 'RFQ_V0_LAYOUT',
   'RFQ_VENUE_NETWORK', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_VENUE_REQUEST_TIMEOUT_MS', 'RFQ_VENUE_META_CACHE_MS',
   'RFQ_PERP_RESOLVE_WINDOW_MS',
   // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
-  'RFQ_URL',
+  'RFQ_URL', 'RFQ_V0_KEY',
 ]);
 
-export const ALL_WORKERS = ['auctions', 'settlement', 'dispatch', 'withdrawals'] as const;
+export const ALL_WORKERS = ['auctions', 'settlement', 'dispatch', 'withdrawals', 'v0'] as const;
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -213,6 +224,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     custodyMaxFeePerGasGwei: int('RFQ_CUSTODY_MAX_FEE_PER_GAS_GWEI', 500, 1, 1_000_000),
   });
 
+  const omnibusKey = text('RFQ_VENUE_OMNIBUS_KEY');
+  const agentKey = text('RFQ_VENUE_AGENT_KEY');
+  for (const [name, key] of [['RFQ_VENUE_OMNIBUS_KEY', omnibusKey], ['RFQ_VENUE_AGENT_KEY', agentKey]] as const) {
+    if (key !== null && !/^0x[0-9a-fA-F]{64}$/.test(key)) problems.push(`${name}: must be a 0x-prefixed 32-byte hex private key`);
+  }
+  if ((omnibusKey === null) !== (agentKey === null)) problems.push('RFQ_VENUE_OMNIBUS_KEY and RFQ_VENUE_AGENT_KEY: set both (the omnibus and its approved API wallet) or neither');
+  const layout = text('RFQ_V0_LAYOUT') ?? 'flat';
+  if (layout !== 'wrapped' && layout !== 'flat') problems.push(`RFQ_V0_LAYOUT: must be wrapped or flat, got ${JSON.stringify(layout)}`);
+  const v0: V0Config = Object.freeze({ omnibusKey, agentKey, layout: layout === 'wrapped' ? 'wrapped' : 'flat' });
   const venueNetworkRaw = text('RFQ_VENUE_NETWORK');
   let venueNetwork: VenueConfig['network'] = mode === 'embedded' ? 'testnet' : 'mainnet';
   if (venueNetworkRaw === 'mainnet' || venueNetworkRaw === 'testnet') venueNetwork = venueNetworkRaw;
@@ -274,6 +294,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workers,
     shutdownGraceMs: int('RFQ_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     chain,
+    v0,
     venue,
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -23,3 +23,13 @@ export async function embeddedSecrets(dataDir: string): Promise<{ adminToken: st
     secretKey: await readOrCreate(path.join(dataDir, 'secret-key'), () => randomBytes(32).toString('base64')),
   };
 }
+
+/** The embedded `/v0` omnibus venue key and its API wallet key, generated once into the data directory. */
+export async function embeddedVenueKeys(dataDir: string): Promise<{ omnibusKey: string; agentKey: string }> {
+  await mkdir(dataDir, { recursive: true });
+  const key = () => `0x${randomBytes(32).toString('hex')}`;
+  return {
+    omnibusKey: await readOrCreate(path.join(dataDir, 'venue-omnibus-key'), key),
+    agentKey: await readOrCreate(path.join(dataDir, 'venue-agent-key'), key),
+  };
+}

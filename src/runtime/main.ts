@@ -8,7 +8,8 @@ import { mkdir } from 'node:fs/promises';
 import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { embeddedSecrets } from './embedded-secrets.ts';
-import { startNode, type RunningNode } from './node.ts';
+import { startNode, type RunningNode, type NodeOptions } from './node.ts';
+import { embeddedVenueKeys } from './embedded-secrets.ts';
 import { seedEmbeddedReferenceData, startEmbeddedChain } from './embedded-stack.ts';
 import { startDemoStack, type DemoStack } from './demo-stack.ts';
 import type { ChainSettings } from '../chain/chain-context.ts';
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     embedded: config.mode === 'embedded',
     logger,
     chain,
+    v0: await v0Options(config, step),
     ...(config.venueUrl
       ? {
           venue: {
@@ -152,3 +154,17 @@ async function main(): Promise<void> {
 }
 
 await main();
+
+/**
+ * `/v0` on the venue: the omnibus keys come from the configuration (production) or are generated
+ * into the data directory (embedded). Without a venue URL `/v0` still serves login and reads, and
+ * its venue operations answer SERVICE_UNAVAILABLE.
+ */
+async function v0Options(config: Readonly<Config>, step: (message: string) => void): Promise<NodeOptions['v0']> {
+  const keys = config.v0.omnibusKey && config.v0.agentKey ? { omnibusKey: config.v0.omnibusKey, agentKey: config.v0.agentKey } : config.mode === 'embedded' ? await embeddedVenueKeys(config.dataDir) : null;
+  if (!config.venueUrl || !keys) {
+    step('/v0: no venue configured (VENUE_URL and RFQ_VENUE_OMNIBUS_KEY/RFQ_VENUE_AGENT_KEY); venue operations answer SERVICE_UNAVAILABLE');
+    return { defaultLayout: config.v0.layout };
+  }
+  return { defaultLayout: config.v0.layout, venue: { url: config.venueUrl, omnibusKey: keys.omnibusKey, agentKey: keys.agentKey, network: config.venue.network } };
+}

@@ -5,6 +5,7 @@
  * other and nothing is looked up through a side table.
  */
 import type { ApiContext, DevnetFaucet } from '../api/context.ts';
+import type { V0RouteContext } from '../api/v0/v0.routes.ts';
 import type { WsContext } from '../ws/ws-context.ts';
 import type { ChainContext } from '../chain/chain-context.ts';
 import { mintRawTestToken } from '../chain/faucet.ts';
@@ -30,6 +31,7 @@ export interface NodeContextParts {
   ws: WsConfig;
   embedded: boolean;
   chain: ChainContext | null;
+  v0: V0RouteContext;
 }
 
 /** The faucet exists only in the embedded stack, on a devnet whose tokens the faucet key owns. */
@@ -55,6 +57,7 @@ export function buildNodeContext(parts: NodeContextParts): NodeContext {
     chain: parts.chain,
     devnetFaucet: devnetFaucetOf(parts.embedded, parts.chain),
     ws: parts.ws,
+    v0: parts.v0,
     ...createWsParts(store, () => service.clock.now(), () => context.ws.priceStaleMs),
   };
   return context;

@@ -21,6 +21,12 @@ import { buildApp, defaultHttpLimits, type HttpLimits } from './build-app.ts';
 import { startWorkers, type Workers } from './workers.ts';
 import { connectChainContext, type ChainSettings } from '../chain/chain-context.ts';
 import { wireChain, type ChainWiring } from './chain-wiring.ts';
+import { deriveJwtKey } from '../services/v0/jwt.ts';
+import { defaultV0Settings, noVenue, type V0Settings } from '../services/v0/venue-port.ts';
+import type { V0Deps } from '../services/v0/v0-deps.ts';
+import type { V0Layout } from '../services/v0/create-order.ts';
+import { wireOmnibus, type V0VenueSettings } from '../venue/omnibus/omnibus-wiring.ts';
+import type { OmnibusWorker } from '../venue/omnibus/omnibus-worker.ts';
 import { VenueClient } from '../venue/venue-client.ts';
 import { wirePerpExecutor, type PerpExecutionOptions } from './perp-wiring.ts';
 import type { VenueNetwork } from '../domain/perp/types.ts';
@@ -44,6 +50,8 @@ export interface NodeOptions {
   clock?: Clock;
   /** The chain to settle on (anvil in the embedded stack and chain tests); none: nothing settles. */
   chain?: ChainSettings;
+  /** Legacy `/v0`: the omnibus venue account (none: venue operations are SERVICE_UNAVAILABLE). */
+  v0?: { venue?: V0VenueSettings; defaultLayout?: V0Layout; settings?: Partial<V0Settings> };
   /** The perp venue (the simulator in the embedded stack and perp tests); none: perp instruments cannot be registered or traded. */
   venue?: VenueSettings;
   /** Perp execution timings (RFQ_PERP_RESOLVE_WINDOW_MS ...); used when `venue` is set. */
@@ -64,6 +72,8 @@ export interface RunningNode {
   context: NodeContext;
   url: string;
   store: Store;
+  /** The `/v0` omnibus worker, when a venue is configured and this node runs the `v0` worker. */
+  v0Worker: OmnibusWorker | null;
   close(): Promise<void>;
 }
 
@@ -92,6 +102,8 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     ...(venueClient ? { venue: venueClient } : {}),
   };
   await service.refdata.reload();
+  const omnibus = options.v0?.venue ? wireOmnibus(options.v0.venue, () => clock.now()) : null;
+  const v0Deps: V0Deps = { service, venue: omnibus?.venue ?? noVenue, jwtKey: deriveJwtKey(options.secretKey), settings: { ...defaultV0Settings, ...options.v0?.settings } };
   const context = buildNodeContext({
     service,
     store,
@@ -100,11 +112,20 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     ws: { ...WS_DEFAULTS, ...options.ws },
     embedded: options.embedded ?? false,
     chain: options.chain ? await connectChainContext(options.chain) : null,
+    v0: { deps: v0Deps, defaultLayout: options.v0?.defaultLayout ?? 'flat' },
   });
+  const workerNames = options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals', 'v0']);
+  let v0Worker: OmnibusWorker | null = null;
+  if (omnibus) {
+    const attached = omnibus.attach(v0Deps, logger);
+    context.extraInvariants.push(attached.invariant);
+    if (workerNames.has('v0')) v0Worker = attached.worker;
+  }
   const chainWiring: ChainWiring | null = context.chain ? wireChain(context, context.chain, logger) : null;
   const app = await buildApp(context, logger, { ...defaultHttpLimits, ...options.http });
   const perp = venueClient && options.venue ? wirePerpExecutor(service, venueClient, options.venue, options.perpExecution) : null;
-  const workers: Workers = await startWorkers(context, options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals']), logger, chainWiring, perp);
+  const workers: Workers = await startWorkers(context, workerNames, logger, chainWiring, perp);
+  v0Worker?.start();
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   let closed = false;
   return {
@@ -112,11 +133,13 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     context,
     url: address.replace('[::1]', '127.0.0.1'),
     store,
+    v0Worker,
     async close() {
       if (closed) return;
       closed = true;
       context.draining.value = true;
       await app.close();
+      await v0Worker?.stop();
       await workers.stop();
       context.rateLimiter.close();
       await store.close();

@@ -114,7 +114,7 @@ export interface LockRequest {
   token: string;
   rail: Rail;
   amount: bigint;
-  ownerKind: 'rfq' | 'withdrawal' | 'order';
+  ownerKind: 'rfq' | 'withdrawal' | 'order' | 'v0_withdrawal';
   ownerId: string;
   at: number;
 }
@@ -236,4 +236,27 @@ export async function relockMany(tx: Tx, changes: LockChange[], at: number): Pro
     `.execute(tx);
   }
   return ended;
+}
+
+/**
+ * The part of an owner's live lock that a `fromLocked` debit in the same transaction consumed:
+ * the lock shrinks by `amount` and ends when nothing is left, so `locked` keeps equalling the sum
+ * of live locks while an order fills piece by piece.
+ */
+export async function consumeFromLock(tx: Tx, ownerKind: LockRequest['ownerKind'], ownerId: string, amount: bigint, at: number): Promise<void> {
+  if (amount <= 0n) return;
+  const lock = await tx
+    .selectFrom('locks')
+    .select(['lock_id', 'amount'])
+    .where('owner_kind', '=', ownerKind)
+    .where('owner_id', '=', ownerId)
+    .where('released_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!lock || lock.amount < amount) throw new Error(`lock of ${ownerKind} ${ownerId} does not cover ${amount}`);
+  if (lock.amount === amount) {
+    await tx.updateTable('locks').set({ released_at: at, release_reason: 'consumed' }).where('lock_id', '=', lock.lock_id).execute();
+  } else {
+    await tx.updateTable('locks').set({ amount: lock.amount - amount }).where('lock_id', '=', lock.lock_id).execute();
+  }
 }

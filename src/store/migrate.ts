@@ -21,6 +21,7 @@ import * as xchangeQuotes from './migrations/0015-xchange-quotes.ts';
 import * as custodyCalls from './migrations/0016-custody-calls.ts';
 import * as perpQuotes from './migrations/0020-perp-quotes.ts';
 import * as perpExecutions from './migrations/0023-perp-executions.ts';
+import * as v0Venue from './migrations/0026-v0-venue.ts';
 import * as adminRfqListing from './migrations/0037-admin-rfq-listing.ts';
 import * as custodyTxReplacements from './migrations/0030-custody-tx-replacements.ts';
 import * as quarantinedChainLogs from './migrations/0031-quarantined-chain-logs.ts';
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0016-custody-calls': custodyCalls,
   '0020-perp-quotes': perpQuotes,
   '0023-perp-executions': perpExecutions,
+  '0026-v0-venue': v0Venue,
   '0030-custody-tx-replacements': custodyTxReplacements,
   '0031-quarantined-chain-logs': quarantinedChainLogs,
   '0034-open-rfqs-by-account': openRfqsByAccount,

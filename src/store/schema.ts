@@ -288,6 +288,79 @@ export interface PerpExecutionCallsTable {
   started_at: number;
   ended_at: number | null;
 }
+export interface V0LoginNoncesTable { address: string; nonce: string; used_at: number }
+export interface VenueSignerNoncesTable { signer: string; last_nonce: number }
+export interface VenueActionsTable {
+  id: string;
+  signer: string;
+  nonce: number;
+  kind: 'order' | 'cancel' | 'spotSend';
+  owner_id: string;
+  /** The exact body sent to `/exchange` ({ action, nonce, signature, ... }); a resend reuses it. */
+  request: Json<Record<string, unknown>>;
+  status: 'SIGNED' | 'SENT' | 'ACKED' | 'REFUSED';
+  response: Json<unknown> | null;
+  send_attempts: Generated<number>;
+  created_at: number;
+  updated_at: number;
+}
+export type V0OrderStatus = 'pending' | 'open' | 'filled' | 'partially_filled' | 'cancelled' | 'expired' | 'failed';
+export interface V0OrdersTable {
+  id: string;
+  order_uuid: string;
+  cloid: string;
+  account_id: string;
+  side: 'buy' | 'sell';
+  order_type: 'limit' | 'market';
+  tif: 'Ioc' | 'Gtc';
+  base_token: string;
+  quote_token: string;
+  asset: number;
+  /** Base amount x 10^weiDecimals(base). */
+  amount: bigint;
+  /** Limit price x 10^8. */
+  price: bigint;
+  status: V0OrderStatus;
+  filled_amount: Generated<bigint>;
+  /** Sum of fill amount x fill price (units: 10^-(weiDecimals(base) + 8) quote). */
+  filled_notional: Generated<bigint>;
+  /** The venue's total filled size when it reported the order terminal (null until then). */
+  venue_filled_amount: bigint | null;
+  /** Quote ledger units debited (buy) or credited before fee (sell) so far. */
+  quote_settled: Generated<bigint>;
+  oid: number | null;
+  error_message: string | null;
+  cancel_requested: Generated<boolean>;
+  created_at: number;
+  updated_at: number;
+}
+export interface V0FillsTable {
+  tid: string;
+  order_id: string;
+  account_id: string;
+  price: bigint;
+  amount: bigint;
+  /** The service fee in ledger units of `fee_token` (the token received). */
+  fee: bigint;
+  fee_token: string;
+  fill_time: number;
+  movement_id: string;
+  created_at: number;
+}
+export interface V0WithdrawalsTable {
+  id: string;
+  account_id: string;
+  token: string;
+  amount: bigint;
+  to_address: string;
+  state: 'pending' | 'completed' | 'failed';
+  tx_hash: string | null;
+  error_message: string | null;
+  created_at: number;
+  updated_at: number;
+}
+export interface VenueDepositsTable { hash: string; account_id: string; from_address: string; token: string; amount: bigint; movement_id: string; created_at: number }
+export interface V0FeeRatesTable { account_id: string; taker_ppm: number; maker_ppm: number; updated_at: number }
 
 export interface DB {
   accounts: AccountsTable;
@@ -319,6 +392,14 @@ export interface DB {
   promised_deliveries: PromisedDeliveriesTable;
   perp_executions: PerpExecutionsTable;
   perp_execution_calls: PerpExecutionCallsTable;
+  v0_login_nonces: V0LoginNoncesTable;
+  venue_signer_nonces: VenueSignerNoncesTable;
+  venue_actions: VenueActionsTable;
+  v0_orders: V0OrdersTable;
+  v0_fills: V0FillsTable;
+  v0_withdrawals: V0WithdrawalsTable;
+  venue_deposits: VenueDepositsTable;
+  v0_fee_rates: V0FeeRatesTable;
   venue_nonce_claims: VenueNonceClaimsTable;
   perp_quote_orders: PerpQuoteOrdersTable;
 }

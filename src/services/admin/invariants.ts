@@ -49,7 +49,7 @@ const checks: Array<{ name: string; query: ReturnType<typeof sql<Record<string, 
         and not (l.owner_kind = 'rfq' and r.status in ('PENDING', 'QUOTED'))
         and not (l.owner_kind = 'withdrawal' and w.status in ('PENDING', 'APPROVED', 'PROCESSING', 'UNRESOLVED')
                  and w.account_id = l.account_id and w.token = l.token and w.amount = l.amount)
-        and l.owner_kind <> 'order'
+        and l.owner_kind not in ('order', 'v0_withdrawal')
       limit 100`,
   },
   {

@@ -1,0 +1,30 @@
+/**
+ * A `spotSend` to the omnibus seen in its ledger updates: credited once per hash as a DEPOSIT on
+ * the `VENUE` rail to the sender's account, created if new (the signed transfer proves the sender
+ * holds that address). Venue precision beyond the ledger's is rounded down; the dust stays with
+ * the omnibus.
+ */
+import { getAddress } from 'viem';
+import { postMovement } from '../../store/ledger.ts';
+import type { V0Deps } from './v0-deps.ts';
+
+export async function creditVenueDeposit(deps: V0Deps, deposit: { hash: string; from: string; token: string; amount: bigint }): Promise<boolean> {
+  if (deposit.amount <= 0n) return false;
+  const now = deps.service.clock.now();
+  const address = getAddress(deposit.from);
+  return deps.service.db.transaction().execute(async (tx) => {
+    const seen = await tx.selectFrom('venue_deposits').select('hash').where('hash', '=', deposit.hash).executeTakeFirst();
+    if (seen) return false;
+    await tx.insertInto('accounts').values({ id: deps.service.ids.uuid(), address, created_at: now }).onConflict((oc) => oc.column('address').doNothing()).execute();
+    const account = await tx.selectFrom('accounts').select('id').where('address', '=', address).executeTakeFirstOrThrow();
+    const movementId = deps.service.ids.uuid();
+    const base = { rail: 'VENUE' as const, source: 'DEPOSIT' as const, token: deposit.token };
+    const postings = [
+      { ...base, book: 'user' as const, accountId: account.id, delta: deposit.amount },
+      { ...base, book: 'custody' as const, delta: -deposit.amount },
+    ];
+    await postMovement(tx, { movementId, kind: 'v0_deposit', reference: deposit.hash, postings, postingIds: postings.map(() => deps.service.ids.uuid()), at: now });
+    await tx.insertInto('venue_deposits').values({ hash: deposit.hash, account_id: account.id, from_address: address, token: deposit.token, amount: deposit.amount, movement_id: movementId, created_at: now }).execute();
+    return true;
+  });
+}

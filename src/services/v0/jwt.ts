@@ -1,0 +1,46 @@
+/**
+ * `/v0` bearer tokens: HS256 JWTs (jose) with issuer, audience, `jti`, `sub` = the identity's
+ * EIP-55 address and a 24 h lifetime. Any failure to verify is UNAUTHORIZED with no detail.
+ */
+import { hkdfSync, randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import { getAddress } from 'viem';
+import { ServiceError } from '../../domain/errors.ts';
+
+export const JWT_ISSUER = 'rfq-service';
+export const JWT_AUDIENCE = 'rfq-service/v0';
+
+/** The signing key: HKDF-SHA256 of the service secret, label `v0-jwt`. */
+export function deriveJwtKey(secretKeyBase64: string): Uint8Array {
+  return new Uint8Array(hkdfSync('sha256', Buffer.from(secretKeyBase64, 'base64'), Buffer.alloc(0), 'v0-jwt', 32));
+}
+
+export async function issueJwt(key: Uint8Array, identity: string, nowMs: number, lifetimeSecs: number): Promise<string> {
+  const iat = Math.floor(nowMs / 1000);
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(getAddress(identity))
+    .setIssuer(JWT_ISSUER)
+    .setAudience(JWT_AUDIENCE)
+    .setJti(randomUUID())
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + lifetimeSecs)
+    .sign(key);
+}
+
+/** The identity (EIP-55 address) a valid token names. @throws ServiceError UNAUTHORIZED */
+export async function verifyJwt(key: Uint8Array, token: string | null, nowMs: number): Promise<string> {
+  if (token === null) throw new ServiceError('UNAUTHORIZED', 'a bearer token is required');
+  try {
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: ['HS256'],
+      issuer: JWT_ISSUER,
+      audience: JWT_AUDIENCE,
+      currentDate: new Date(nowMs),
+      requiredClaims: ['sub', 'exp', 'jti'],
+    });
+    return getAddress(payload.sub!);
+  } catch {
+    throw new ServiceError('UNAUTHORIZED', 'the bearer token is invalid or expired');
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Builds the `/v0` venue side of a node: the omnibus port, its worker and the omnibus invariant.
+ * Orders are signed by the API wallet the omnibus approved (`agentKey`); transfers by the omnibus key.
+ */
+import type { Logger } from 'pino';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { V0Deps } from '../../services/v0/v0-deps.ts';
+import type { ExtraInvariant } from '../../services/admin/invariants.ts';
+import { VenueHttp } from './venue-http.ts';
+import { OmnibusVenue } from './omnibus-venue.ts';
+import { OmnibusWorker } from './omnibus-worker.ts';
+import { omnibusInvariant } from './omnibus-invariant.ts';
+
+export interface V0VenueSettings {
+  url: string;
+  /** 0x-prefixed private keys. */
+  omnibusKey: string;
+  agentKey: string;
+  network: 'mainnet' | 'testnet';
+  pollIntervalMs?: number;
+}
+
+export interface OmnibusWiring {
+  venue: OmnibusVenue;
+  attach(deps: V0Deps, logger: Logger): { worker: OmnibusWorker; invariant: ExtraInvariant };
+}
+
+export function wireOmnibus(settings: V0VenueSettings, now: () => number): OmnibusWiring {
+  const http = new VenueHttp(settings.url);
+  const omnibus = privateKeyToAccount(settings.omnibusKey as `0x${string}`);
+  const agent = privateKeyToAccount(settings.agentKey as `0x${string}`);
+  const venue = new OmnibusVenue({ http, omnibusAddress: omnibus.address, metaTtlMs: 5000, infoTimeoutMs: 3000, now });
+  return {
+    venue,
+    attach(deps, logger) {
+      const worker = new OmnibusWorker({
+        deps,
+        venue,
+        http,
+        omnibus,
+        agent,
+        network: settings.network,
+        pollIntervalMs: settings.pollIntervalMs ?? 250,
+        exchangeTimeoutMs: 5000,
+        infoTimeoutMs: 3000,
+        reconcileAfterMs: 3000,
+        logger,
+      });
+      return { worker, invariant: omnibusInvariant(http, omnibus.address) };
+    },
+  };
+}

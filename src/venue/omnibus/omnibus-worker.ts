@@ -1,0 +1,399 @@
+/**
+ * The omnibus worker: signs, stores and sends what `/v0` use cases committed (orders with the API
+ * wallet's L1 signature, cancels, withdrawals as the omnibus's user-signed `spotSend`), resends
+ * stored actions whose answer was lost, books the omnibus's fills per order, credits deposits and
+ * completes withdrawals from its ledger updates, and reconciles unclear orders by client order id.
+ * Every step is idempotent: a restart repeats nothing that was recorded.
+ */
+import { signL1Action, signUserSignedAction } from '@nktkas/hyperliquid/signing';
+import { SpotSendTypes } from '@nktkas/hyperliquid/api/exchange';
+import { sql } from 'kysely';
+import { getAddress } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import type { Logger } from 'pino';
+import { PRICE_DECIMALS, venueDecimal, venueUnitsDown, venueUnitsUp } from '../../domain/v0/venue-grid.ts';
+import { bookFill, cancelUnsentOrder, failOrder, finishOrder, markOrderResting } from '../../services/v0/order-outcomes.ts';
+import { completeWithdrawal, failWithdrawal } from '../../services/v0/withdrawals.ts';
+import { creditVenueDeposit } from '../../services/v0/credit-deposit.ts';
+import { VenueUnavailableError, type VenueSpotMeta } from '../../services/v0/venue-port.ts';
+import type { V0Deps } from '../../services/v0/v0-deps.ts';
+import { allocateNonce, sendStoredAction, storeSignedAction } from './signed-actions.ts';
+import { firstStatus, type VenueExchangeReply, type VenueHttp } from './venue-http.ts';
+import type { OmnibusVenue } from './omnibus-venue.ts';
+
+export interface OmnibusWorkerOptions {
+  deps: V0Deps;
+  venue: OmnibusVenue;
+  http: VenueHttp;
+  omnibus: PrivateKeyAccount;
+  agent: PrivateKeyAccount;
+  network: 'mainnet' | 'testnet';
+  /** Idle pause between passes; a wake-up starts the next pass at once. */
+  pollIntervalMs: number;
+  exchangeTimeoutMs: number;
+  infoTimeoutMs: number;
+  /** An order sent without an answer is looked up by cloid after this long. */
+  reconcileAfterMs: number;
+  logger: Logger;
+}
+
+const BATCH = 50;
+/** USDC is one ledger token on both rails, in micro-USDC (DESIGN.md section 10), whatever the venue's weiDecimals. */
+const USDC = 'USDC';
+const USDC_LEDGER_DECIMALS = 6;
+const NO_MATCH = /could not immediately match/i;
+
+interface VenueFillRow { coin: string; px: string; sz: string; side: string; time: number; hash: string; oid: number; tid: number; fee: string; feeToken: string; cloid?: string }
+interface LedgerUpdate { time: number; hash: string; delta: { type: string; token?: string; amount?: string; user?: string; destination?: string; fee?: string } }
+interface OrderStatusReply { status: string; order?: { order: { oid: number; sz: string; origSz: string; cloid?: string | null }; status: string } }
+
+export class OmnibusWorker {
+  readonly #o: OmnibusWorkerOptions;
+  #stopped = false;
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<void> | null = null;
+  #again = false;
+  #ledgerCursorMs = 0;
+  #waiters: Array<() => void> = [];
+
+  constructor(options: OmnibusWorkerOptions) {
+    this.#o = options;
+    options.venue.onWake(() => this.settled());
+  }
+
+  start(): void {
+    this.wake();
+  }
+
+  /** Runs a pass now (or right after the current one). */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#running = this.#loop();
+  }
+
+  /** Resolves after the next complete pass (tests and the CLI wait on it). */
+  settled(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#waiters.push(resolve);
+      this.wake();
+      this.#again = true;
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+    for (const w of this.#waiters.splice(0)) w();
+  }
+
+  async #loop(): Promise<void> {
+    do {
+      this.#again = false;
+      const waiters = this.#waiters.splice(0);
+      try {
+        await this.pass();
+      } catch (error) {
+        this.#o.logger.warn({ err: error }, 'v0 omnibus pass failed');
+      }
+      for (const w of waiters) w();
+    } while (this.#again && !this.#stopped);
+    this.#running = null;
+    if (!this.#stopped) this.#timer = setTimeout(() => this.wake(), this.#o.pollIntervalMs);
+  }
+
+  /** One pass over everything outstanding. */
+  async pass(): Promise<void> {
+    const meta = await this.#o.venue.spotMeta().catch(() => null);
+    if (meta === null) return;
+    if (!this.#tokensKnown) await this.#ensureTokens(meta);
+    await this.#signOrders(meta);
+    await this.#signCancels();
+    await this.#signWithdrawals(meta);
+    // The ledger first: a transfer already applied completes instead of being resent.
+    await this.#followLedger(meta);
+    await this.#sendUnsent(meta);
+    await this.#bookFills(meta);
+    await this.#reconcile(meta);
+  }
+
+  #tokensKnown = false;
+
+  /** The venue's spot tokens exist in the ledger's token table (a new one gets its venue weiDecimals). */
+  async #ensureTokens(meta: VenueSpotMeta): Promise<void> {
+    const now = this.#now();
+    const inPairs = new Set(meta.universe.flatMap((p) => p.tokens));
+    const rows = meta.tokens.filter((t) => inPairs.has(t.index) && /^[A-Za-z0-9]{1,20}$/.test(t.name)).map((t) => ({ symbol: t.name, decimals: t.name === USDC ? USDC_LEDGER_DECIMALS : t.weiDecimals, address: null, updated_at: now }));
+    if (rows.length > 0) await this.#db.insertInto('tokens').values(rows).onConflict((oc) => oc.column('symbol').doNothing()).execute();
+    await this.#o.deps.service.refdata.reload();
+    this.#tokensKnown = true;
+  }
+
+  get #db() {
+    return this.#o.deps.service.db;
+  }
+
+  #now(): number {
+    return this.#o.deps.service.clock.now();
+  }
+
+  async #signOrders(meta: VenueSpotMeta): Promise<void> {
+    const orders = await this.#db
+      .selectFrom('v0_orders')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('venue_actions').select('id').whereRef('venue_actions.owner_id', '=', 'v0_orders.id').where('venue_actions.kind', '=', 'order'))))
+      .orderBy('created_at')
+      .limit(BATCH)
+      .execute();
+    const tokens = new Map(meta.tokens.map((t) => [t.name, t]));
+    for (const order of orders) {
+      if (order.cancel_requested) {
+        await cancelUnsentOrder(this.#o.deps, order.id);
+        continue;
+      }
+      const base = tokens.get(order.base_token);
+      if (!base) {
+        await failOrder(this.#o.deps, order.id, `the venue no longer lists ${order.base_token}`);
+        continue;
+      }
+      const action = {
+        type: 'order',
+        orders: [{ a: order.asset, b: order.side === 'buy', p: venueDecimal(order.price, PRICE_DECIMALS), s: venueDecimal(order.amount, base.weiDecimals), r: false, t: { limit: { tif: order.tif } }, c: order.cloid }],
+        grouping: 'na',
+      };
+      await this.#signAndStore(this.#o.agent, 'order', order.id, async (nonce) => ({ action, nonce, signature: await signL1Action({ wallet: this.#o.agent, action, nonce, isTestnet: this.#o.network === 'testnet' }) }));
+    }
+  }
+
+  async #signCancels(): Promise<void> {
+    const orders = await this.#db
+      .selectFrom('v0_orders')
+      .select(['id', 'asset', 'oid'])
+      .where('status', '=', 'open')
+      .where('cancel_requested', '=', true)
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('venue_actions').select('id').whereRef('venue_actions.owner_id', '=', 'v0_orders.id').where('venue_actions.kind', '=', 'cancel'))))
+      .limit(BATCH)
+      .execute();
+    for (const order of orders) {
+      if (order.oid === null) continue;
+      const action = { type: 'cancel', cancels: [{ a: order.asset, o: order.oid }] };
+      await this.#signAndStore(this.#o.agent, 'cancel', order.id, async (nonce) => ({ action, nonce, signature: await signL1Action({ wallet: this.#o.agent, action, nonce, isTestnet: this.#o.network === 'testnet' }) }));
+    }
+  }
+
+  async #signWithdrawals(meta: VenueSpotMeta): Promise<void> {
+    const rows = await this.#db
+      .selectFrom('v0_withdrawals')
+      .innerJoin('tokens', 'tokens.symbol', 'v0_withdrawals.token')
+      .select(['v0_withdrawals.id', 'v0_withdrawals.token', 'v0_withdrawals.amount', 'v0_withdrawals.to_address', 'tokens.decimals'])
+      .where('v0_withdrawals.state', '=', 'pending')
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('venue_actions').select('id').where(sql<boolean>`venue_actions.owner_id = v0_withdrawals.id::text`).where('venue_actions.kind', '=', 'spotSend'))))
+      .limit(BATCH)
+      .execute();
+    const tokens = new Map(meta.tokens.map((t) => [t.name, t]));
+    for (const w of rows) {
+      const token = tokens.get(w.token);
+      if (!token) {
+        await failWithdrawal(this.#o.deps, w.id, `the venue does not list ${w.token}`);
+        continue;
+      }
+      await this.#signAndStore(this.#o.omnibus, 'spotSend', w.id, async (nonce) => {
+        const action = {
+          type: 'spotSend',
+          signatureChainId: '0x66eee' as const,
+          hyperliquidChain: this.#o.network === 'testnet' ? ('Testnet' as const) : ('Mainnet' as const),
+          // The venue signs the destination as a string in lower case (the SDK's Address form).
+          destination: w.to_address.toLowerCase() as `0x${string}`,
+          token: `${token.name}:${token.tokenId}`,
+          amount: venueDecimal(w.amount, w.decimals),
+          time: nonce,
+        };
+        return { action, nonce, signature: await signUserSignedAction({ wallet: this.#o.omnibus, action, types: SpotSendTypes }) };
+      });
+    }
+  }
+
+  /** Allocates the signer's next nonce, signs, and stores the request, all in one transaction. */
+  async #signAndStore(signer: PrivateKeyAccount, kind: 'order' | 'cancel' | 'spotSend', ownerId: string, sign: (nonce: number) => Promise<Record<string, unknown>>): Promise<void> {
+    const now = this.#now();
+    await this.#db.transaction().execute(async (tx) => {
+      const existing = await tx.selectFrom('venue_actions').select('id').where('owner_id', '=', ownerId).where('kind', '=', kind).executeTakeFirst();
+      if (existing) return;
+      const nonce = await allocateNonce(tx, signer.address, now);
+      const request = await sign(nonce);
+      await storeSignedAction(tx, { id: this.#o.deps.service.ids.uuid(), signer: signer.address, nonce, kind, ownerId, request }, now);
+    });
+  }
+
+  /** Sends every stored action that has no answer yet (first sends and resends alike: same bytes). */
+  async #sendUnsent(meta: VenueSpotMeta): Promise<void> {
+    const reconcileBefore = this.#now() - this.#o.reconcileAfterMs;
+    const actions = await this.#db
+      .selectFrom('venue_actions')
+      .select(['id', 'kind', 'owner_id', 'status', 'updated_at', 'send_attempts'])
+      .where((eb) => eb.or([eb('status', '=', 'SIGNED'), eb.and([eb('status', '=', 'SENT'), eb('kind', '=', 'spotSend'), eb('updated_at', '<', reconcileBefore)])]))
+      .orderBy('created_at')
+      .limit(BATCH)
+      .execute();
+    for (const action of actions) {
+      const outcome = await sendStoredAction(this.#db, this.#o.http, action.id, this.#o.exchangeTimeoutMs, () => this.#now());
+      if (!outcome.answered) {
+        this.#o.logger.warn({ action: action.id, error: outcome.error }, 'venue action unanswered; kept for a resend');
+        continue;
+      }
+      await this.#applyReply(action.kind, action.owner_id, outcome.reply, meta, action.send_attempts + 1);
+    }
+  }
+
+  async #applyReply(kind: string, ownerId: string, reply: VenueExchangeReply, meta: VenueSpotMeta, attempt = 1): Promise<void> {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the venue's per-order status is a union of loosely typed shapes
+    const status = firstStatus(reply) as Record<string, any> | string;
+    if (kind === 'spotSend') {
+      if (reply.status !== 'err') return;
+      // A resend refused for its nonce may mean the first send was applied: the ledger decides.
+      if (attempt > 1 && /nonce/i.test(String(reply.response))) {
+        this.#o.logger.warn({ withdrawal: ownerId, reply: reply.response }, 'resent spotSend refused for its nonce; waiting for the ledger');
+        return;
+      }
+      await failWithdrawal(this.#o.deps, ownerId, String(reply.response));
+      return;
+    }
+    if (kind === 'cancel') {
+      await this.#finishFromStatus(ownerId, meta);
+      return;
+    }
+    if (typeof status === 'object' && status !== null) {
+      if ('resting' in status) await markOrderResting(this.#o.deps, ownerId, Number(status.resting.oid));
+      else if ('filled' in status) {
+        const order = await this.#db.selectFrom('v0_orders').select(['base_token', 'tif']).where('id', '=', ownerId).executeTakeFirstOrThrow();
+        const wei = meta.tokens.find((t) => t.name === order.base_token)?.weiDecimals ?? 0;
+        await this.#bookFills(meta);
+        await finishOrder(this.#o.deps, ownerId, venueUnitsDown(String(status.filled.totalSz), wei), Number(status.filled.oid));
+      } else if ('error' in status) {
+        if (NO_MATCH.test(String(status.error))) await finishOrder(this.#o.deps, ownerId, 0n, null);
+        else await failOrder(this.#o.deps, ownerId, String(status.error));
+      }
+    }
+  }
+
+  /** Finishes an order from the venue's own record of it (after a cancel, or when unclear). */
+  async #finishFromStatus(orderId: string, meta: VenueSpotMeta): Promise<void> {
+    const order = await this.#db.selectFrom('v0_orders').select(['cloid', 'base_token', 'status']).where('id', '=', orderId).executeTakeFirst();
+    if (!order) return;
+    const reply = await this.#o.http.info<OrderStatusReply>({ type: 'orderStatus', user: this.#o.venue.omnibusAddress, oid: order.cloid }, this.#o.infoTimeoutMs).catch(() => null);
+    if (!reply?.order) return;
+    const wei = meta.tokens.find((t) => t.name === order.base_token)?.weiDecimals ?? 0;
+    const venueOrder = reply.order.order;
+    if (reply.order.status === 'open') {
+      await markOrderResting(this.#o.deps, orderId, venueOrder.oid);
+      return;
+    }
+    const filled = venueUnitsDown(venueOrder.origSz, wei) - venueUnitsDown(venueOrder.sz, wei);
+    await this.#bookFills(meta);
+    await finishOrder(this.#o.deps, orderId, filled, venueOrder.oid);
+  }
+
+  /** Books the omnibus's fills of live orders (each trade id once). */
+  async #bookFills(meta: VenueSpotMeta): Promise<void> {
+    const live = await this.#db.selectFrom('v0_orders').select(['id', 'cloid', 'oid', 'base_token']).where('status', 'in', ['pending', 'open']).limit(1000).execute();
+    if (live.length === 0) return;
+    let fills: VenueFillRow[];
+    try {
+      fills = await this.#o.http.info<VenueFillRow[]>({ type: 'userFills', user: this.#o.venue.omnibusAddress }, this.#o.infoTimeoutMs);
+    } catch (error) {
+      if (error instanceof VenueUnavailableError) return;
+      throw error;
+    }
+    const byCloid = new Map(live.map((o) => [o.cloid, o]));
+    const byOid = new Map(live.filter((o) => o.oid !== null).map((o) => [o.oid!, o]));
+    const tokens = new Map(meta.tokens.map((t) => [t.name, t]));
+    const decimals = new Map((await this.#db.selectFrom('tokens').select(['symbol', 'decimals']).execute()).map((t) => [t.symbol, t.decimals]));
+    for (const fill of fills) {
+      const order = (fill.cloid ? byCloid.get(fill.cloid.toLowerCase()) : undefined) ?? byOid.get(fill.oid);
+      if (!order) continue;
+      const base = tokens.get(order.base_token);
+      if (!base) continue;
+      const feeToken = fill.feeToken;
+      const feeDecimals = decimals.get(feeToken);
+      await bookFill(
+        this.#o.deps,
+        order.id,
+        {
+          tid: String(fill.tid),
+          price: venueUnitsDown(fill.px, PRICE_DECIMALS),
+          size: venueUnitsDown(fill.sz, base.weiDecimals),
+          time: fill.time,
+          venueFee: feeDecimals === undefined ? 0n : venueUnitsUp(fill.fee, feeDecimals),
+          venueFeeToken: feeToken,
+        },
+        { baseWeiDecimals: base.weiDecimals },
+      );
+    }
+  }
+
+  /** Deposits to the omnibus and the omnibus's own transfers out, from its ledger updates. */
+  async #followLedger(meta: VenueSpotMeta): Promise<void> {
+    let updates: LedgerUpdate[];
+    try {
+      updates = await this.#o.http.info<LedgerUpdate[]>({ type: 'userNonFundingLedgerUpdates', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, this.#ledgerCursorMs - 60_000) }, this.#o.infoTimeoutMs);
+    } catch (error) {
+      if (error instanceof VenueUnavailableError) return;
+      throw error;
+    }
+    const decimals = new Map((await this.#db.selectFrom('tokens').select(['symbol', 'decimals']).execute()).map((t) => [t.symbol, t.decimals]));
+    const omnibus = this.#o.venue.omnibusAddress.toLowerCase();
+    let latest = this.#ledgerCursorMs;
+    for (const update of updates) {
+      latest = Math.max(latest, update.time);
+      const delta = update.delta;
+      if (delta.type !== 'spotTransfer' || !delta.token || !delta.amount || !delta.user || !delta.destination) continue;
+      const token = delta.token.split(':')[0]!;
+      const tokenDecimals = decimals.get(token);
+      if (tokenDecimals === undefined) {
+        this.#o.logger.warn({ hash: update.hash, token }, 'venue transfer in a token the service does not hold; left to the operator');
+        continue;
+      }
+      if (delta.destination.toLowerCase() === omnibus && delta.user.toLowerCase() !== omnibus) {
+        await creditVenueDeposit(this.#o.deps, { hash: update.hash, from: delta.user, token, amount: venueUnitsDown(delta.amount, tokenDecimals) });
+      } else if (delta.user.toLowerCase() === omnibus) {
+        const fee = delta.fee ? venueUnitsUp(delta.fee, tokenDecimals) : 0n;
+        await completeWithdrawal(this.#o.deps, { destination: getAddress(delta.destination), token, amount: venueUnitsDown(delta.amount, tokenDecimals), hash: update.hash, venueFee: fee, venueFeeToken: token });
+      }
+    }
+    this.#ledgerCursorMs = latest;
+    void meta;
+  }
+
+  /** Orders sent without an answer: looked up by client order id; never seen by the venue means resend the same bytes. */
+  async #reconcile(meta: VenueSpotMeta): Promise<void> {
+    const before = this.#now() - this.#o.reconcileAfterMs;
+    const unclear = await this.#db
+      .selectFrom('venue_actions')
+      .innerJoin('v0_orders', 'v0_orders.id', 'venue_actions.owner_id')
+      .select(['venue_actions.id as action_id', 'v0_orders.id as order_id', 'v0_orders.cloid'])
+      .where('venue_actions.kind', '=', 'order')
+      .where('venue_actions.status', '=', 'SENT')
+      .where('venue_actions.updated_at', '<', before)
+      .where('v0_orders.status', '=', 'pending')
+      .limit(BATCH)
+      .execute();
+    for (const row of unclear) {
+      const reply = await this.#o.http.info<OrderStatusReply>({ type: 'orderStatus', user: this.#o.venue.omnibusAddress, oid: row.cloid }, this.#o.infoTimeoutMs).catch(() => null);
+      if (reply === null) continue;
+      if (reply.status === 'unknownOid' || !reply.order) {
+        const outcome = await sendStoredAction(this.#db, this.#o.http, row.action_id, this.#o.exchangeTimeoutMs, () => this.#now());
+        if (outcome.answered) await this.#applyReply('order', row.order_id, outcome.reply, meta);
+        continue;
+      }
+      await this.#db.updateTable('venue_actions').set({ status: 'ACKED', updated_at: this.#now() }).where('id', '=', row.action_id).execute();
+      await this.#finishFromStatus(row.order_id, meta);
+    }
+  }
+}
