@@ -10,8 +10,10 @@ import { ExchangeClient, HttpTransport, InfoClient } from '@nktkas/hyperliquid';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Address, Hex } from 'viem';
 import { startVenueSimProcess, type VenueSimProcess } from '../../sim/venue/launch.ts';
-import { VenueSimControl } from '../../sim/venue/control.ts';
+import { VenueSimControl, VenueSimControlError } from '../../sim/venue/control.ts';
 import { keyFile } from './embedded-stack.ts';
+import type { VenueFaucet } from '../api/context.ts';
+import { invalidField, ServiceError } from '../domain/errors.ts';
 
 export type VenueNetwork = 'mainnet' | 'testnet';
 
@@ -42,6 +44,19 @@ export async function startEmbeddedVenue(dataDir: string, options: { network: Ve
   const builderAddress = (options.builderAddress ?? privateKeyToAccount(await keyFile(path.join(dataDir, 'venue-builder-key'))).address).toLowerCase() as Address;
   const sim = await startVenueSimProcess({ dataDir: stateDir, network: options.network });
   return { url: sim.url, network: options.network, builderAddress, process: sim, stop: () => sim.stop() };
+}
+
+/** `POST /admin/v1/devnet/venue-faucet`: `/_sim/fund`; a credit the simulator refuses is bad input, anything else the venue being unavailable. */
+export function venueFaucetOf(venue: { url: string }): VenueFaucet {
+  const control = new VenueSimControl(venue.url);
+  return async ({ address, account, token, amount }) => {
+    try {
+      await control.fund({ user: address, account, token, amount });
+    } catch (error) {
+      if (error instanceof VenueSimControlError && error.status >= 400 && error.status < 500) throw invalidField('token', 'venueRefused', `the venue simulator refused the credit: ${error.message}`);
+      throw new ServiceError('VENUE_UNAVAILABLE', `the venue simulator did not apply the credit: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
 }
 
 /**

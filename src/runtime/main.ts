@@ -11,7 +11,7 @@ import { embeddedSecrets } from './embedded-secrets.ts';
 import { startNode, type RunningNode, type NodeOptions } from './node.ts';
 import { embeddedVenueKeys } from './embedded-secrets.ts';
 import { seedEmbeddedPerpInstruments, seedEmbeddedReferenceData, startEmbeddedChain } from './embedded-stack.ts';
-import { approveOmnibusAgent, fundDemoTakerAtVenue, startEmbeddedVenue, type EmbeddedVenue } from './embedded-venue.ts';
+import { approveOmnibusAgent, fundDemoTakerAtVenue, startEmbeddedVenue, venueFaucetOf, type EmbeddedVenue } from './embedded-venue.ts';
 import { startDemoStack, type DemoStack } from './demo-stack.ts';
 import type { ChainSettings } from '../chain/chain-context.ts';
 import type { DevnetStack } from '../chain/devnet-stack.ts';
@@ -93,6 +93,7 @@ async function main(): Promise<void> {
     logger,
     chain,
     v0: await v0Options(config, step, embeddedVenue),
+    ...(embeddedVenue ? { embeddedVenue: { url: embeddedVenue.url, faucet: venueFaucetOf(embeddedVenue) } } : {}),
     ...(venueUrl
       ? {
           venue: {

@@ -179,7 +179,9 @@ describe('npm start: a living venue', { timeout: 6 * 60_000 }, () => {
     // and has approved the builder fee.
     const meta = (await venueInfo(first.venueUrl, { type: 'meta' })) as { universe: Array<{ name: string }> };
     assert.ok(['ETH', 'BTC'].every((coin) => meta.universe.some((u) => u.name === coin)), JSON.stringify(meta));
-    const listed = (await new RfqClient(first.url, { accessKey: first.accessKey, secret: first.secret }).instruments()).instruments;
+    const venueReader = new RfqClient(first.url, { accessKey: first.accessKey, secret: first.secret });
+    const listed = (await venueReader.instruments()).instruments;
+    assert.deepEqual((await venueReader.network()).venue, { network: 'testnet', builderAddress: first.builderAddress, url: first.venueUrl });
     for (const id of ['ETH-USDC-PERP', 'BTC-USDC-PERP']) assert.equal(listed.find((i) => i.instrumentId === id)?.type, 'PERP', `${id} listed`);
     const margin = (await venueInfo(first.venueUrl, { type: 'clearinghouseState', user: first.takerAddress })) as { marginSummary: { accountValue: string } };
     assert.equal(parseUnits(margin.marginSummary.accountValue), parseUnits('100000'));
