@@ -17,6 +17,7 @@ import { AdminClient } from '../../src/client/admin-client.ts';
 import type { Balance, Rfq } from '../../src/client/types.ts';
 import { parseAmount } from '../../src/domain/money/index.ts';
 import { parseUnits } from '../../sim/venue/decimal.ts';
+import { privateKeyToAccount } from 'viem/accounts';
 
 const NODE = path.resolve('node_modules/.bin/node');
 const DECIMALS: Record<string, number> = { USDC: 6, ETH: 18, BTC: 8 };
@@ -179,6 +180,11 @@ describe('npm start: a living venue', { timeout: 6 * 60_000 }, () => {
     // and has approved the builder fee.
     const meta = (await venueInfo(first.venueUrl, { type: 'meta' })) as { universe: Array<{ name: string }> };
     assert.ok(['ETH', 'BTC'].every((coin) => meta.universe.some((u) => u.name === coin)), JSON.stringify(meta));
+    // `/v0`: the omnibus's API wallet (both keys generated into the data directory) is approved at the simulator.
+    const omnibus = privateKeyToAccount((await readFile(path.join(dataDir, 'venue-omnibus-key'), 'utf8')).trim() as `0x${string}`).address;
+    const agent = privateKeyToAccount((await readFile(path.join(dataDir, 'venue-agent-key'), 'utf8')).trim() as `0x${string}`).address;
+    const agents = (await venueInfo(first.venueUrl, { type: 'extraAgents', user: omnibus })) as Array<{ address: string }>;
+    assert.deepEqual(agents.map((a) => a.address.toLowerCase()), [agent.toLowerCase()]);
     const venueReader = new RfqClient(first.url, { accessKey: first.accessKey, secret: first.secret });
     const listed = (await venueReader.instruments()).instruments;
     assert.deepEqual((await venueReader.network()).venue, { network: 'testnet', builderAddress: first.builderAddress, url: first.venueUrl });
