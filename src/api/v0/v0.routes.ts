@@ -97,7 +97,8 @@ function sendError(reply: FastifyReply, operation: string | null, error: unknown
 export function v0Routes(context: ApiContext) {
   return async (app: FastifyInstance) => {
     app.post('/v0', {
-      config: { auth: 'none' },
+      // The SIWE `message` of `login` is multi-line; every other field refuses control characters.
+      config: { auth: 'none', multilineFields: ['message'] },
       schema: { hide: true } as object,
       // Body parsing failures (not JSON, too large) still answer in the v0 envelope.
       errorHandler: (error, request, reply) => {

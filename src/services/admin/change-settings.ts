@@ -13,7 +13,8 @@ import type { ServiceDeps } from '../deps.ts';
 /** Inclusive bounds per setting (units in the names). */
 export const settingBounds: Readonly<Record<keyof OperatorSettings, { min: number; max: number }>> = Object.freeze({
   maxWindowMs: { min: MIN_WINDOW_MS, max: 600_000 },
-  settlementHeadroomSecs: { min: 10, max: 86_400 },
+  // 1 s: a devnet with 1 s blocks settles within it, and tests let a settlement lapse on purpose.
+  settlementHeadroomSecs: { min: 1, max: 86_400 },
   makerFailureThreshold: { min: 1, max: 1000 },
   makerFailureWindowMs: { min: 1000, max: 30 * 86_400_000 },
   makerSuspensionBaseMs: { min: 1000, max: 7 * 86_400_000 },
