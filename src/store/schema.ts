@@ -174,8 +174,8 @@ export interface SettlementAnomaliesTable {
   detail: Json<Record<string, unknown>>;
   created_at: number;
   /** Migration 0031: set when the operator resolved it (`resolution`: HANDLED or REPLAYED). */
-  resolved_at: ColumnType<number | null, number | null | undefined, number | null>;
-  resolution: ColumnType<string | null, string | null | undefined, string | null>;
+  resolved_at: number | null;
+  resolution: string | null;
 }
 export interface DepositsTable {
   id: string;
