@@ -29,6 +29,13 @@ export interface ChainFacts {
 /** Mints test tokens on the embedded devnet and answers the mined transaction hash. */
 export type DevnetFaucet = (mint: { token: `0x${string}`; to: `0x${string}`; raw: bigint }) => Promise<string>;
 
+/**
+ * Credits an address at the embedded venue simulator (perp margin in USDC, or a spot token; amount
+ * a decimal string in the token's units) and resolves once applied. Throws a ServiceError for a
+ * credit the simulator refuses.
+ */
+export type VenueFaucet = (credit: { address: `0x${string}`; account: 'perp' | 'spot'; token: string; amount: string }) => Promise<void>;
+
 export interface ApiContext {
   service: ServiceDeps;
   authentication: AuthenticateDeps;
@@ -45,6 +52,10 @@ export interface ApiContext {
   chain: ChainFacts | null;
   /** Present only in the embedded stack whose devnet tokens the faucet key owns. */
   devnetFaucet: DevnetFaucet | null;
+  /** Present only in the embedded stack, whose venue is the simulator. */
+  venueFaucet?: VenueFaucet | null;
+  /** The embedded venue simulator's URL, published by `GET /v1/rfq/network` (DESIGN.md 9.5); absent elsewhere. */
+  venuePublicUrl?: string | null;
   /** Verifies a maker's Permit2 spender against the wrapper factory (chain adapter), when present. */
   spenderCheck?: SpenderCheck;
   /** Invariants contributed by adapters (e.g. on-chain custody against the ledger). */

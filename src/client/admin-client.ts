@@ -26,6 +26,10 @@ export class AdminClient {
   }
   /** Embedded devnet only: mints test tokens on-chain (amount in human units); resolves once mined. */
   faucet(body: { address: string; token: string; amount: string }) { return this.call<{ txHash: string }>('POST', '/devnet/faucet', body); }
+  /** Embedded stack only: credits perp margin (USDC) or a spot token at the venue simulator; resolves once applied. */
+  venueFaucet(body: { address: string; token: string; amount: string; account: 'perp' | 'spot' }) {
+    return this.call<{ address: string; account: string; token: string; amount: string }>('POST', '/devnet/venue-faucet', body);
+  }
   invariants() { return this.call<{ ok: boolean; violations: Array<Record<string, unknown>> }>('GET', '/invariants'); }
   settings() { return this.call<Record<string, number>>('GET', '/settings'); }
   putSettings(body: Record<string, number>) { return this.call<Record<string, number>>('PUT', '/settings', body); }

@@ -70,4 +70,6 @@ export interface Network {
   tokens: NetworkToken[];
   /** Embedded stack only. */
   rpcUrl?: string;
+  /** The perp venue, when the node has one; `url` in the embedded stack only (the simulator). */
+  venue?: { network: 'mainnet' | 'testnet'; builderAddress: string | null; url?: string };
 }

@@ -23,6 +23,12 @@ export const EMBEDDED_INSTRUMENTS: Array<[string, InstrumentInput]> = [
   ['BTC-USDC-SPOT', { base: 'BTC', quote: 'USDC', type: 'SPOT', takerFeeTenthBp: 100, minQuoteNotional: '10' }],
 ];
 
+/** Perps on the embedded venue simulator: base is the venue's coin name; the fee is the builder fee (at most 0.1 %). */
+export const EMBEDDED_PERP_INSTRUMENTS: Array<[string, InstrumentInput]> = [
+  ['ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 25, minQuoteNotional: '10' }],
+  ['BTC-USDC-PERP', { base: 'BTC', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 10, minQuoteNotional: '10' }],
+];
+
 /** A private key kept in the data directory (mode 0600), generated on first use. */
 export async function keyFile(file: string): Promise<Hex> {
   try {
@@ -47,6 +53,15 @@ export async function startEmbeddedChain(dataDir: string, options: { confirmatio
     confirmations: options.confirmations,
     pollIntervalMs: options.pollIntervalMs,
   });
+}
+
+/** First start: the perps, checked against the venue's meta (so the node must have its venue); later starts change nothing. */
+export async function seedEmbeddedPerpInstruments(deps: ServiceDeps): Promise<void> {
+  const existing = await deps.refdata.reload();
+  for (const [instrumentId, input] of EMBEDDED_PERP_INSTRUMENTS) {
+    if (!existing.instruments.has(instrumentId)) await putInstrument(deps, instrumentId, input);
+  }
+  await deps.refdata.reload();
 }
 
 /** First start: tokens (with the devnet addresses) and instruments; later starts change nothing. */

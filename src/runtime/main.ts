@@ -10,7 +10,8 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { embeddedSecrets } from './embedded-secrets.ts';
 import { startNode, type RunningNode, type NodeOptions } from './node.ts';
 import { embeddedVenueKeys } from './embedded-secrets.ts';
-import { seedEmbeddedReferenceData, startEmbeddedChain } from './embedded-stack.ts';
+import { seedEmbeddedPerpInstruments, seedEmbeddedReferenceData, startEmbeddedChain } from './embedded-stack.ts';
+import { approveOmnibusAgent, fundDemoTakerAtVenue, startEmbeddedVenue, venueFaucetOf, type EmbeddedVenue } from './embedded-venue.ts';
 import { startDemoStack, type DemoStack } from './demo-stack.ts';
 import type { ChainSettings } from '../chain/chain-context.ts';
 import type { DevnetStack } from '../chain/devnet-stack.ts';
@@ -67,6 +68,14 @@ async function main(): Promise<void> {
       custodyMaxFeePerGasWei: parseGwei(String(config.chain.custodyMaxFeePerGasGwei)),
     };
   }
+  let embeddedVenue: EmbeddedVenue | null = null;
+  if (config.mode === 'embedded' && !config.venueUrl) {
+    step(`starting the venue simulator (${config.venue.network})`);
+    embeddedVenue = await startEmbeddedVenue(config.dataDir, { network: config.venue.network, builderAddress: config.venue.builderAddress });
+    step(`venue simulator at ${embeddedVenue.url}, builder ${embeddedVenue.builderAddress}`);
+  }
+  const venueUrl = config.venueUrl ?? embeddedVenue?.url ?? null;
+  const builderAddress = (config.venue.builderAddress as Address | null) ?? embeddedVenue?.builderAddress ?? null;
   step(config.databaseUrl ? 'connecting to PostgreSQL' : 'opening embedded PGlite store');
   const node: RunningNode = await startNode({
     store: config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize } : { kind: 'pglite', dataDir: storeDir },
@@ -83,13 +92,14 @@ async function main(): Promise<void> {
     embedded: config.mode === 'embedded',
     logger,
     chain,
-    v0: await v0Options(config, step),
-    ...(config.venueUrl
+    v0: await v0Options(config, step, embeddedVenue),
+    ...(embeddedVenue ? { embeddedVenue: { url: embeddedVenue.url, faucet: venueFaucetOf(embeddedVenue) } } : {}),
+    ...(venueUrl
       ? {
           venue: {
-            url: config.venueUrl,
+            url: venueUrl,
             network: config.venue.network,
-            builderAddress: config.venue.builderAddress as Address | null,
+            builderAddress,
             requestTimeoutMs: config.venue.requestTimeoutMs,
             metaCacheMs: config.venue.metaCacheMs,
           },
@@ -100,6 +110,10 @@ async function main(): Promise<void> {
   if (devnet) {
     await seedEmbeddedReferenceData(node.context.service, devnet);
     step('seeded tokens (USDC, ETH, BTC on the devnet) and instruments ETH-USDC-SPOT, BTC-USDC-SPOT');
+  }
+  if (embeddedVenue) {
+    await seedEmbeddedPerpInstruments(node.context.service);
+    step('seeded perps ETH-USDC-PERP, BTC-USDC-PERP on the venue simulator');
   }
   step(`listening on ${node.url}`);
   let demo: DemoStack | null = null;
@@ -116,16 +130,20 @@ async function main(): Promise<void> {
         step,
         startMakers: config.demoMakers,
       });
+      if (embeddedVenue) step(`demo taker at the venue: ${await fundDemoTakerAtVenue(embeddedVenue, config.dataDir)}`);
     } catch (error) {
       process.stderr.write(`rfq-service: the demo makers and taker could not be set up: ${error instanceof Error ? error.message : String(error)}\n`);
+      await demo?.stop();
       await node.close();
       await devnet.stop();
+      await embeddedVenue?.stop();
       process.exit(1);
     }
   }
   const readySecs = ((performance.now() - startedAt) / 1000).toFixed(1);
   process.stdout.write(`\nrfq-service ready (${config.mode}) in ${readySecs} s\n  REST      ${node.url}/v1\n  WebSocket ${node.url.replace('http', 'ws')}/v1/rfq/ws\n  OpenAPI   ${node.url}/openapi.json\n  admin     ${node.url}/admin/v1  (token: ${config.mode === 'embedded' ? adminToken : '<RFQ_ADMIN_TOKEN>'})\n`);
   if (devnet) process.stdout.write(`  devnet    ${devnet.settings.rpcUrl}  (chain id ${devnet.devnet.chainId})\n`);
+  if (embeddedVenue) process.stdout.write(`  venue     ${embeddedVenue.url}  (simulator, ${embeddedVenue.network})\n  builder   ${embeddedVenue.builderAddress}\n`);
   if (demo) {
     const { taker } = demo;
     process.stdout.write(
@@ -147,6 +165,7 @@ async function main(): Promise<void> {
     await demo?.stop();
     await node.close();
     await devnet?.stop();
+    await embeddedVenue?.stop();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -160,11 +179,17 @@ await main();
  * into the data directory (embedded). Without a venue URL `/v0` still serves login and reads, and
  * its venue operations answer SERVICE_UNAVAILABLE.
  */
-async function v0Options(config: Readonly<Config>, step: (message: string) => void): Promise<NodeOptions['v0']> {
+async function v0Options(config: Readonly<Config>, step: (message: string) => void, embeddedVenue: EmbeddedVenue | null): Promise<NodeOptions['v0']> {
   const keys = config.v0.omnibusKey && config.v0.agentKey ? { omnibusKey: config.v0.omnibusKey, agentKey: config.v0.agentKey } : config.mode === 'embedded' ? await embeddedVenueKeys(config.dataDir) : null;
-  if (!config.venueUrl || !keys) {
+  const venueUrl = config.venueUrl ?? embeddedVenue?.url ?? null;
+  if (!venueUrl || !keys) {
     step('/v0: no venue configured (VENUE_URL and RFQ_VENUE_OMNIBUS_KEY/RFQ_VENUE_AGENT_KEY); venue operations answer SERVICE_UNAVAILABLE');
     return { defaultLayout: config.v0.layout };
   }
-  return { defaultLayout: config.v0.layout, venue: { url: config.venueUrl, omnibusKey: keys.omnibusKey, agentKey: keys.agentKey, network: config.venue.network } };
+  // The simulator is ours: approve the omnibus's API wallet there (a real venue's is approved by its owner).
+  if (embeddedVenue) {
+    await approveOmnibusAgent(embeddedVenue, keys);
+    step('/v0: omnibus API wallet approved at the venue simulator');
+  }
+  return { defaultLayout: config.v0.layout, venue: { url: venueUrl, omnibusKey: keys.omnibusKey, agentKey: keys.agentKey, network: config.venue.network } };
 }

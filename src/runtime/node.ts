@@ -17,6 +17,7 @@ import { QuoteWriter } from '../services/rfq/write-quote.ts';
 import type { WsSettings } from '../ws/ws-context.ts';
 import { WS_DEFAULTS } from './config.ts';
 import { buildNodeContext, type NodeContext } from './node-context.ts';
+import type { VenueFaucet } from '../api/context.ts';
 import { buildApp, defaultHttpLimits, type HttpLimits } from './build-app.ts';
 import { startWorkers, type Workers } from './workers.ts';
 import { connectChainContext, type ChainSettings } from '../chain/chain-context.ts';
@@ -54,6 +55,8 @@ export interface NodeOptions {
   v0?: { venue?: V0VenueSettings; defaultLayout?: V0Layout; settings?: Partial<V0Settings> };
   /** The perp venue (the simulator in the embedded stack and perp tests); none: perp instruments cannot be registered or traded. */
   venue?: VenueSettings;
+  /** The embedded stack's venue simulator: its URL is published and its faucet served (embedded only). */
+  embeddedVenue?: { url: string; faucet: VenueFaucet };
   /** Perp execution timings (RFQ_PERP_RESOLVE_WINDOW_MS ...); used when `venue` is set. */
   perpExecution?: PerpExecutionOptions;
 }
@@ -114,6 +117,10 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     chain: options.chain ? await connectChainContext(options.chain) : null,
     v0: { deps: v0Deps, defaultLayout: options.v0?.defaultLayout ?? 'flat' },
   });
+  if (options.embedded && options.embeddedVenue) {
+    context.venueFaucet = options.embeddedVenue.faucet;
+    context.venuePublicUrl = options.embeddedVenue.url;
+  }
   const workerNames = options.workers ?? new Set(['auctions', 'settlement', 'dispatch', 'withdrawals', 'v0']);
   let v0Worker: OmnibusWorker | null = null;
   if (omnibus) {

@@ -8,7 +8,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,8 @@ import { RfqClient } from '../../src/client/rfq-client.ts';
 import { AdminClient } from '../../src/client/admin-client.ts';
 import type { Balance, Rfq } from '../../src/client/types.ts';
 import { parseAmount } from '../../src/domain/money/index.ts';
+import { parseUnits } from '../../sim/venue/decimal.ts';
+import { privateKeyToAccount } from 'viem/accounts';
 
 const NODE = path.resolve('node_modules/.bin/node');
 const DECIMALS: Record<string, number> = { USDC: 6, ETH: 18, BTC: 8 };
@@ -27,6 +29,9 @@ interface Started {
   url: string;
   adminToken: string;
   devnetUrl: string;
+  venueUrl: string;
+  builderAddress: string;
+  takerAddress: string;
   accessKey: string;
   secret: string;
   readyMs: number;
@@ -96,6 +101,9 @@ async function start(port: number): Promise<Started> {
     url: field(/REST\s+(http:\/\/\S+)\/v1/),
     adminToken: field(/\(token: (\S+)\)/),
     devnetUrl: field(/devnet\s+(http:\/\/\S+)/),
+    venueUrl: field(/venue\s+(http:\/\/\S+)\s+\(simulator/),
+    builderAddress: field(/builder\s+(0x[0-9a-f]{40})\n/),
+    takerAddress: field(/demo taker\s+(0x[0-9a-fA-F]{40})\n/),
     accessKey: field(/accessKey (\S+)/),
     secret: field(/secret\s+(\S+)/),
   };
@@ -130,6 +138,23 @@ function totals(balances: Balance[]): Record<string, bigint> {
   return out;
 }
 
+async function venueInfo(url: string, body: Record<string, unknown>): Promise<any> {
+  const response = await fetch(`${url}/info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(2000) });
+  assert.equal(response.status, 200, `venue ${body.type}`);
+  return response.json();
+}
+
+/** Live processes whose command line names this test's data directory (the venue simulator's state is under it). */
+async function processesUsing(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(dir)) found.push(`${pid}: ${cmdline.replaceAll('\0', ' ')}`);
+  }
+  return found;
+}
+
 async function rpcAnswers(url: string): Promise<boolean> {
   try {
     await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}', signal: AbortSignal.timeout(1000) });
@@ -150,6 +175,23 @@ describe('npm start: a living venue', { timeout: 6 * 60_000 }, () => {
     assert.match(first.output(), /• demo-maker-1 0x[0-9a-fA-F]{40}/);
     assert.match(first.output(), /• demo-maker-2 0x[0-9a-fA-F]{40}/);
     assert.match(first.output(), /• demo taker 0x[0-9a-fA-F]{40}: deposited/);
+
+    // The embedded venue simulator: answers meta, lists both perps, the demo taker is funded there
+    // and has approved the builder fee.
+    const meta = (await venueInfo(first.venueUrl, { type: 'meta' })) as { universe: Array<{ name: string }> };
+    assert.ok(['ETH', 'BTC'].every((coin) => meta.universe.some((u) => u.name === coin)), JSON.stringify(meta));
+    // `/v0`: the omnibus's API wallet (both keys generated into the data directory) is approved at the simulator.
+    const omnibus = privateKeyToAccount((await readFile(path.join(dataDir, 'venue-omnibus-key'), 'utf8')).trim() as `0x${string}`).address;
+    const agent = privateKeyToAccount((await readFile(path.join(dataDir, 'venue-agent-key'), 'utf8')).trim() as `0x${string}`).address;
+    const agents = (await venueInfo(first.venueUrl, { type: 'extraAgents', user: omnibus })) as Array<{ address: string }>;
+    assert.deepEqual(agents.map((a) => a.address.toLowerCase()), [agent.toLowerCase()]);
+    const venueReader = new RfqClient(first.url, { accessKey: first.accessKey, secret: first.secret });
+    const listed = (await venueReader.instruments()).instruments;
+    assert.deepEqual((await venueReader.network()).venue, { network: 'testnet', builderAddress: first.builderAddress, url: first.venueUrl });
+    for (const id of ['ETH-USDC-PERP', 'BTC-USDC-PERP']) assert.equal(listed.find((i) => i.instrumentId === id)?.type, 'PERP', `${id} listed`);
+    const margin = (await venueInfo(first.venueUrl, { type: 'clearinghouseState', user: first.takerAddress })) as { marginSummary: { accountValue: string } };
+    assert.equal(parseUnits(margin.marginSummary.accountValue), parseUnits('100000'));
+    assert.ok(Number(await venueInfo(first.venueUrl, { type: 'maxBuilderFee', user: first.takerAddress, builder: first.builderAddress })) > 0, 'builder fee approved');
 
     const login = await cli(['--url', first.url, 'login', '--access-key', first.accessKey, '--secret', first.secret], credentials);
     assert.equal(login.status, 0, login.stderr);
@@ -190,15 +232,21 @@ describe('npm start: a living venue', { timeout: 6 * 60_000 }, () => {
     assert.equal(await stop(first), 0, first.output());
     assert.match(first.output(), /SIGTERM: draining and stopping/);
     assert.equal(await rpcAnswers(first.devnetUrl), false, 'the devnet stops with the service');
+    assert.deepEqual(await processesUsing(dataDir), [], 'no venue simulator (or anything else on the data directory) is left running');
 
     const second = await start(port);
     process.stdout.write(`# restart to ready: ${(second.readyMs / 1000).toFixed(1)} s\n`);
     assert.equal(second.adminToken, first.adminToken);
     assert.equal(second.accessKey, first.accessKey);
     assert.match(second.output(), /• demo taker 0x[0-9a-fA-F]{40}: already funded/);
+    assert.match(second.output(), /• demo taker at the venue: already funded/);
+    assert.equal(second.builderAddress, first.builderAddress);
+    const resumedMargin = (await venueInfo(second.venueUrl, { type: 'clearinghouseState', user: second.takerAddress })) as { marginSummary: { accountValue: string } };
+    assert.equal(parseUnits(resumedMargin.marginSummary.accountValue), parseUnits('100000'), 'the venue state resumes');
     const resumed = new RfqClient(second.url, { accessKey: second.accessKey, secret: second.secret });
     assert.deepEqual(totals((await resumed.balances()).balances), afterTrades);
     assert.deepEqual(await new AdminClient(second.url, second.adminToken).invariants(), { ok: true, violations: [] });
     assert.equal(await stop(second), 0, second.output());
+    assert.deepEqual(await processesUsing(dataDir), []);
   });
 });

@@ -15,6 +15,27 @@ import type { ApiContext } from '../context.ts';
 export function devnetRoutes(context: ApiContext) {
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    app.post('/admin/v1/devnet/venue-faucet', {
+      config: { auth: 'admin' },
+      schema: {
+        summary: 'Embedded stack only: credit perp margin (USDC) or a spot token at the venue simulator',
+        tags: ['admin'],
+        body: Type.Object({
+          address: EvmAddress,
+          token: Type.String({ minLength: 1, maxLength: 32 }),
+          amount: PositiveDecimalString,
+          account: Type.Union([Type.Literal('perp'), Type.Literal('spot')]),
+        }, { additionalProperties: false }),
+        response: { 200: Type.Object({ address: EvmAddress, account: Type.String(), token: Type.String(), amount: Type.String() }), ...errorResponses, 503: ErrorEnvelope },
+      },
+    }, async (request) => {
+      const faucet = context.venueFaucet;
+      if (!faucet) throw new ServiceError('NOT_AVAILABLE', 'the venue faucet exists only in the embedded stack, whose venue is the simulator');
+      const { account, token, amount } = request.body;
+      const address = getAddress(request.body.address);
+      await faucet({ address, account, token, amount });
+      return { address, account, token, amount };
+    });
     app.post('/admin/v1/devnet/faucet', {
       config: { auth: 'admin' },
       schema: {

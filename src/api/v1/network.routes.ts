@@ -20,7 +20,7 @@ export const NetworkInfo = Type.Object({
   tokens: Type.Array(Type.Object({ symbol: TokenSymbol, address: EvmAddress, decimals: Type.Integer() })),
   rpcUrl: Type.Optional(Type.String()),
   /** Additive (DESIGN.md 9.5): the perp venue the node executes on, when it has one. */
-  venue: Type.Optional(Type.Object({ network: Type.Union([Type.Literal('mainnet'), Type.Literal('testnet')]), builderAddress: Nullable(EvmAddress) })),
+  venue: Type.Optional(Type.Object({ network: Type.Union([Type.Literal('mainnet'), Type.Literal('testnet')]), builderAddress: Nullable(EvmAddress), url: Type.Optional(Type.String()) })),
 });
 
 export function networkRoutes(context: ApiContext) {
@@ -45,7 +45,7 @@ export function networkRoutes(context: ApiContext) {
           .sort((a, b) => (a.symbol < b.symbol ? -1 : 1))
           .map((t) => ({ symbol: t.symbol, address: t.address!, decimals: t.decimals })),
         ...(s.publicRpcUrl ? { rpcUrl: s.publicRpcUrl } : {}),
-        ...(context.service.venue ? { venue: { network: context.service.venue.network, builderAddress: context.service.venue.builderAddress } } : {}),
+        ...(context.service.venue ? { venue: { network: context.service.venue.network, builderAddress: context.service.venue.builderAddress, ...(context.venuePublicUrl ? { url: context.venuePublicUrl } : {}) } } : {}),
       };
     });
   };
