@@ -136,7 +136,7 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
       // has not yet met the store's revocation check).
       const standing = await readCredentialStanding(context.service.db, request.auth.accessKey, context.service.clock.now());
       if (standing.keyRefusal !== null) throw new ServiceError('UNAUTHENTICATED', standing.keyRefusal);
-      if (standing.makerRefusal !== null) throw new ServiceError('MAKER_NOT_APPROVED', standing.makerRefusal);
+      if (standing.makerRefusal !== null) throw new ServiceError('MAKER_NOT_APPROVED', standing.makerRefusal, standing.suspendedUntil !== null ? { suspendedUntil: standing.suspendedUntil } : undefined);
     }
   });
 

@@ -12,6 +12,8 @@ export interface CredentialStanding {
   keyRefusal: string | null;
   /** Null while the account is an active, unsuspended maker; else why not. */
   makerRefusal: string | null;
+  /** Set while the maker is suspended: the refusal names when it may quote again. */
+  suspendedUntil: number | null;
 }
 
 /** At most this many keys per statement: one node's sessions are read in bounded chunks. */
@@ -28,19 +30,15 @@ export async function readCredentialStandings(db: Reader, accessKeys: readonly s
       where k.access_key = any(${chunk}::text[])`.execute(db);
     for (const row of rows.rows) out.set(row.access_key, standingOf(row, now));
   }
-  for (const key of unique) if (!out.has(key)) out.set(key, { keyRefusal: 'unknown access key', makerRefusal: 'this account is not an active maker' });
+  for (const key of unique) if (!out.has(key)) out.set(key, { keyRefusal: 'unknown access key', makerRefusal: 'this account is not an active maker', suspendedUntil: null });
   return out;
 }
 
 function standingOf(row: { revoked_at: string | number | null; expires_at: string | number; active: boolean | null; suspended_until: string | number | null }, now: number): CredentialStanding {
   const keyRefusal = row.revoked_at !== null ? 'access key revoked' : Number(row.expires_at) <= now ? 'access key expired' : null;
-  const makerRefusal =
-    row.active !== true
-      ? 'this account is not an active maker'
-      : row.suspended_until !== null && Number(row.suspended_until) > now
-        ? 'this maker is suspended after failed settlements'
-        : null;
-  return { keyRefusal, makerRefusal };
+  const suspendedUntil = row.active === true && row.suspended_until !== null && Number(row.suspended_until) > now ? Number(row.suspended_until) : null;
+  const makerRefusal = row.active !== true ? 'this account is not an active maker' : suspendedUntil !== null ? 'this maker is suspended after failed settlements' : null;
+  return { keyRefusal, makerRefusal, suspendedUntil };
 }
 
 export async function readCredentialStanding(db: Reader, accessKey: string, now: number): Promise<CredentialStanding> {
