@@ -114,3 +114,13 @@ async function selectedInWindow(tx: Tx, makerAccountId: string, instrumentId: st
     .executeTakeFirstOrThrow();
   return { count: Number(row.count), notional: BigInt(row.notional ?? 0) };
 }
+
+/**
+ * A selection that already happened elsewhere (a perp quote selected once its venue order filled):
+ * it cannot be refused, only counted, and may trip the setting.
+ */
+export async function countSelection(tx: Tx, quote: QuoteRow, instrument: Instrument, now: number): Promise<void> {
+  const guard = await SelectionGuard.lock(tx, [{ makerAccountId: quote.maker_account_id, instrumentId: instrument.instrumentId }], now);
+  guard.count(quote, instrument);
+  await guard.flush(tx, now);
+}
