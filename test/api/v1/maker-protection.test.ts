@@ -108,6 +108,41 @@ for (const backend of backends()) {
       await rejects(taker.accept(third.rfqId, { quoteId: third.quoteId }), 409, 'QUOTE_NOT_ACCEPTABLE');
     });
 
+    it('the auction close counts autoAccept selections and passes over a tripped maker', async () => {
+      const maker = await node.newMaker(['ETH-USDC']);
+      const rival = await node.newMaker(['ETH-USDC']);
+      const taker = await fundedTaker(node);
+      await maker.client.putProtection({ instrumentId: INSTRUMENT, windowMs: 60_000, maxSelectedQuotes: 1 });
+      const quote = (client: typeof maker.client, rfqId: string, price: string) =>
+        client.submitQuote({ rfqId, instrumentId: INSTRUMENT, side: 'BUY', makerPays: { token: 'ETH', amount: '1' }, makerReceives: { token: 'USDC', amount: price } });
+      const rfqs = [];
+      for (let i = 0; i < 2; i++) {
+        const rfq = await taker.createRfq({ instrumentId: INSTRUMENT, side: 'BUY', baseQty: '1', quoteLimit: '5000', autoAccept: true, windowMs: 1500 });
+        // The protected maker is the best price on both; the rival is there to be chosen instead.
+        const best = await quote(maker.client, rfq.rfqId, '2990');
+        const other = await quote(rival.client, rfq.rfqId, '3010');
+        rfqs.push({ rfqId: rfq.rfqId, best: best.quoteId, other: other.quoteId });
+      }
+      const done = async (rfqId: string) => {
+        for (let i = 0; i < 200; i++) {
+          const rfq = await taker.getRfq(rfqId);
+          if (rfq.status !== 'PENDING') return rfq;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return taker.getRfq(rfqId);
+      };
+      const closed = [await done(rfqs[0]!.rfqId), await done(rfqs[1]!.rfqId)];
+      assert.deepEqual(closed.map((r) => r.status), ['QUOTED', 'QUOTED']);
+      const winners = closed.map((r) => (r as unknown as { selectedQuoteId?: string }).selectedQuoteId ?? null);
+      const makerQuotes = new Map((await maker.client.makerQuotes({ limit: 100 })).items.map((q) => [q.quoteId, q.status]));
+      const selectedOfMaker = rfqs.filter((r) => makerQuotes.get(r.best) === 'SELECTED');
+      assert.equal(selectedOfMaker.length, 1, `one of the protected maker's quotes selected (${JSON.stringify([...makerQuotes])}, ${JSON.stringify(winners)})`);
+      const rivalQuotes = new Map((await rival.client.makerQuotes({ limit: 100 })).items.map((q) => [q.quoteId, q.status]));
+      const passedOver = rfqs.find((r) => makerQuotes.get(r.best) !== 'SELECTED')!;
+      assert.equal(rivalQuotes.get(passedOver.other), 'SELECTED', 'the rival won where the tripped maker was passed over');
+      assert.equal((await maker.client.protection()).items[0]!.reason, 'maxSelectedQuotes');
+    });
+
     it('two accepts at once on the last unit of headroom: exactly one selects and trips it', async () => {
       const maker = await node.newMaker(['ETH-USDC']);
       const makerSocket = await openSession(node.url, maker.client, sockets);
