@@ -83,10 +83,10 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
   for (const q of quotes) quotesByRfq.set(q.rfq_id, [...(quotesByRfq.get(q.rfq_id) ?? []), q]);
 
   // Market-maker protection: the autoAccept winners' makers, counted in order; a tripped maker's quotes are passed over.
-  const instrumentOfRfq = new Map(rfqs.map((r) => [r.id, r.instrument_id]));
+  const autoSelected = new Map(rfqs.filter((r) => r.auto_accept).map((r) => [r.id, r.instrument_id]));
   const guard = await SelectionGuard.lock(
     tx,
-    quotes.filter((q) => q.status === 'SUBMITTED').map((q) => ({ makerAccountId: q.maker_account_id, instrumentId: instrumentOfRfq.get(q.rfq_id)! })),
+    quotes.filter((q) => q.status === 'SUBMITTED' && autoSelected.has(q.rfq_id)).map((q) => ({ makerAccountId: q.maker_account_id, instrumentId: autoSelected.get(q.rfq_id)! })),
     now,
   );
   const decisions: Decision[] = [];
