@@ -7,6 +7,9 @@
  *   taker's funds released;
  * - an execute already sent but stuck (by a low fee) is not fee-bumped past the deadline: its nonce
  *   is freed by a zero-value cancel instead.
+ * And one bad log must not stop the follower (part 2): a swap whose taker lock does not cover it
+ * (settle-spot.ts refuses to book it) is quarantined by the xchange handler after the step's
+ * retries, and a later deposit is still credited.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -127,6 +130,30 @@ for (const backend of backends()) {
       assert.equal((await executionOf(swap.quoteId)).length, 1, 'the executor queues nothing after the deadline');
       const execution = await h.node.store.db.selectFrom('xchange_executions').select('last_error').where('quote_id', '=', swap.quoteId).executeTakeFirstOrThrow();
       assert.match(execution.last_error ?? '', /not signed/);
+    });
+
+    it('a swap whose lock does not cover it is quarantined (xchange handler), and the next deposit is still credited', async () => {
+      const swap = await acceptedSwap();
+      // A ledger defect: the taker's RFQ lock no longer matches the selected quote.
+      await h.node.store.db.updateTable('locks').set((eb) => ({ amount: eb('amount', '+', 1n) })).where('owner_kind', '=', 'rfq').where('owner_id', '=', swap.rfqId).where('released_at', 'is', null).execute();
+      const running = broadcaster();
+      await waitFor('execute confirmed', async () => {
+        await running.tick();
+        return (await executionOf(swap.quoteId))[0]!.status;
+      }, (status) => status === 'CONFIRMED');
+      const [row] = await executionOf(swap.quoteId);
+      const anomaly = await waitFor('quarantined', () => h.node.store.db.selectFrom('settlement_anomalies').selectAll().where('tx_hash', '=', row!.tx_hash!.toLowerCase()).executeTakeFirst(), (a) => a !== undefined);
+      assert.equal(anomaly!.kind, 'HANDLER_FAILED');
+      assert.equal((anomaly!.detail as { handler: string }).handler, 'xchange-settled');
+      assert.match((anomaly!.detail as { error: string }).error, /does not cover settlement/);
+      // The follower moved on: a later deposit is credited.
+      const depositor = testAccount();
+      await chain.fundGas(depositor.address);
+      const client = new RfqClient(h.url);
+      await client.signIn(depositor);
+      await chain.mint('USDC', depositor.address, parseUnits('4', 6));
+      await chain.transfer(depositor, 'USDC', chain.custody, parseUnits('4', 6));
+      await waitFor('credited after the quarantined swap', () => balanceOf(client, 'USDC'), (b) => b?.total === '4');
     });
 
     it('an execute stuck past its deadline is not fee-bumped: a zero-value cancel frees its nonce', async () => {
