@@ -28,6 +28,8 @@ import * as quarantinedChainLogs from './migrations/0031-quarantined-chain-logs.
 import * as openRfqsByAccount from './migrations/0034-open-rfqs-by-account.ts';
 import * as challengeSources from './migrations/0035-challenge-sources.ts';
 import * as makerProtection from './migrations/0055-maker-protection.ts';
+import * as custodyCallDeadline from './migrations/0046-custody-call-deadline.ts';
+import * as payoutRetries from './migrations/0047-payout-retries.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -55,6 +57,8 @@ const migrations: Record<string, Migration> = {
   '0035-challenge-sources': challengeSources,
   '0037-admin-rfq-listing': adminRfqListing,
   '0055-maker-protection': makerProtection,
+  '0046-custody-call-deadline': custodyCallDeadline,
+  '0047-payout-retries': payoutRetries,
 };
 
 class InCodeMigrations implements MigrationProvider {
