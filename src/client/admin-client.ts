@@ -38,4 +38,16 @@ export class AdminClient {
   retryPayout(quoteId: string) { return this.call<Record<string, unknown>>('POST', `/payouts/${quoteId}/retry`); }
   settings() { return this.call<Record<string, number>>('GET', '/settings'); }
   putSettings(body: Record<string, number>) { return this.call<Record<string, number>>('PUT', '/settings', body); }
+  /** `/v0` (DESIGN.md section 10): every account's orders and withdrawals, and per-account fee rates. */
+  v0Orders(query: { status?: string; account?: string; limit?: string; cursor?: string } = {}) {
+    return this.call<{ items: Array<Record<string, unknown>>; hasMore: boolean; nextCursor?: string | null }>('GET', '/v0/orders', undefined, query);
+  }
+  v0Withdrawals(query: { state?: string; account?: string; limit?: string; cursor?: string } = {}) {
+    return this.call<{ items: Array<Record<string, unknown>>; hasMore: boolean; nextCursor?: string | null }>('GET', '/v0/withdrawals', undefined, query);
+  }
+  v0FeeRates(address: string) { return this.call<V0FeeRatesView>('GET', `/v0/fee-rates/${address}`); }
+  putV0FeeRates(address: string, body: { takerPpm: number; makerPpm: number }) { return this.call<V0FeeRatesView>('PUT', `/v0/fee-rates/${address}`, body); }
+  clearV0FeeRates(address: string) { return this.call<V0FeeRatesView>('DELETE', `/v0/fee-rates/${address}`); }
 }
+
+export interface V0FeeRatesView { address: string; takerPpm: number; makerPpm: number; source: 'account' | 'default' }

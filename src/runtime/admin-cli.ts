@@ -41,6 +41,14 @@ commands:
   settings get
   settings set key=value [key=value ...]
       read or change operator settings (integers)
+  v0 orders [--status S] [--account 0x..] [--limit N] [--cursor C]
+      every account's /v0 orders, newest first (status: pending, open, filled,
+      partially_filled, cancelled, expired, failed)
+  v0 withdrawals [--status S] [--account 0x..] [--limit N] [--cursor C]
+      every account's /v0 withdrawals, newest first (status: pending, completed, failed)
+  v0 fees <address> [--taker-ppm N --maker-ppm N | --default]
+      an account's /v0 spot fee rates; with both rates, set them (parts per million of the
+      token received); --default removes its own rates so the defaults apply
 
 options:
   --url URL        service base URL (env RFQ_URL, default http://127.0.0.1:8080)
@@ -72,6 +80,13 @@ const options = {
   unsuspend: { type: 'boolean' },
   memo: { type: 'string' },
   rail: { type: 'string' },
+  status: { type: 'string' },
+  account: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+  'taker-ppm': { type: 'string' },
+  'maker-ppm': { type: 'string' },
+  default: { type: 'boolean' },
 } as const;
 
 type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
@@ -90,6 +105,9 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'settings set': [],
   'payouts unpaid': [],
   'payouts retry': [],
+  'v0 orders': ['status', 'account', 'limit', 'cursor'],
+  'v0 withdrawals': ['status', 'account', 'limit', 'cursor'],
+  'v0 fees': ['taker-ppm', 'maker-ppm', 'default'],
 };
 
 class UsageError extends Error {}
@@ -258,6 +276,31 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         changes[pair.slice(0, index)] = integer(pair.slice(index + 1), `setting ${pair.slice(0, index)}`);
       }
       call = (admin) => admin.putSettings(changes);
+      break;
+    }
+    case 'v0 orders':
+    case 'v0 withdrawals': {
+      expectArgs(args, 0, `${command} [--status S] [--account 0x..] [--limit N] [--cursor C]`);
+      const query: Record<string, string> = {};
+      if (values.account !== undefined) query.account = values.account;
+      if (values.limit !== undefined) query.limit = String(integer(values.limit, '--limit'));
+      if (values.cursor !== undefined) query.cursor = values.cursor;
+      // Orders have a status, withdrawals a state; the CLI says --status for both.
+      if (command === 'v0 orders') call = (admin) => admin.v0Orders({ ...query, ...(values.status !== undefined ? { status: values.status } : {}) });
+      else call = (admin) => admin.v0Withdrawals({ ...query, ...(values.status !== undefined ? { state: values.status } : {}) });
+      break;
+    }
+    case 'v0 fees': {
+      const [address] = expectArgs(args, 1, 'v0 fees <address> [--taker-ppm N --maker-ppm N | --default]');
+      const taker = values['taker-ppm'];
+      const maker = values['maker-ppm'];
+      if ((taker === undefined) !== (maker === undefined)) throw new UsageError('--taker-ppm and --maker-ppm go together');
+      if (values.default && taker !== undefined) throw new UsageError('--default removes the rates; it does not take --taker-ppm/--maker-ppm');
+      if (values.default) call = (admin) => admin.clearV0FeeRates(address!);
+      else if (taker !== undefined) {
+        const rates = { takerPpm: integer(taker, '--taker-ppm'), makerPpm: integer(maker!, '--maker-ppm') };
+        call = (admin) => admin.putV0FeeRates(address!, rates);
+      } else call = (admin) => admin.v0FeeRates(address!);
       break;
     }
     default:
