@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, invalidField } from '../domain/errors.ts';
 import { controlCharacterPath } from '../domain/text/control-characters.ts';
 import { canonicalString } from '../domain/auth/hmac.ts';
+import { MAKER_SCOPE_HINT } from '../domain/auth/maker-scope.ts';
 import { authenticateRequest } from '../services/auth/authenticate-request.ts';
 import { readCredentialStanding } from '../services/auth/credential-standing.ts';
 import { mapError } from './error-map.ts';
@@ -130,7 +131,7 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
     });
     applyRateLimit(reply, context.rateLimiter.hit(`key:${request.auth.accessKey}`, context.rateLimit.perKeyPerSec, Date.now()));
     if (auth === 'maker') {
-      if (!request.auth.makerScoped) throw new ServiceError('MAKER_SCOPE_REQUIRED', 'this endpoint needs a maker-scoped credential');
+      if (!request.auth.makerScoped) throw new ServiceError('MAKER_SCOPE_REQUIRED', MAKER_SCOPE_HINT);
       // Live, not frozen at issuance (DESIGN.md section 11): a deactivated or suspended maker is
       // refused on every node at once, and so is a key revoked on another node (a deferred claim
       // has not yet met the store's revocation check).

@@ -33,7 +33,7 @@ export interface Quote {
 export interface MakerQuote {
   rfqId: string; quoteId: string; version: number; instrumentId: string; side: Side; status: QuoteStatus;
   makerPays: QuoteLeg; makerReceives: QuoteLeg; receivedAt: number; settlementMode: 'permit2' | 'promised' | 'xchange';
-  acceptableForMs?: number | null; expiryMs?: number | null; settlementDeadline?: number | null; deliveryDeadline?: number | null; permitSignature?: string | null; spender?: string | null;
+  acceptableForMs?: number | null; expiryMs?: number | null; settlementDeadline?: number | null; deliveryDeadline?: number | null; permitSignature?: string | null; spender?: string | null; quoteHash?: string; permit2Nonce?: string;
   windowStartsAt?: number | null; windowEndsAt?: number | null; settledAt?: number | null; txHash?: string | null;
   xchange?: XchangeBundle;
 }
