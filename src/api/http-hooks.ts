@@ -7,7 +7,6 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, invalidField } from '../domain/errors.ts';
 import { controlCharacterPath } from '../domain/text/control-characters.ts';
-import { canonicalString } from '../domain/auth/hmac.ts';
 import { MAKER_SCOPE_HINT } from '../domain/auth/maker-scope.ts';
 import { authenticateRequest } from '../services/auth/authenticate-request.ts';
 import { readCredentialStanding } from '../services/auth/credential-standing.ts';
@@ -126,7 +125,7 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
       accessKey,
       timestamp: header(request, 'service-api-timestamp'),
       signature: header(request, 'service-api-signature'),
-      canonical: (timestamp) => canonicalString({ timestamp, method: request.method, path, query, body: request.rawBody }),
+      signed: { method: request.method, path, query, body: request.rawBody },
       deferClaim: request.routeOptions.config.deferTimestampClaim === true,
     });
     applyRateLimit(reply, context.rateLimiter.hit(`key:${request.auth.accessKey}`, context.rateLimit.perKeyPerSec, Date.now()));
