@@ -278,7 +278,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
       fail('TIMEOUT', `no answer from ${url}`);
     } else {
-      fail('UNREACHABLE', `cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+      fail('UNREACHABLE', `cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}; is the service running? Point the CLI at it with --url or RFQ_URL`);
     }
     return EXIT_FAILED;
   }
