@@ -22,7 +22,7 @@ commands:
   instrument put <BASE-QUOTE-TYPE> --fee <tenthBp> [--base B] [--quote Q] [--type SPOT|PERP]
                  [--min-notional X] [--disabled]
       create or update an instrument; --base/--quote/--type default to the parts of the id;
-      --fee is the taker fee in tenths of a basis point (250 = 2.5 bp)
+      --fee is the taker fee in tenths of a basis point (250 = 25 bp = 0.25 %)
   maker put <address> --pairs ETH-USDC,BTC-USDC --modes permit2[,promised,xchange]
             [--spender 0x..] [--adapter-signer 0x..] [--inactive] [--unsuspend]
       register or update a maker; prints its makerId
