@@ -8,7 +8,7 @@ export interface LoginResponse { userId: string; account: string; accessKey: str
 export interface ApiKeyView { accessKey: string; createdAt: number; expiresAt: number }
 export interface Instrument { instrumentId: string; base: string; quote: string; type: 'SPOT' | 'PERP'; instrumentType: 'SPOT' | 'PERP'; minQuoteNotional?: string; takerFeeTenthBp: number; enabled?: boolean }
 export interface Balance { token: string; available: string; locked: string; total: string; rail: 'EVM' | 'VENUE' }
-export interface LedgerView { ledgerId: string; token: string; delta: string; source: string; createdAt: number; rail: 'EVM' | 'VENUE' }
+export interface LedgerView { ledgerId: string; token: string; delta: string; source: string; createdAt: number; rail: 'EVM' | 'VENUE'; rfqId?: string }
 export interface QuoteLeg { token: string; amount: string }
 
 export interface Rfq {

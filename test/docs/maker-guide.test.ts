@@ -124,5 +124,9 @@ describe('docs/maker-integration.md: a permit2 maker from the guide alone', () =
     assert.equal(settled.txHash, receipt.transactionHash);
     assert.equal((await rfqReaches(taker.client, created.rfqId, 'SETTLED')).status, 'SETTLED');
     assert.equal(await chain.balanceOf('USDC', me.address), parseUnits('1500', 6));
+    // The taker's ledger: the trade's entries name their RFQ (additive rfqId), the funding does not.
+    const entries = (await taker.client.ledger()).entries;
+    assert.deepEqual(entries.filter((e) => e.rfqId === created.rfqId).map((e) => e.source).sort(), ['FEE', 'SETTLEMENT', 'SETTLEMENT']);
+    assert.ok(entries.some((e) => e.source === 'ADJUSTMENT' && e.rfqId === undefined));
   });
 });
