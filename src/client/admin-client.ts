@@ -32,6 +32,16 @@ export class AdminClient {
   venueFaucet(body: { address: string; token: string; amount: string; account: 'perp' | 'spot' }) {
     return this.call<{ address: string; account: string; token: string; amount: string }>('POST', '/devnet/venue-faucet', body);
   }
+  withdrawals(query: { status?: string | undefined; cursor?: string | undefined; limit?: string } = {}) {
+    return this.call<{ items: Array<Record<string, unknown>>; hasMore: boolean; nextCursor?: string | null }>('GET', '/withdrawals', undefined, query);
+  }
+  approveWithdrawal(id: string) { return this.call<Record<string, unknown>>('POST', `/withdrawals/${id}/approve`, {}); }
+  rejectWithdrawal(id: string, reason?: string) { return this.call<Record<string, unknown>>('POST', `/withdrawals/${id}/reject`, reason ? { reason } : {}); }
+  resolveWithdrawal(id: string, body: { outcome: 'COMPLETED' | 'FAILED'; txHash?: string }) { return this.call<Record<string, unknown>>('POST', `/withdrawals/${id}/resolve`, body); }
+  unattributedDeposits(query: { cursor?: string | undefined; limit?: string } = {}) {
+    return this.call<{ items: Array<Record<string, unknown>>; hasMore: boolean; nextCursor?: string | null }>('GET', '/deposits/unattributed', undefined, query);
+  }
+  settlementAnomalies() { return this.call<{ anomalies: Array<Record<string, unknown>> }>('GET', '/settlement-anomalies'); }
   invariants() { return this.call<{ ok: boolean; violations: Array<Record<string, unknown>> }>('GET', '/invariants'); }
   /** Promised payouts still owed (custody transfer views). */
   unpaidPayouts() { return this.call<{ items: Array<Record<string, unknown>> }>('GET', '/payouts/unpaid'); }

@@ -22,7 +22,7 @@ commands:
   instrument put <BASE-QUOTE-TYPE> --fee <tenthBp> [--base B] [--quote Q] [--type SPOT|PERP]
                  [--min-notional X] [--disabled]
       create or update an instrument; --base/--quote/--type default to the parts of the id;
-      --fee is the taker fee in tenths of a basis point (250 = 2.5 bp)
+      --fee is the taker fee in tenths of a basis point (250 = 25 bp = 0.25 %)
   maker put <address> --pairs ETH-USDC,BTC-USDC --modes permit2[,promised,xchange]
             [--spender 0x..] [--adapter-signer 0x..] [--inactive] [--unsuspend]
       register or update a maker; prints its makerId
@@ -32,6 +32,17 @@ commands:
       post a ledger ADJUSTMENT (negative amounts debit; "-- -5" or a bare -5 both work)
   invariants
       run the ledger checks; exits 1 when any is violated
+  withdrawals list [--status PENDING|APPROVED|PROCESSING|COMPLETED|FAILED|UNRESOLVED] [--cursor C]
+      users' withdrawals, newest first (page envelope)
+  withdrawals approve <id>
+  withdrawals reject <id> [--reason "..."]
+      decide a PENDING withdrawal (approve: custody sends it; reject: FAILED, lock released)
+  withdrawals resolve <id> --outcome COMPLETED|FAILED [--tx-hash 0x..]
+      settle an UNRESOLVED withdrawal by hand after checking the chain
+  deposits unattributed [--cursor C]
+      transfers into custody from addresses with no account (credited to nobody)
+  anomalies
+      settlement anomalies: what the chain follower could not settle normally
   faucet <address> <TOKEN> <amount>
       embedded devnet only: mint test tokens on-chain (human units); prints the txHash
   payouts unpaid
@@ -87,6 +98,9 @@ const options = {
   'taker-ppm': { type: 'string' },
   'maker-ppm': { type: 'string' },
   default: { type: 'boolean' },
+  reason: { type: 'string' },
+  outcome: { type: 'string' },
+  'tx-hash': { type: 'string' },
 } as const;
 
 type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
@@ -101,6 +115,12 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'balance adjust': ['memo', 'rail'],
   invariants: [],
   faucet: [],
+  'withdrawals list': ['status', 'cursor'],
+  'withdrawals approve': [],
+  'withdrawals reject': ['reason'],
+  'withdrawals resolve': ['outcome', 'tx-hash'],
+  'deposits unattributed': ['cursor'],
+  anomalies: [],
   'settings get': [],
   'settings set': [],
   'payouts unpaid': [],
@@ -111,6 +131,8 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
 };
 
 class UsageError extends Error {}
+
+const WITHDRAWAL_STATUSES = ['PENDING', 'APPROVED', 'PROCESSING', 'COMPLETED', 'FAILED', 'UNRESOLVED'];
 
 /** Exit codes: a refused call and a usage mistake differ so scripts can tell them apart. */
 const EXIT_FAILED = 1;
@@ -179,7 +201,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UsageError('no command given (try --help)');
-  const single = positionals[0] === 'invariants' || positionals[0] === 'faucet';
+  const single = positionals[0] === 'invariants' || positionals[0] === 'faucet' || positionals[0] === 'anomalies';
   const command = single ? positionals[0]! : positionals.slice(0, 2).join(' ');
   const allowed = COMMAND_OPTIONS[command];
   if (!allowed) throw new UsageError(`unknown command ${JSON.stringify(command)} (try --help)`);
@@ -263,6 +285,39 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       call = (admin) => admin.retryPayout(encodeURIComponent(quoteId!));
       break;
     }
+    case 'withdrawals list': {
+      expectArgs(args, 0, 'withdrawals list [--status S] [--cursor C]');
+      const status = values.status;
+      if (status !== undefined && !WITHDRAWAL_STATUSES.includes(status)) throw new UsageError(`--status must be one of ${WITHDRAWAL_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+      call = (admin) => admin.withdrawals({ status, cursor: values.cursor });
+      break;
+    }
+    case 'withdrawals approve': {
+      const [id] = expectArgs(args, 1, 'withdrawals approve <id>');
+      call = (admin) => admin.approveWithdrawal(encodeURIComponent(id!));
+      break;
+    }
+    case 'withdrawals reject': {
+      const [id] = expectArgs(args, 1, 'withdrawals reject <id> [--reason "..."]');
+      call = (admin) => admin.rejectWithdrawal(encodeURIComponent(id!), values.reason);
+      break;
+    }
+    case 'withdrawals resolve': {
+      const [id] = expectArgs(args, 1, 'withdrawals resolve <id> --outcome COMPLETED|FAILED [--tx-hash 0x..]');
+      const outcome = required(values, 'outcome');
+      if (outcome !== 'COMPLETED' && outcome !== 'FAILED') throw new UsageError(`--outcome must be COMPLETED or FAILED, got ${JSON.stringify(outcome)}`);
+      const txHash = values['tx-hash'];
+      call = (admin) => admin.resolveWithdrawal(encodeURIComponent(id!), { outcome, ...(txHash ? { txHash } : {}) });
+      break;
+    }
+    case 'deposits unattributed':
+      expectArgs(args, 0, 'deposits unattributed [--cursor C]');
+      call = (admin) => admin.unattributedDeposits({ cursor: values.cursor });
+      break;
+    case 'anomalies':
+      expectArgs(args, 0, 'anomalies');
+      call = (admin) => admin.settlementAnomalies();
+      break;
     case 'settings get':
       expectArgs(args, 0, 'settings get');
       call = (admin) => admin.settings();
@@ -336,7 +391,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
       fail('TIMEOUT', `no answer from ${url}`);
     } else {
-      fail('UNREACHABLE', `cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+      fail('UNREACHABLE', `cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}; is the service running? Point the CLI at it with --url or RFQ_URL`);
     }
     return EXIT_FAILED;
   }

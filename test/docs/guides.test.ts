@@ -24,7 +24,7 @@ import { RfqClient } from '../../src/client/rfq-client.ts';
 import { loadConfig } from '../../src/runtime/config.ts';
 import { startV0Stack } from '../helpers/v0.ts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { isRunnable, outputPattern, parseBlocks, ShellSession, type Block } from './runnable-blocks.ts';
+import { isRunnable, keyPaths, outputPattern, parseBlocks, ShellSession, type Block } from './runnable-blocks.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const guide = (name: string) => readFile(path.join(ROOT, 'docs', name), 'utf8');
@@ -147,12 +147,6 @@ async function startXchangeMaker(h: Harness, chain: TestChain): Promise<{ stop()
   return { stop: () => { stopped = true; }, accepted };
 }
 
-/** Every key path of a JSON value (`a.b.c`), sorted: its shape without the values. */
-function keyPaths(value: unknown, prefix = ''): string[] {
-  if (value === null || typeof value !== 'object') return [prefix];
-  return Object.entries(value).flatMap(([key, inner]) => keyPaths(inner, prefix ? `${prefix}.${key}` : key)).sort();
-}
-
 describe('guides', () => {
   const backend = backends().at(-1)!;
   let chain: TestChain;
@@ -190,7 +184,7 @@ describe('guides', () => {
       });
       assert.ok(ran >= 8, `ran ${ran} blocks`);
       // docs/maker-integration.md's quote body names exactly the fields of a bundle the server took.
-      const example = parseBlocks(await guide('maker-integration.md')).filter((b) => b.lang === 'json');
+      const example = parseBlocks(await guide('maker-integration.md')).filter((b) => b.lang === 'json' && b.attrs.xchange);
       assert.equal(example.length, 1);
       assert.ok(maker.accepted.length > 0);
       assert.deepEqual(keyPaths(JSON.parse(example[0]!.body)), keyPaths(maker.accepted[0]));

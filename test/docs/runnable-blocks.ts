@@ -52,6 +52,12 @@ export function parseBlocks(markdown: string): Block[] {
   return blocks;
 }
 
+/** Every key path of a JSON value (`a.b.c`), sorted: its shape without the values. */
+export function keyPaths(value: unknown, prefix = ''): string[] {
+  if (value === null || typeof value !== 'object') return [prefix];
+  return Object.entries(value).flatMap(([key, inner]) => keyPaths(inner, prefix ? `${prefix}.${key}` : key)).sort();
+}
+
 export const isRunnable = (block: Block) => block.lang === 'sh' && !block.attrs.skip;
 
 /** The regular expression a `text output` block stands for. */
