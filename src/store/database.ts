@@ -9,6 +9,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PGlitePool } from './pglite-pool.ts';
+import { reservingPool } from './work-lane.ts';
 import type { DB } from './schema.ts';
 
 const NUMERIC_OID = 1700;
@@ -47,7 +48,8 @@ async function openPostgres(url: string, poolSize: number): Promise<Store> {
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries in flight see their own error.
   });
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // Background work keeps its own share of the connections under request load (work-lane.ts).
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: reservingPool(pool, poolSize) }) });
   let listener: pg.Client | null = null;
   const handlers = new Map<string, Set<(payload: string) => void>>();
   const ensureListener = async (): Promise<pg.Client> => {

@@ -20,6 +20,7 @@
 import type { Logger } from 'pino';
 import { sql } from 'kysely';
 import type { Db } from '../store/transaction.ts';
+import { inBackgroundLane } from '../store/work-lane.ts';
 import type { SessionHub } from './hub.ts';
 
 const ACCOUNT_FILTER_MAX = 500;
@@ -99,7 +100,8 @@ export class OutboxDispatcher {
   private run(): void {
     this.timer = null;
     let full = false;
-    this.running = this.poll()
+    // Woken from request handling too: the read still runs in the background lane (work-lane.ts).
+    this.running = inBackgroundLane(() => this.poll())
       .then((n) => {
         full = n >= this.batchSize;
       })
