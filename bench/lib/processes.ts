@@ -29,7 +29,16 @@ export interface SpawnOptions {
 }
 
 export async function spawnServer(options: SpawnOptions): Promise<Child> {
-  const child = spawn(process.execPath, options.args, { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: stop() signals the group, so what the server started (the embedded
+  // anvil and venue simulator) goes with it and the bench leaves no process behind.
+  const child = spawn(process.execPath, options.args, { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // the group is gone
+    }
+  };
   const stderrTail: string[] = [];
   let stderrLines = 0;
   let stdout = '';
@@ -68,11 +77,15 @@ export async function spawnServer(options: SpawnOptions): Promise<Child> {
       return stderrLines;
     },
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
+      if (child.exitCode !== null) {
+        signalGroup('SIGKILL'); // anything it left
+        return child.exitCode;
+      }
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const timer = setTimeout(() => signalGroup('SIGKILL'), 20_000);
       const code = await exited;
       clearTimeout(timer);
+      signalGroup('SIGKILL'); // anything the server did not stop itself
       return code;
     },
   };

@@ -49,6 +49,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   args.push('src/runtime/main.ts');
   const child = await spawnServer({ name: 'rfq-service', args, env, cwd: repoRoot, ready: /listening on (http:\/\/\S+)/ });
   const adminToken = (await readFile(path.join(options.dataDir, 'admin-token'), 'utf8')).trim();
+  // "listening" comes before the embedded set-up is done: load only once /readyz says ready.
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const ready = await fetch(`${child.url}/readyz`).then((r) => r.status === 200, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) {
+      await child.stop();
+      throw new Error(`rfq-service did not become ready within 180 s; stderr: ${child.stderrTail.join('\n')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
   return Object.assign(child, { adminToken });
 }
 

@@ -1,7 +1,8 @@
 // Starts the venue simulator as a child process (as `src/chain/devnet.ts` starts anvil): it
 // binds its own port (0: any free one) and prints its URL; we wait for that and for `/info` to
 // answer. Stop: SIGTERM, SIGKILL after a grace period; killed when this process exits.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnTiedToParent } from '../../src/chain/tied-child.ts';
 import { fileURLToPath } from 'node:url';
 import { READY_PREFIX } from './ready.ts';
 
@@ -48,7 +49,8 @@ export async function startVenueSimProcess(options: VenueSimProcessOptions): Pro
   if (options.seed !== undefined) args.push('--seed', String(options.seed));
   if (options.network) args.push('--network', options.network);
   // process.execPath is the Node that runs us (24, with type stripping), whatever `node` is on PATH.
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Tied to us: a SIGKILL of this process does not orphan the simulator (tied-child.ts).
+  const child = spawnTiedToParent(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const killOnExit = () => child.kill('SIGKILL');

@@ -26,6 +26,11 @@ export interface ChainSettings {
   publicRpcUrl: string | null;
   /** The operator's cap on a custody transaction's max fee per gas (wei); unset: the broadcaster's default. */
   custodyMaxFeePerGasWei?: bigint;
+  /**
+   * Embedded devnet only: the highest block saved on disk (devnet-state.ts). No later block is
+   * final, so the store never books what a restart of the chain would not have.
+   */
+  durableBlock?: (() => number) | null;
 }
 
 export interface ChainContext {
@@ -34,6 +39,12 @@ export interface ChainContext {
   custodyAddress: Address;
   /** Clients signing as custody. */
   custody: SigningChainClients;
+}
+
+/** The highest block that counts as final given the chain's head: `confirmations` deep and, on the embedded devnet, saved on disk. */
+export function finalBlock(settings: Pick<ChainSettings, 'confirmations' | 'durableBlock'>, head: number): number {
+  const deep = head - (settings.confirmations - 1);
+  return settings.durableBlock ? Math.min(deep, settings.durableBlock()) : deep;
 }
 
 export async function connectChainContext(settings: ChainSettings): Promise<ChainContext> {

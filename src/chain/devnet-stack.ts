@@ -59,6 +59,7 @@ export async function startDevnetStack(options: DevnetStackOptions): Promise<Dev
         startBlock: 0,
         faucetKey: options.deployerKey,
         publicRpcUrl: devnet.rpcUrl,
+        durableBlock: devnet.durableBlock,
       },
       stop: () => devnet.stop(),
     };

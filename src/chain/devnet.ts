@@ -1,16 +1,21 @@
 // The embedded devnet: an anvil child process on loopback (DESIGN.md §5, "Chain").
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { DevnetStateKeeper } from './devnet-state.ts';
+import { spawnTiedToParent } from './tied-child.ts';
 
 export const DEVNET_CHAIN_ID = 31337;
 
 export type DevnetOptions = {
   /** Fixed port; by default a free loopback port is picked. */
   port?: number;
-  /** anvil `--state` file: loaded at start if present, dumped periodically and on stop, so a restart resumes. */
+  /**
+   * State file: loaded at start if present, saved by the node about every second and on stop
+   * (devnet-state.ts), so a restart resumes; `durableBlock` says which block is on disk.
+   */
   stateFile?: string;
   /** Interval mining period; anvil also mines each transaction immediately (`--mixed-mining`). */
   blockTimeSecs?: number;
@@ -23,7 +28,9 @@ export type Devnet = {
   chainId: typeof DEVNET_CHAIN_ID;
   port: number;
   pid: number;
-  /** Stops anvil (SIGTERM, so it dumps its state file; SIGKILL after a grace period). Idempotent. */
+  /** With a state file: the highest block saved on disk (a restart resumes at least there); else null. */
+  durableBlock: (() => number) | null;
+  /** Saves the state a last time (with a state file), then stops anvil (SIGTERM; SIGKILL after a grace period). Idempotent. */
   stop(): Promise<void>;
 };
 
@@ -83,16 +90,16 @@ async function launch(port: number, opts: DevnetOptions): Promise<Devnet> {
   ];
   if (opts.stateFile) {
     mkdirSync(dirname(opts.stateFile), { recursive: true });
-    args.push('--state', opts.stateFile, '--state-interval', '2');
+    // Load only: anvil's own periodic dump would save blocks at moments nobody knows (devnet-state.ts).
+    if (existsSync(opts.stateFile)) args.push('--load-state', opts.stateFile);
   }
 
-  const child = spawn(anvilBinaryPath(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Tied to us: if this process dies without stopping it (SIGKILL), anvil is signalled too.
+  const child = spawnTiedToParent(anvilBinaryPath(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   // Last resort if the owner never calls stop(): 'exit' handlers run on process.exit() and on
-  // a normal end of the event loop. SIGTERM (not SIGKILL) so anvil still dumps its state file.
-  // A parent killed by a signal it does not handle still orphans anvil, so the runtime must
-  // call stop() from its own signal handlers.
+  // a normal end of the event loop (a parent killed by a signal is covered by the tie above).
   const killOnExit = () => child.kill('SIGTERM');
   process.on('exit', killOnExit);
   // 'error' covers a binary that cannot be spawned at all (no 'exit' follows then).
@@ -118,17 +125,27 @@ async function launch(port: number, opts: DevnetOptions): Promise<Devnet> {
     throw new Error(`anvil exited while another process answered on ${rpcUrl}: ${stderr.trim()}`);
   }
 
+  const keeper = opts.stateFile ? new DevnetStateKeeper({ rpcUrl, stateFile: opts.stateFile }) : null;
+  try {
+    await keeper?.start();
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exitedPromise;
+    throw new Error(`anvil state could not be saved to ${opts.stateFile}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       if (exited(child)) return;
+      await keeper?.stop().catch((error: unknown) => process.stderr.write(`devnet state not saved on stop: ${error instanceof Error ? error.message : String(error)}\n`));
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exitedPromise;
       clearTimeout(timer);
     })());
 
-  return { rpcUrl, chainId: DEVNET_CHAIN_ID, port, pid: child.pid!, stop };
+  return { rpcUrl, chainId: DEVNET_CHAIN_ID, port, pid: child.pid!, durableBlock: keeper ? () => keeper.durableBlock : null, stop };
 }
 
 // Starts are serialised within the process: the next free-port probe then runs only once the

@@ -96,7 +96,9 @@ async function prepareMaker(options: DemoOptions, deployer: SigningChainClients,
     const allowance = await maker.publicClient.readContract({ address: token.address, abi: testTokenAbi, functionName: 'allowance', args: [address, wrapper] });
     if (allowance < maxUint256 / 2n) await mined(maker, await maker.walletClient.writeContract({ address: token.address, abi: testTokenAbi, functionName: 'approve', args: [wrapper, maxUint256] }), 'approve wrapper');
   }
-  await putMaker(context.service, address, { active: true, pairs: PAIRS, settlementModes: ['permit2'], spender: wrapper }, context.spenderCheck);
+  // The demo makers are the stack's own: a start lifts a suspension, such as one left by trades a
+  // crash of the stack cut short (their settlements expired while it was down), or none would quote.
+  await putMaker(context.service, address, { active: true, pairs: PAIRS, settlementModes: ['permit2'], spender: wrapper, suspended: false }, context.spenderCheck);
   return { key, address };
 }
 

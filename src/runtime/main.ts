@@ -117,47 +117,11 @@ async function main(): Promise<void> {
     await seedEmbeddedPerpInstruments(node.context.service);
     step('seeded perps ETH-USDC-PERP, BTC-USDC-PERP on the venue simulator');
   }
-  step(`listening on ${node.url}`);
+  // From here the node serves: it must not exit on a demo set-up failure (issue 13, part 4). It
+  // reports, retries, and `/readyz` says not ready until the set-up is done; "ready" only then.
+  let setUp: string | null = devnet ? 'the embedded demo set-up is in progress' : null;
+  (node.context.notReadyReasons ??= []).push(() => setUp);
   let demo: DemoStack | null = null;
-  if (devnet) {
-    try {
-      demo = await startDemoStack({
-        dataDir: config.dataDir,
-        devnet,
-        context: node.context,
-        url: node.url,
-        siweDomain: config.siweDomain,
-        chainId: config.chainId,
-        logger,
-        step,
-        startMakers: config.demoMakers,
-      });
-      if (embeddedVenue) step(`demo taker at the venue: ${await fundDemoTakerAtVenue(embeddedVenue, config.dataDir)}`);
-      if (embeddedVenue && v0?.venue) step(`demo taker on /v0: ${await fundDemoTakerOnV0(embeddedVenue, config.dataDir, v0.venue.omnibusKey, node)}`);
-    } catch (error) {
-      process.stderr.write(`rfq-service: the demo makers and taker could not be set up: ${error instanceof Error ? error.message : String(error)}\n`);
-      await demo?.stop();
-      await node.close();
-      await devnet.stop();
-      await embeddedVenue?.stop();
-      process.exit(1);
-    }
-  }
-  const readySecs = ((performance.now() - startedAt) / 1000).toFixed(1);
-  process.stdout.write(`\nrfq-service ready (${config.mode}) in ${readySecs} s\n  REST      ${node.url}/v1\n  WebSocket ${node.url.replace('http', 'ws')}/v1/rfq/ws\n  OpenAPI   ${node.url}/openapi.json\n  admin     ${node.url}/admin/v1  (token: ${config.mode === 'embedded' ? adminToken : '<RFQ_ADMIN_TOKEN>'})\n`);
-  if (devnet) process.stdout.write(`  devnet    ${devnet.settings.rpcUrl}  (chain id ${devnet.devnet.chainId})\n`);
-  if (embeddedVenue) process.stdout.write(`  venue     ${embeddedVenue.url}  (simulator, ${embeddedVenue.network})\n  builder   ${embeddedVenue.builderAddress}\n`);
-  if (demo) {
-    const { taker } = demo;
-    process.stdout.write(
-      `  demo makers ${demo.makers.length} (RFQ_DEMO_MAKERS=0 to start none)\n` +
-        `  demo taker  ${taker.address}\n    accessKey ${taker.accessKey}\n    secret    ${taker.secret}\n` +
-        `    login:    npm run rfq -- --url ${node.url} login --access-key ${taker.accessKey} --secret ${taker.secret}\n` +
-        (embeddedVenue && v0?.venue ? `    /v0:      RFQ_URL=${node.url} RFQ_V0_KEY=$(cat ${path.join(config.dataDir, 'demo-taker-key')}) npm run v0 -- getBalances\n` : '') +
-        '    then:     npm run rfq -- buy 0.5 ETH-USDC --window 5s\n',
-    );
-  }
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -174,9 +138,54 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  step(`listening on ${node.url}${devnet ? ' (not ready until the demo set-up is done)' : ''}`);
+  if (devnet) {
+    const stack = devnet;
+    const retrying = (what: string) => (attempt: number, error: unknown, delayMs: number) => {
+      setUp = `${what} failed (attempt ${attempt}), retrying in ${delayMs / 1000} s: ${error instanceof Error ? error.message : String(error)}`;
+      process.stderr.write(`rfq-service: ${setUp}\n`);
+    };
+    demo = await untilDone(() => stopping, retrying('the demo makers and taker set-up'), () =>
+      startDemoStack({ dataDir: config.dataDir, devnet: stack, context: node.context, url: node.url, siweDomain: config.siweDomain, chainId: config.chainId, logger, step, startMakers: config.demoMakers }),
+    );
+    const venue = embeddedVenue;
+    if (venue) step(`demo taker at the venue: ${await untilDone(() => stopping, retrying('funding the demo taker at the venue'), () => fundDemoTakerAtVenue(venue, config.dataDir))}`);
+    const v0Venue = v0?.venue;
+    if (venue && v0Venue) step(`demo taker on /v0: ${await untilDone(() => stopping, retrying('funding the demo taker on /v0'), () => fundDemoTakerOnV0(venue, config.dataDir, v0Venue.omnibusKey, node))}`);
+    setUp = null;
+  }
+  const readySecs = ((performance.now() - startedAt) / 1000).toFixed(1);
+  process.stdout.write(`\nrfq-service ready (${config.mode}) in ${readySecs} s\n  REST      ${node.url}/v1\n  WebSocket ${node.url.replace('http', 'ws')}/v1/rfq/ws\n  OpenAPI   ${node.url}/openapi.json\n  admin     ${node.url}/admin/v1  (token: ${config.mode === 'embedded' ? adminToken : '<RFQ_ADMIN_TOKEN>'})\n`);
+  if (devnet) process.stdout.write(`  devnet    ${devnet.settings.rpcUrl}  (chain id ${devnet.devnet.chainId})\n`);
+  if (embeddedVenue) process.stdout.write(`  venue     ${embeddedVenue.url}  (simulator, ${embeddedVenue.network})\n  builder   ${embeddedVenue.builderAddress}\n`);
+  if (demo) {
+    const { taker } = demo;
+    process.stdout.write(
+      `  demo makers ${demo.makers.length} (RFQ_DEMO_MAKERS=0 to start none)\n` +
+        `  demo taker  ${taker.address}\n    accessKey ${taker.accessKey}\n    secret    ${taker.secret}\n` +
+        `    login:    npm run rfq -- --url ${node.url} login --access-key ${taker.accessKey} --secret ${taker.secret}\n` +
+        (embeddedVenue && v0?.venue ? `    /v0:      RFQ_URL=${node.url} RFQ_V0_KEY=$(cat ${path.join(config.dataDir, 'demo-taker-key')}) npm run v0 -- getBalances\n` : '') +
+        '    then:     npm run rfq -- buy 0.5 ETH-USDC --window 5s\n',
+    );
+  }
 }
 
 await main();
+
+/** Runs `work` until it succeeds (backing off 1 s, 2 s ... 30 s; each failure reported), never settling once `stopped()`. */
+async function untilDone<T>(stopped: () => boolean, failed: (attempt: number, error: unknown, delayMs: number) => void, work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      const delayMs = Math.min(30_000, 1000 * 2 ** (attempt - 1));
+      failed(attempt, error, delayMs);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      // Stopping: the signal handler drains and exits; nothing after the set-up may run.
+      if (stopped()) return new Promise<never>(() => undefined);
+    }
+  }
+}
 
 /**
  * The demo taker's `/v0` balance: a spotSend to the omnibus (once per data directory), then

@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { openStore, type Store, type StoreLocation } from '../store/database.ts';
 import { migrateToLatest } from '../store/migrate.ts';
+import { inBackgroundLane } from '../store/work-lane.ts';
 import { ReferenceData } from '../store/reference-data.ts';
 import { SettingsCache } from '../store/settings.ts';
 import { systemIds } from '../services/ids.ts';
@@ -131,7 +132,8 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   const chainWiring: ChainWiring | null = context.chain ? wireChain(context, context.chain, logger) : null;
   const app = await buildApp(context, logger, { ...defaultHttpLimits, ...options.http });
   const perp = venueClient && options.venue ? wirePerpExecutor(service, venueClient, options.venue, options.perpExecution) : null;
-  const workers: Workers = await startWorkers(context, workerNames, logger, chainWiring, perp);
+  // Background work runs in its own database lane: request load cannot take all its connections (work-lane.ts).
+  const workers: Workers = await inBackgroundLane(() => startWorkers(context, workerNames, logger, chainWiring, perp));
   v0Worker?.start();
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   let closed = false;

@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import { Gauge } from 'prom-client';
 import type { NodeContext } from './node-context.ts';
+import { inBackgroundLane } from '../store/work-lane.ts';
 import { closeAuctions, dueAuctions } from '../services/rfq/close-auction.ts';
 import { expireSettlement, overdueSettlements } from '../services/rfq/expire-settlement.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
@@ -63,7 +64,8 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
       },
       logger,
     });
-    deps.hooks.auctionScheduled = (id, at) => auctions.schedule(id, at);
+    // Called from request handling: the close timer must still run in the background lane.
+    deps.hooks.auctionScheduled = (id, at) => inBackgroundLane(() => auctions.schedule(id, at));
     auctions.start();
     workers.push(auctions);
   }
@@ -80,7 +82,7 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
       logger,
     });
     // Deadlines are whole seconds and inclusive: the RFQ fails once the clock is past the second.
-    deps.hooks.quoteSelected = (id, deadlineSecs) => expiry.schedule(id, (deadlineSecs + 1) * 1000 + 5);
+    deps.hooks.quoteSelected = (id, deadlineSecs) => inBackgroundLane(() => expiry.schedule(id, (deadlineSecs + 1) * 1000 + 5));
     expiry.start();
     workers.push(expiry);
   }

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PGlitePool } from './pglite-pool.ts';
 import { PgListener } from './pg-listener.ts';
+import { reservingPool } from './work-lane.ts';
 import type { DB } from './schema.ts';
 
 const NUMERIC_OID = 1700;
@@ -48,7 +49,8 @@ async function openPostgres(url: string, poolSize: number): Promise<Store> {
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries in flight see their own error.
   });
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // Background work keeps its own share of the connections under request load (work-lane.ts).
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: reservingPool(pool, poolSize) }) });
   const listener = new PgListener(url);
   return {
     db,

@@ -6,6 +6,7 @@
  * mutex), so a transaction's statements never interleave with another caller's.
  */
 import type { PGlite } from '@electric-sql/pglite';
+import { isBackgroundLane } from './work-lane.ts';
 
 interface PoolClientLike {
   query(sql: string, parameters: readonly unknown[]): Promise<{ command: string; rowCount: number; rows: unknown[] }>;
@@ -18,13 +19,15 @@ export class PGlitePool {
   readonly #pg: PGlite;
   #busy = false;
   readonly #waiters: Array<() => void> = [];
+  readonly #backgroundWaiters: Array<() => void> = [];
 
   constructor(pg: PGlite) {
     this.#pg = pg;
   }
 
   async connect(): Promise<PoolClientLike> {
-    if (this.#busy) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    // The background lane waits in front of requests (work-lane.ts).
+    if (this.#busy) await new Promise<void>((resolve) => (isBackgroundLane() ? this.#backgroundWaiters : this.#waiters).push(resolve));
     this.#busy = true;
     let released = false;
     return {
@@ -42,7 +45,7 @@ export class PGlitePool {
       release: () => {
         if (released) return;
         released = true;
-        const next = this.#waiters.shift();
+        const next = this.#backgroundWaiters.shift() ?? this.#waiters.shift();
         if (next) next();
         else this.#busy = false;
       },

@@ -6,13 +6,21 @@
  * node's NOTIFY) and otherwise polls at `pollIntervalMs` as the fallback.
  *
  * Ids come from a sequence, which is allocated at insert, not at commit: a row with a lower id
- * can become visible after a higher one. The cursor therefore does not jump over a hole at once;
- * it waits up to GAP_GRACE_MS for the hole to fill (a slow committer) before treating it as a
- * rolled-back id and moving on. Without this a concurrent commit could be skipped for good.
+ * can become visible after a higher one. The cursor therefore does not jump over a hole at once.
+ * A hole is either an id a transaction still in flight holds (it may yet commit: wait) or one no
+ * transaction can commit any more (rolled back, or lost in a crash: PGlite's recovery skips up to
+ * a sequence's cached ids; pass it at once). They are told apart by who writes the outbox: an
+ * INSERT takes its RowExclusiveLock on `outbox` before it draws an id, so the holder of a missing
+ * id (drawn before the later row's id, hence before that row committed and we read it) is among
+ * the transactions holding that lock when the hole is first seen. Once none of THOSE (by virtual
+ * transaction id) is left, the hole is dead, however busy the outbox is with newer writers. With
+ * none at first sight (always so on PGlite, one connection) it is dead at once. `gapGraceMs`
+ * stays as the bound on the wait.
  */
 import type { Logger } from 'pino';
 import { sql } from 'kysely';
 import type { Db } from '../store/transaction.ts';
+import { inBackgroundLane } from '../store/work-lane.ts';
 import type { SessionHub } from './hub.ts';
 
 const ACCOUNT_FILTER_MAX = 500;
@@ -36,6 +44,8 @@ export class OutboxDispatcher {
   private readonly gapGraceMs: number;
   private cursor = 0;
   private gapSince: number | null = null;
+  /** The outbox writers in flight when the current hole was first seen: only they can fill it. */
+  private gapHolders: Set<string> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   /** A wake-up arrived while a read was running: read again as soon as it ends. */
@@ -90,7 +100,8 @@ export class OutboxDispatcher {
   private run(): void {
     this.timer = null;
     let full = false;
-    this.running = this.poll()
+    // Woken from request handling too: the read still runs in the background lane (work-lane.ts).
+    this.running = inBackgroundLane(() => this.poll())
       .then((n) => {
         full = n >= this.batchSize;
       })
@@ -127,12 +138,9 @@ export class OutboxDispatcher {
     let delivered = 0;
     for (const row of rows) {
       const id = Number(row.id);
-      if (id !== this.cursor + 1) {
-        const now = Date.now();
-        if (this.gapSince === null) this.gapSince = now;
-        if (now - this.gapSince < this.gapGraceMs) break; // wait for the hole to fill
-      }
+      if (id !== this.cursor + 1 && !(await this.holeIsDead())) break; // wait for the hole to fill
       this.gapSince = null;
+      this.gapHolders = null;
       this.cursor = id;
       delivered++;
       if (row.frame === null) continue;
@@ -145,5 +153,25 @@ export class OutboxDispatcher {
       this.hub.deliver(row.account_id, row.topic, row.seq === null ? frame : { ...frame, seq: Number(row.seq) });
     }
     return delivered;
+  }
+
+  /** A hole before the next row: dead once no outbox writer in flight at its first sight is left, or past the grace. */
+  private async holeIsDead(): Promise<boolean> {
+    const writers = await this.outboxWriters();
+    if (this.gapHolders === null) {
+      this.gapSince = Date.now();
+      this.gapHolders = writers;
+    }
+    for (const holder of this.gapHolders) if (writers.has(holder)) return Date.now() - this.gapSince! >= this.gapGraceMs;
+    return true;
+  }
+
+  /** Virtual transaction ids of the other sessions now holding the write lock on `outbox` in this database. */
+  private async outboxWriters(): Promise<Set<string>> {
+    const { rows } = await sql<{ vxid: string }>`
+      select virtualtransaction as vxid from pg_locks
+      where locktype = 'relation' and relation = 'outbox'::regclass and mode = 'RowExclusiveLock' and granted
+        and database = (select oid from pg_database where datname = current_database()) and pid <> pg_backend_pid()`.execute(this.db);
+    return new Set(rows.map((r) => r.vxid));
   }
 }

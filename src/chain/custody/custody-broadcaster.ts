@@ -29,7 +29,7 @@ import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { applyCustodyOutcome, statusAfter, type EndingOutcome } from '../../services/funds/custody-outcomes.ts';
 import type { CustodyTransferRow } from '../../services/funds/custody-transfers.ts';
-import type { ChainContext } from '../chain-context.ts';
+import { finalBlock, type ChainContext } from '../chain-context.ts';
 import { PollLoop } from '../poll-loop.ts';
 import { custodyRpc } from './custody-chain-reader.ts';
 
@@ -301,7 +301,8 @@ export class CustodyBroadcaster {
           const receipt = await this.#rpc<{ status: Hex; blockNumber: Hex } | null>('eth_getTransactionReceipt', [attempt.tx_hash]);
           if (!receipt) continue;
           const blockNumber = Number(receipt.blockNumber);
-          if (head - blockNumber + 1 < chain.settings.confirmations) {
+          // Not deep enough yet, or (embedded devnet) not yet saved on disk: a restart could lose it.
+          if (blockNumber > finalBlock(chain.settings, head)) {
             waiting = true;
             break;
           }

@@ -5,7 +5,9 @@
  * second node can neither skip nor repeat a block: the cursor row is locked for the step and a
  * node that finds it moved abandons its step.
  *
- * Only blocks with `confirmations` blocks on top (itself included) are read. The hash of the
+ * Only final blocks are read: `confirmations` blocks on top (itself included) and, on the embedded
+ * devnet, saved on disk (chain-context.ts `finalBlock`). At start the store's last booked block is
+ * checked against the chain; a mismatch halts with one line saying what is wrong. The hash of the
  * last processed block is kept; if the chain no longer has it, a reorganisation went deeper than
  * the confirmation depth, which this follower cannot undo: it stops advancing and says so
  * loudly (the operator raises the depth and resolves by hand).
@@ -15,7 +17,7 @@ import { numberToHex, type Address, type Hex } from 'viem';
 import { inTransaction } from '../../store/outbox.ts';
 import { advanceCursor, initCursor, lockCursor, readCursor, type ChainCursor } from '../../store/chain-cursor.ts';
 import type { Db, Tx } from '../../store/transaction.ts';
-import type { ChainContext } from '../chain-context.ts';
+import { finalBlock, type ChainContext } from '../chain-context.ts';
 
 export interface ObservedLog {
   address: Address;
@@ -77,6 +79,8 @@ export class ChainWatcher {
   private stopped = false;
   /** Set when a reorg deeper than the confirmation depth was found; the follower stays put. */
   halted: string | null = null;
+  /** The store's last booked block was checked against the chain (once per start). */
+  private startChecked = false;
   /** Consecutive failed steps at `failedAt` (the cursor block): feeds the handlers' quarantine. */
   private failedAttempts = 0;
   private failedAt = -1;
@@ -145,18 +149,19 @@ export class ChainWatcher {
     if (this.halted) return false;
     const cursor = await this.initialCursor();
     const head = Number(await this.rpc<Hex>('eth_blockNumber', []));
-    const finalBlock = head - (this.options.chain.settings.confirmations - 1);
-    if (finalBlock <= cursor.blockNumber) return false;
+    if (!this.startChecked) {
+      const mismatch = await this.storeAgainstChain(cursor, head);
+      if (mismatch) return this.halt(mismatch, cursor);
+      this.startChecked = true;
+    }
+    const final = finalBlock(this.options.chain.settings, head);
+    if (final <= cursor.blockNumber) return false;
     if (cursor.blockHash !== '') {
       const seen = await this.block(cursor.blockNumber);
-      if (seen.hash !== cursor.blockHash) {
-        this.halted = `block ${cursor.blockNumber} is now ${seen.hash}, was ${cursor.blockHash}: reorganisation deeper than ${this.options.chain.settings.confirmations} confirmations`;
-        this.options.logger.error({ cursor }, `chain follower halted: ${this.halted}`);
-        return false;
-      }
+      if (seen.hash !== cursor.blockHash) return this.halt(`block ${cursor.blockNumber} is now ${seen.hash}, was ${cursor.blockHash}: reorganisation deeper than ${this.options.chain.settings.confirmations} confirmations`, cursor);
     }
     const fromBlock = cursor.blockNumber + 1;
-    const toBlock = Math.min(finalBlock, cursor.blockNumber + this.options.maxBlocksPerStep);
+    const toBlock = Math.min(final, cursor.blockNumber + this.options.maxBlocksPerStep);
     const logs = await this.logsBetween(fromBlock, toBlock);
     const last = await this.block(toBlock);
     if (this.failedAt !== cursor.blockNumber) this.failedAttempts = 0;
@@ -179,6 +184,26 @@ export class ChainWatcher {
     this.failedAttempts = 0;
     if (committed) this.options.onStep?.({ fromBlock, toBlock, toBlockTimestampSecs: last.timestampSecs });
     return true;
+  }
+
+  private halt(reason: string, cursor: ChainCursor): false {
+    this.halted = reason;
+    this.options.logger.error({ cursor }, `chain follower halted: ${reason}`);
+    return false;
+  }
+
+  /**
+   * Start-up check: the block the store booked last must still be on the chain with the same
+   * hash. If not, the store is ahead of the chain or on another history (the chain's data was
+   * reset or restored from an older copy): one line saying which, instead of waiting forever.
+   */
+  private async storeAgainstChain(cursor: ChainCursor, head: number): Promise<string | null> {
+    if (cursor.blockHash === '') return null;
+    const booked = `the store has booked the chain up to block ${cursor.blockNumber} (${cursor.blockHash})`;
+    if (head < cursor.blockNumber) return `${booked} but the chain's head is block ${head}: the chain lost blocks the store counts on (its data is older than the store's or was reset); restore the matching chain data or start both afresh`;
+    const seen = await this.block(cursor.blockNumber);
+    if (seen.hash !== cursor.blockHash) return `${booked} but the chain has ${seen.hash} at that height: store and chain hold different histories (chain data reset or from another copy); restore the matching chain data or start both afresh`;
+    return null;
   }
 
   private async logsBetween(fromBlock: number, toBlock: number): Promise<ObservedLog[]> {

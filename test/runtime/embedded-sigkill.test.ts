@@ -1,0 +1,210 @@
+/**
+ * Issue 13, part 3: a SIGKILL of the whole embedded stack (`kill -9 -<pgid>`: node, anvil, venue
+ * simulator) at a random moment under trades and on-chain deposits must not brick it. After each
+ * kill `npm start` runs again on the same data directory and must: be ready (the chain follower
+ * not halted), settle the next trade, credit exactly once every deposit the chain still has and
+ * none it lost, hold every SETTLED trade's transaction on the chain, and report no invariant
+ * violation (custody included). The last round kills the node alone: its children must not
+ * outlive it.
+ *
+ * Seeds: RFQ_SIGKILL_SEED (default 1) and RFQ_SIGKILL_ROUNDS (default 2) pick the kill moments;
+ * `scripts/sigkill-soak.ts` runs many seeds.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { erc20Abi, type Address, type Hex } from 'viem';
+import { RfqClient } from '../../src/client/rfq-client.ts';
+import { AdminClient } from '../../src/client/admin-client.ts';
+import type { Deposit, Page, Rfq } from '../../src/client/types.ts';
+import { connectSigner } from '../../src/chain/clients.ts';
+import { mintRawTestToken } from '../../src/chain/faucet.ts';
+import { freePort, processesUsing, startEmbedded, type Started } from '../helpers/embedded-node.ts';
+
+const SEED = Number(process.env.RFQ_SIGKILL_SEED ?? '1');
+const ROUNDS = Number(process.env.RFQ_SIGKILL_ROUNDS ?? '2');
+/** The kill lands this long after the load starts, drawn per round. */
+const KILL_AFTER_MS = [1500, 7000] as const;
+const DEPOSIT_RAW = 1_000_000n; // 1 USDC
+
+const children = new Set<ChildProcess>();
+let dataDir = '';
+
+after(async () => {
+  for (const child of children) if (child.pid) killGroup(child.pid);
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** mulberry32: the kill moments are a function of the seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function all<T>(read: (cursor?: string) => Promise<Page<T>>): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await read(cursor);
+    items.push(...page.items);
+    if (!page.hasMore || !page.nextCursor) return items;
+    cursor = page.nextCursor;
+  }
+}
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 45_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown = null;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (${String(last)})` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+interface Load {
+  rfqIds: string[];
+  depositTxs: Hex[];
+  stop(): Promise<void>;
+}
+
+/** Trades (auto-accepted RFQs) and on-chain deposits from the demo taker, until stopped or the stack dies. */
+async function startLoad(s: Started, usdc: Address, custody: Address): Promise<Load> {
+  const taker = new RfqClient(s.url, { accessKey: s.accessKey, secret: s.secret });
+  const takerKey = (await readFile(path.join(dataDir, 'demo-taker-key'), 'utf8')).trim() as Hex;
+  const deployerKey = (await readFile(path.join(dataDir, 'deployer-key'), 'utf8')).trim() as Hex;
+  const wallet = await connectSigner(s.devnetUrl, takerKey);
+  const minted = await mintRawTestToken({ rpcUrl: s.devnetUrl, ownerKey: deployerKey, token: usdc, to: wallet.account.address, raw: 1000n * DEPOSIT_RAW });
+  await wallet.publicClient.waitForTransactionReceipt({ hash: minted });
+  const load: Load = { rfqIds: [], depositTxs: [], stop: async () => undefined };
+  let running = true;
+  const trades = (async () => {
+    while (running) {
+      try {
+        const created = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '0.01', quoteLimit: '100000', autoAccept: true, windowMs: 1000 });
+        load.rfqIds.push(created.rfqId);
+      } catch {
+        // the stack is being killed
+      }
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+  })();
+  const deposits = (async () => {
+    let nonce = await wallet.publicClient.getTransactionCount({ address: wallet.account.address, blockTag: 'pending' });
+    while (running) {
+      try {
+        const hash = await wallet.walletClient.writeContract({ address: usdc, abi: erc20Abi, functionName: 'transfer', args: [custody, DEPOSIT_RAW], nonce, gas: 100_000n });
+        load.depositTxs.push(hash);
+        nonce++;
+      } catch {
+        // the stack is being killed
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  })();
+  load.stop = async () => {
+    running = false;
+    await Promise.all([trades, deposits]);
+  };
+  return load;
+}
+
+async function receiptStatus(rpcUrl: string, hash: string): Promise<string | null> {
+  const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionReceipt', params: [hash] }) });
+  const body = (await res.json()) as { result: { status: string } | null };
+  return body.result?.status ?? null;
+}
+
+/** Everything a restart must show: resumes, settles the next trade, deposits once, SETTLED on chain, invariants. */
+async function checkResumed(s: Started, sentDeposits: Hex[]): Promise<void> {
+  const ready = await fetch(`${s.url}/readyz`);
+  assert.equal(ready.status, 200, `ready after the restart: ${await ready.text()}\n${s.output()}`);
+  const taker = new RfqClient(s.url, { accessKey: s.accessKey, secret: s.secret });
+  const admin = new AdminClient(s.url, s.adminToken);
+  const next = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '0.01', quoteLimit: '100000', autoAccept: true, windowMs: 1000 });
+  const settled = await until('the next trade SETTLED', async () => {
+    const rfq = await taker.getRfq(next.rfqId);
+    assert.ok(rfq.status !== 'FAILED' && rfq.status !== 'CANCELLED', `next trade ended ${rfq.status}: ${JSON.stringify(rfq)}`);
+    return rfq.status === 'SETTLED' ? rfq : null;
+  });
+  assert.equal(await receiptStatus(s.devnetUrl, settled.txHash!), '0x1');
+
+  // Deposits: the ones the chain kept are credited once; the ones lost with unsaved blocks never.
+  const onChain = new Set<string>();
+  for (const hash of sentDeposits) if ((await receiptStatus(s.devnetUrl, hash)) === '0x1') onChain.add(hash.toLowerCase());
+  const deposits = await until('every deposit on the chain credited', async () => {
+    const list = await all<Deposit>((cursor) => taker.deposits({ limit: 100, ...(cursor ? { cursor } : {}) }));
+    const completed = list.filter((d) => d.status === 'COMPLETED').map((d) => d.txHash.toLowerCase());
+    return [...onChain].every((h) => completed.includes(h)) ? list : null;
+  });
+  const completed = deposits.filter((d) => d.status === 'COMPLETED').map((d) => d.txHash.toLowerCase());
+  assert.equal(new Set(completed).size, completed.length, 'no deposit credited twice');
+  for (const hash of sentDeposits) {
+    if (onChain.has(hash.toLowerCase())) continue;
+    assert.ok(!completed.includes(hash.toLowerCase()), `deposit ${hash} is not on the chain but was credited`);
+  }
+
+  const settledRfqs = await all<Rfq>((cursor) => taker.listRfqs({ status: 'SETTLED', limit: 100, ...(cursor ? { cursor } : {}) }));
+  for (const rfq of settledRfqs) assert.equal(await receiptStatus(s.devnetUrl, rfq.txHash!), '0x1', `SETTLED RFQ ${rfq.id} has its transaction ${rfq.txHash} on the chain`);
+  // Trades of the killed run may still be settling or expiring: invariants once nothing is in flight.
+  await until('no RFQ in flight', async () => (await taker.listRfqs({ status: 'QUOTED', limit: 1 })).items.length === 0 && (await taker.listRfqs({ status: 'PENDING', limit: 1 })).items.length === 0, 60_000);
+  assert.deepEqual(await admin.invariants(), { ok: true, violations: [] });
+  process.stdout.write(`# resumed: ${settledRfqs.length} SETTLED on chain, ${onChain.size}/${sentDeposits.length} deposits on chain and credited once\n`);
+}
+
+describe(`SIGKILL of the embedded stack (seed ${SEED}, ${ROUNDS} rounds)`, { timeout: 10 * 60_000 }, () => {
+  it('resumes after each kill: next trade settles, deposits credited once, SETTLED on chain, invariants ok; children never orphaned', async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-sigkill-'));
+    const random = prng(SEED);
+    const port = await freePort();
+    let current = await startEmbedded(dataDir, port, children, { detached: true });
+    process.stdout.write(`# first start to ready ${(current.readyMs / 1000).toFixed(1)} s\n`);
+    const network = await new RfqClient(current.url, { accessKey: current.accessKey, secret: current.secret }).network();
+    const usdc = network.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
+    const custody = network.custodyAddress as Address;
+    const sent: Hex[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const load = await startLoad(current, usdc, custody);
+      const killAfter = Math.round(KILL_AFTER_MS[0] + random() * (KILL_AFTER_MS[1] - KILL_AFTER_MS[0]));
+      await new Promise((resolve) => setTimeout(resolve, killAfter));
+      const exited = new Promise((resolve) => current.child.once('exit', resolve));
+      killGroup(current.child.pid!);
+      await exited;
+      await load.stop();
+      sent.push(...load.depositTxs);
+      process.stdout.write(`# round ${round}: killed the process group ${killAfter} ms into the load (${load.rfqIds.length} RFQs, ${load.depositTxs.length} deposits sent)\n`);
+      current = await startEmbedded(dataDir, port, children, { detached: true });
+      process.stdout.write(`# round ${round}: restart to ready ${(current.readyMs / 1000).toFixed(1)} s\n`);
+      await checkResumed(current, sent);
+    }
+
+    // The node alone killed: anvil and the venue simulator are tied to it and exit too.
+    const exited = new Promise((resolve) => current.child.once('exit', resolve));
+    process.kill(current.child.pid!, 'SIGKILL');
+    await exited;
+    const left = await until('children of the killed node gone', async () => ((await processesUsing(dataDir)).length === 0 ? true : null), 10_000).catch(async () => processesUsing(dataDir));
+    assert.equal(left, true, `still running after the node was SIGKILLed: ${JSON.stringify(left)}`);
+  });
+});
