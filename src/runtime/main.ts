@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { embeddedSecrets } from './embedded-secrets.ts';
+import { DataDirError, secureDataDir } from './data-dir.ts';
 import { startNode, type RunningNode, type NodeOptions } from './node.ts';
 import { embeddedVenueKeys } from './embedded-secrets.ts';
 import { seedEmbeddedPerpInstruments, seedEmbeddedReferenceData, startEmbeddedChain } from './embedded-stack.ts';
@@ -38,6 +39,16 @@ async function main(): Promise<void> {
   let secretKey = config.secretKey;
   if (config.mode === 'embedded') {
     step(`data directory ${config.dataDir}`);
+    try {
+      const tightened = await secureDataDir(config.dataDir);
+      if (tightened > 0) step(`data directory: ${tightened} entries were open to other users, now 0700 (directories) and 0600 (files)`);
+    } catch (error) {
+      if (error instanceof DataDirError) {
+        process.stderr.write(`rfq-service: refusing to start, ${error.message}\n`);
+        process.exit(2);
+      }
+      throw error;
+    }
     const generated = await embeddedSecrets(config.dataDir);
     adminToken ??= generated.adminToken;
     secretKey ??= generated.secretKey;
@@ -82,6 +93,7 @@ async function main(): Promise<void> {
     host: config.host,
     port: config.port,
     adminToken,
+    metricsToken: config.metricsToken,
     secretKey,
     siweDomain: config.siweDomain,
     chainId: config.chainId,
