@@ -3,7 +3,7 @@
 // see why a withdrawal is UNRESOLVED before resolving it, and cancel a stuck one.
 import { call } from './api.js';
 import { amount, badge, h, short, time } from './dom.js';
-import { filterSelect, pageFrame } from './page.js';
+import { filterSelect, listTable, pageFrame } from './page.js';
 import { act, confirmDialog } from './ui.js';
 
 const STATUSES = ['', 'QUEUED', 'SIGNED', 'SENT', 'CONFIRMED', 'REVERTED', 'CANCELLED', 'UNRESOLVED'];
@@ -34,38 +34,34 @@ export const custodyPage = {
     async function refresh() {
       const page = await call('GET', '/custody/transfers', { params: { status: status.value, purpose: purpose.value, limit: 100 } });
       frame.render(page, (p) =>
-        h(
-          'table',
-          { className: 'custody' },
-          h('caption', {}, `${p.items.length} transfer(s)${p.hasMore ? ' (newest 100)' : ''}`),
-          h('thead', {}, h('tr', {}, ['Created', 'Purpose', 'For', 'To', 'Amount', 'Status', 'Nonce', 'Attempts', 'Last error', 'Actions'].map((l) => h('th', { scope: 'col' }, l)))),
-          h(
-            'tbody',
-            {},
-            p.items.length === 0 ? h('tr', {}, h('td', { colspan: 10, className: 'muted' }, 'No custody transfers.')) : p.items.map((t) =>
+        listTable({
+          className: 'custody',
+          caption: `${p.items.length} transfer(s)${p.hasMore ? ' (newest 100)' : ''}`,
+          headers: ['Created', 'Purpose', 'For', 'To', 'Amount', 'Status', 'Nonce', 'Attempts', 'Last error', 'Actions'],
+          items: p.items,
+          empty: 'No custody transfers.',
+          row: (t) =>
+            h(
+              'tr',
+              { dataset: { transfer: t.transferId, owner: t.ownerId, status: t.status } },
+              h('td', {}, time(t.createdAt)),
+              h('td', {}, t.purpose),
+              h('td', {}, short(t.ownerId)),
+              h('td', {}, h('code', { className: 'address' }, t.toAddress)),
+              h('td', { className: 'num' }, amount(t.amount, t.token)),
+              h('td', {}, badge(t.status), t.escalatedAt ? h('span', { className: 'muted' }, ' escalated ', time(t.escalatedAt)) : null),
+              h('td', { className: 'num' }, t.nonce ?? '—'),
+              h('td', {}, attempts(t)),
+              h('td', {}, t.lastError ?? ''),
               h(
-                'tr',
-                { dataset: { transfer: t.transferId, owner: t.ownerId, status: t.status } },
-                h('td', {}, time(t.createdAt)),
-                h('td', {}, t.purpose),
-                h('td', {}, short(t.ownerId)),
-                h('td', {}, h('code', { className: 'address' }, t.toAddress)),
-                h('td', { className: 'num' }, amount(t.amount, t.token)),
-                h('td', {}, badge(t.status), t.escalatedAt ? h('span', { className: 'muted' }, ' escalated ', time(t.escalatedAt)) : null),
-                h('td', { className: 'num' }, t.nonce ?? '—'),
-                h('td', {}, attempts(t)),
-                h('td', {}, t.lastError ?? ''),
-                h(
-                  'td',
-                  { className: 'actions' },
-                  t.status === 'SIGNED' || t.status === 'SENT'
-                    ? h('button', { type: 'button', className: 'danger', dataset: { focus: `cancel-${t.transferId}` }, 'aria-label': `Cancel ${t.transferId}`, onclick: (e) => cancel(t, e.currentTarget) }, 'Cancel')
-                    : null,
-                ),
+                'td',
+                { className: 'actions' },
+                t.status === 'SIGNED' || t.status === 'SENT'
+                  ? h('button', { type: 'button', className: 'danger', dataset: { focus: `cancel-${t.transferId}` }, 'aria-label': `Cancel ${t.transferId}`, onclick: (e) => cancel(t, e.currentTarget) }, 'Cancel')
+                  : null,
               ),
             ),
-          ),
-        ),
+        }),
       );
     }
     return { refresh, failed: frame.failed };

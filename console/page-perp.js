@@ -2,7 +2,7 @@
 // play and its backups, the RFQ's outcome), with every venue call and decision for audit.
 import { call } from './api.js';
 import { badge, h, short, time } from './dom.js';
-import { filterSelect, pageFrame } from './page.js';
+import { filterSelect, listTable, pageFrame } from './page.js';
 
 const PHASES = ['', 'checking', 'makerSending', 'takerSending', 'resolving', 'cleanup', 'refused', 'ignored', 'done'];
 
@@ -25,32 +25,28 @@ export const perpPage = {
     async function refresh() {
       const page = await call('GET', '/perp/executions', { params: { phase: phase.value, limit: 50 } });
       frame.render(page, (p) =>
-        h(
-          'table',
-          { className: 'perp' },
-          h('caption', {}, `${p.items.length} execution(s)${p.hasMore ? ' (newest 50)' : ''}`),
-          h('thead', {}, h('tr', {}, ['Created', 'RFQ', 'Instrument', 'Taker', 'Phase', 'RFQ outcome', 'Accepted / in play', 'Backups', 'Taker order', 'Calls'].map((l) => h('th', { scope: 'col' }, l)))),
-          h(
-            'tbody',
-            {},
-            p.items.length === 0 ? h('tr', {}, h('td', { colspan: 10, className: 'muted' }, 'No perp executions.')) : p.items.map((e) =>
-              h(
-                'tr',
-                { dataset: { execution: e.executionId, rfq: e.rfqId, phase: e.phase } },
-                h('td', {}, time(e.createdAt)),
-                h('td', {}, short(e.rfqId)),
-                h('td', {}, e.instrumentId),
-                h('td', {}, h('code', { className: 'address' }, e.takerAddress)),
-                h('td', {}, badge(e.phase), e.open ? h('span', { className: 'muted' }, ' open') : null),
-                h('td', {}, badge(e.rfqStatus), e.rfqFailureCode ? h('span', { className: 'muted' }, ` ${e.rfqFailureCode}`) : null),
-                h('td', {}, short(e.quoteId), e.currentQuoteId !== e.quoteId ? [' → ', short(e.currentQuoteId)] : null),
-                h('td', {}, e.cascade.length === 0 ? h('span', { className: 'muted' }, 'none') : e.cascade.map((q) => short(q))),
-                h('td', {}, e.takerSentAt ? ['sent ', time(e.takerSentAt)] : h('span', { className: 'muted' }, 'not sent'), e.cloid ? [' ', short(e.cloid)] : null),
-                h('td', {}, calls(e)),
-              ),
+        listTable({
+          className: 'perp',
+          caption: `${p.items.length} execution(s)${p.hasMore ? ' (newest 50)' : ''}`,
+          headers: ['Created', 'RFQ', 'Instrument', 'Taker', 'Phase', 'RFQ outcome', 'Accepted / in play', 'Backups', 'Taker order', 'Calls'],
+          items: p.items,
+          empty: 'No perp executions.',
+          row: (e) =>
+            h(
+              'tr',
+              { dataset: { execution: e.executionId, rfq: e.rfqId, phase: e.phase } },
+              h('td', {}, time(e.createdAt)),
+              h('td', {}, short(e.rfqId)),
+              h('td', {}, e.instrumentId),
+              h('td', {}, h('code', { className: 'address' }, e.takerAddress)),
+              h('td', {}, badge(e.phase), e.open ? h('span', { className: 'muted' }, ' open') : null),
+              h('td', {}, badge(e.rfqStatus), e.rfqFailureCode ? h('span', { className: 'muted' }, ` ${e.rfqFailureCode}`) : null),
+              h('td', {}, short(e.quoteId), e.currentQuoteId !== e.quoteId ? [' → ', short(e.currentQuoteId)] : null),
+              h('td', {}, e.cascade.length === 0 ? h('span', { className: 'muted' }, 'none') : e.cascade.map((q) => short(q))),
+              h('td', {}, e.takerSentAt ? ['sent ', time(e.takerSentAt)] : h('span', { className: 'muted' }, 'not sent'), e.cloid ? [' ', short(e.cloid)] : null),
+              h('td', {}, calls(e)),
             ),
-          ),
-        ),
+        }),
       );
     }
     return { refresh, failed: frame.failed };

@@ -55,3 +55,14 @@ export function filterSelect(frame, { label, name, options, value, refresh }) {
   frame.top.append(h('form', { className: 'filters', 'aria-label': `Filter ${label.toLowerCase()}`, onsubmit: (e) => e.preventDefault() }, field(label, control)));
   return state;
 }
+
+/** A list page's table: caption, column headers, one `row(item)` per item, or a muted empty line. */
+export function listTable({ className, caption, headers, items, empty, row }) {
+  return h(
+    'table',
+    { className },
+    h('caption', {}, caption),
+    h('thead', {}, h('tr', {}, headers.map((l) => h('th', { scope: 'col' }, l)))),
+    h('tbody', {}, items.length === 0 ? h('tr', {}, h('td', { colspan: headers.length, className: 'muted' }, empty)) : items.map(row)),
+  );
+}
