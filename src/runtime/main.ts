@@ -119,6 +119,9 @@ async function main(): Promise<void> {
         }
       : {}),
   });
+  // PGlite unpacks its initial cluster with explicit chmods (0666) that the umask cannot stop:
+  // tighten once more now that the store is open (what it creates later follows the umask).
+  if (config.mode === 'embedded') await secureDataDir(config.dataDir);
   if (devnet) {
     await seedEmbeddedReferenceData(node.context.service, devnet);
     step('seeded tokens (USDC, ETH, BTC on the devnet) and instruments ETH-USDC-SPOT, BTC-USDC-SPOT');
