@@ -28,6 +28,7 @@ import * as quarantinedChainLogs from './migrations/0031-quarantined-chain-logs.
 import * as openRfqsByAccount from './migrations/0034-open-rfqs-by-account.ts';
 import * as challengeSources from './migrations/0035-challenge-sources.ts';
 import * as perpExecutionListing from './migrations/0052-perp-execution-listing.ts';
+import * as makerProtection from './migrations/0055-maker-protection.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0035-challenge-sources': challengeSources,
   '0037-admin-rfq-listing': adminRfqListing,
   '0052-perp-execution-listing': perpExecutionListing,
+  '0055-maker-protection': makerProtection,
 };
 
 class InCodeMigrations implements MigrationProvider {
