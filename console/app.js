@@ -13,8 +13,10 @@ import { invariantsPage } from './page-invariants.js';
 import { settingsPage } from './page-settings.js';
 import { referencePage } from './page-reference.js';
 import { balancesPage } from './page-balances.js';
+import { custodyPage } from './page-custody.js';
+import { perpPage } from './page-perp.js';
 
-const PAGES = [rfqsPage, makersPage, withdrawalsPage, depositsPage, anomaliesPage, invariantsPage, balancesPage, settingsPage, referencePage];
+const PAGES = [rfqsPage, makersPage, withdrawalsPage, custodyPage, depositsPage, anomaliesPage, perpPage, invariantsPage, balancesPage, settingsPage, referencePage];
 const root = document.getElementById('app');
 
 let current = null; // { page, instance, timer }

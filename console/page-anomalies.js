@@ -1,5 +1,5 @@
-// Settlement anomalies: on-chain settlements the ledger could not apply normally. Perp
-// executions belong here too once perps exist; they do not on this node yet.
+// Settlement anomalies: on-chain settlements the ledger could not apply normally (perp
+// executions have their own page, page-perp.js).
 import { call } from './api.js';
 import { h, short, time } from './dom.js';
 import { pageFrame } from './page.js';

@@ -2,6 +2,7 @@
 // refresh replaces only when the data changed (focus kept), and a line for refresh failures.
 import { h, replaceContent } from './dom.js';
 import { messageArea, showError } from './ui.js';
+import { field } from './dom.js';
 
 export function pageFrame(main, title, intro) {
   const messages = messageArea();
@@ -37,4 +38,31 @@ export function pageFrame(main, title, intro) {
 /** A <select> of options [value, label]; `value` preselected. */
 export function select(options, value, attributes = {}) {
   return h('select', attributes, options.map(([v, label]) => h('option', { value: v, selected: v === value ? true : undefined }, label)));
+}
+
+/**
+ * A labelled filter <select> in the page's top bar; changing it redraws at once. `state.value`
+ * holds the choice ('' for any).
+ */
+export function filterSelect(frame, { label, name, options, value, refresh }) {
+  const state = { value };
+  const control = select(options.map((o) => [o, o || 'any']), value, { name });
+  control.addEventListener('change', () => {
+    state.value = control.value;
+    frame.invalidate();
+    void refresh().catch(frame.failed);
+  });
+  frame.top.append(h('form', { className: 'filters', 'aria-label': `Filter ${label.toLowerCase()}`, onsubmit: (e) => e.preventDefault() }, field(label, control)));
+  return state;
+}
+
+/** A list page's table: caption, column headers, one `row(item)` per item, or a muted empty line. */
+export function listTable({ className, caption, headers, items, empty, row }) {
+  return h(
+    'table',
+    { className },
+    h('caption', {}, caption),
+    h('thead', {}, h('tr', {}, headers.map((l) => h('th', { scope: 'col' }, l)))),
+    h('tbody', {}, items.length === 0 ? h('tr', {}, h('td', { colspan: headers.length, className: 'muted' }, empty)) : items.map(row)),
+  );
 }

@@ -41,6 +41,8 @@ export interface ApiContext {
   authentication: AuthenticateDeps;
   store: Store;
   adminToken: string;
+  /** Bearer token `/metrics` requires (RFQ_METRICS_TOKEN); null: `/metrics` answers anyone. */
+  metricsToken: string | null;
   rateLimiter: SharedRateLimiter;
   rateLimit: { perKeyPerSec: number; perSourcePerSec: number };
   metrics: HttpMetrics;

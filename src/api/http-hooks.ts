@@ -52,7 +52,12 @@ function applyRateLimit(reply: FastifyReply, decision: { allowed: boolean; limit
   }
 }
 
-function adminTokenMatches(expected: string, presented: string | null): boolean {
+/** Whether the request's bearer is `expected` (constant-time; the operator and metrics tokens). */
+export function bearerIs(request: FastifyRequest, expected: string): boolean {
+  return tokenMatches(expected, bearer(request));
+}
+
+function tokenMatches(expected: string, presented: string | null): boolean {
   if (!presented) return false;
   const a = Buffer.from(expected);
   const b = Buffer.from(presented);
@@ -113,7 +118,7 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
         reply.header('Retry-After', 1);
         throw new ServiceError('RATE_LIMITED', 'too many failed operator authentications from this source', { retryAfterMs: 1000 });
       }
-      if (!adminTokenMatches(context.adminToken, bearer(request))) {
+      if (!bearerIs(request, context.adminToken)) {
         context.rateLimiter.hit(bucket, ADMIN_AUTH_FAILURES_PER_SEC, now);
         throw new ServiceError('ADMIN_UNAUTHORIZED', 'operator token required');
       }

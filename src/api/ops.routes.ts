@@ -5,6 +5,8 @@ import { Type } from 'typebox';
 import { UnixMillis } from './schemas/common.ts';
 import type { ApiContext } from './context.ts';
 import { serviceIndex } from './service-index.ts';
+import { bearerIs } from './http-hooks.ts';
+import { ServiceError } from '../domain/errors.ts';
 
 export function opsRoutes(context: ApiContext) {
   return async (fastify: FastifyInstance) => {
@@ -21,7 +23,12 @@ export function opsRoutes(context: ApiContext) {
       return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', store: storeReady, ...(reasons.length > 0 ? { reasons } : {}) });
     });
 
-    app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } as object }, async (_request, reply) => {
+    app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } as object }, async (request, reply) => {
+      // Optional: a scraper on the operator's network may read it openly; elsewhere set a token.
+      if (context.metricsToken !== null && !bearerIs(request, context.metricsToken)) {
+        reply.header('www-authenticate', 'Bearer realm="metrics"');
+        throw new ServiceError('UNAUTHENTICATED', 'metrics token required (Authorization: Bearer <RFQ_METRICS_TOKEN>)');
+      }
       reply.header('content-type', context.metrics.registry.contentType);
       return context.metrics.registry.metrics();
     });

@@ -45,6 +45,7 @@ export const errorCodes = {
   TOO_MANY_OPEN_RFQS: { status: 409, meaning: 'The account already holds maxOpenRfqsPerAccount PENDING RFQs; details.maxOpenRfqsPerAccount.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, meaning: 'The idempotencyKey was already used for a different request.' },
   RATE_LIMITED: { status: 429, meaning: 'Too many requests; Retry-After says when to retry.' },
+  REQUEST_TIMEOUT: { status: 408, meaning: 'The request (headers and body) did not arrive within RFQ_HTTP_REQUEST_TIMEOUT_MS; the connection closes.' },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: 'Request body over the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'Body is not application/json.' },
   NOT_AVAILABLE: { status: 503, meaning: 'Feature not available in this deployment (e.g. devnet-only).' },

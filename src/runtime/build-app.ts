@@ -8,6 +8,7 @@ import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
 import type { Logger } from 'pino';
 import { registerHttpHooks } from '../api/http-hooks.ts';
+import { answerClientError, answerFrameworkError } from '../api/framework-errors.ts';
 import { validatorCompiler } from '../api/validation.ts';
 import { opsRoutes } from '../api/ops.routes.ts';
 import { authRoutes } from '../api/v1/auth.routes.ts';
@@ -15,6 +16,7 @@ import type { NodeContext } from './node-context.ts';
 import { CLOSE_SHUTDOWN } from '../ws/frames.ts';
 import { routePlugins } from './route-plugins.ts';
 import { API_VERSION, SERVICE_NAME } from '../api/service-index.ts';
+import type { TrustProxy } from './config.ts';
 
 /** HTTP limits per node (RFQ_HTTP_* settings): a slow or idle client cannot hold a connection. */
 export interface HttpLimits {
@@ -26,6 +28,8 @@ export interface HttpLimits {
   keepAliveTimeoutMs: number;
   /** Open connections per node; beyond it a new connection is closed at once. */
   maxConnections: number;
+  /** Whose `X-Forwarded-For` names the client (RFQ_TRUST_PROXY); per-source limits key on it. */
+  trustProxy: TrustProxy;
 }
 
 export const defaultHttpLimits: Readonly<HttpLimits> = Object.freeze({
@@ -33,7 +37,19 @@ export const defaultHttpLimits: Readonly<HttpLimits> = Object.freeze({
   headersTimeoutMs: 5000,
   keepAliveTimeoutMs: 5000,
   maxConnections: 10_000,
+  trustProxy: false,
 });
+
+/**
+ * Fastify's trust for a setting. A hop count is given as a function: Fastify itself fails a bare
+ * number closed (it cannot check the nearest peer), but an operator who names a count asserts
+ * that the node is reachable only through that many proxies (docs/operator-guide.md).
+ */
+function fastifyTrust(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (trust === false) return false;
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return [...trust];
+}
 
 export async function buildApp(context: NodeContext, logger: Logger, limits: HttpLimits = defaultHttpLimits): Promise<FastifyInstance> {
   const app = Fastify({
@@ -53,7 +69,9 @@ export async function buildApp(context: NodeContext, logger: Logger, limits: Htt
       return server;
     },
     loggerInstance: logger as FastifyBaseLogger,
-    trustProxy: false,
+    trustProxy: fastifyTrust(limits.trustProxy),
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     bodyLimit: 256 * 1024,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,

@@ -8,6 +8,7 @@
  * (PGlite, anvil, venue simulator) and generates keys into the data directory; production starts
  * nothing and requires every external setting.
  */
+import { isIP } from 'node:net';
 import path from 'node:path';
 import type { WsSettings } from '../ws/ws-context.ts';
 
@@ -34,6 +35,36 @@ export const WS_DEFAULTS: Readonly<WsConfig> = Object.freeze({
   sessionAuditMs: 250,
   heartbeatTimeoutMs: 5000,
 });
+
+/**
+ * Which peers' `X-Forwarded-For` is believed (RFQ_TRUST_PROXY): `false` none (the socket peer is
+ * the client), a hop count (the nearest N peers are proxies), or the proxies' addresses and CIDR
+ * ranges (plus proxy-addr's `loopback`, `linklocal`, `uniquelocal`).
+ */
+export type TrustProxy = false | number | readonly string[];
+
+const PROXY_PRESETS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** Parses RFQ_TRUST_PROXY; a string result is the problem with it. */
+export function parseTrustProxy(raw: string | null): TrustProxy | string {
+  if (raw === null || ['0', 'false', 'no', 'off'].includes(raw)) return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    return hops >= 1 && hops <= 16 ? hops : `hop count must be from 1 to 16, got ${raw}`;
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (PROXY_PRESETS.has(entry)) continue;
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const maxPrefix = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+    if (family === 0 || !prefixOk || rest.length > 0) {
+      return `must be off, a hop count, or a comma-separated list of addresses and CIDR ranges (or loopback, linklocal, uniquelocal); ${JSON.stringify(entry)} is none of these`;
+    }
+  }
+  return Object.freeze(entries);
+}
 
 export interface ChainConfig {
   /** 0x-prefixed 32-byte hex; null in embedded mode means "generate into the data dir". */
@@ -83,7 +114,9 @@ export interface Config {
   logLevel: string;
   rateLimit: RateLimitConfig;
   ws: WsConfig;
-  http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number; trustProxy: TrustProxy };
+  /** Bearer token `/metrics` requires; null: `/metrics` is open (keep it on the operator's network). */
+  metricsToken: string | null;
   /** Background workers this node runs: auctions, settlement, dispatch, withdrawals. */
   workers: ReadonlySet<string>;
   shutdownGraceMs: number;
@@ -105,7 +138,7 @@ const KNOWN = new Set([
   'RFQ_MODE', 'RFQ_DATA_DIR', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_SIWE_DOMAIN', 'RFQ_CHAIN_ID', 'RFQ_DEMO_MAKERS',
   'RFQ_LOG_LEVEL', 'RFQ_RATE_LIMIT_PER_KEY_PER_SEC', 'RFQ_RATE_LIMIT_PER_SOURCE_PER_SEC', 'RFQ_WS_HANDSHAKE_DEADLINE_MS',
   'RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE', 'RFQ_WS_MAX_SESSIONS_PER_ACCOUNT', 'RFQ_WS_INBOUND_FRAMES_PER_SEC',
-  'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WS_SESSION_AUDIT_MS', 'RFQ_WS_HEARTBEAT_TIMEOUT_MS', 'RFQ_HTTP_REQUEST_TIMEOUT_MS', 'RFQ_HTTP_HEADERS_TIMEOUT_MS', 'RFQ_HTTP_KEEP_ALIVE_TIMEOUT_MS', 'RFQ_HTTP_MAX_CONNECTIONS', 'RFQ_WORKERS',
+  'RFQ_WS_PING_INTERVAL_MS', 'RFQ_WS_SEND_BUFFER_BYTES', 'RFQ_PRICE_STALE_MS', 'RFQ_OUTBOX_RETENTION_MS', 'RFQ_WS_SESSION_AUDIT_MS', 'RFQ_WS_HEARTBEAT_TIMEOUT_MS', 'RFQ_HTTP_REQUEST_TIMEOUT_MS', 'RFQ_HTTP_HEADERS_TIMEOUT_MS', 'RFQ_HTTP_KEEP_ALIVE_TIMEOUT_MS', 'RFQ_HTTP_MAX_CONNECTIONS', 'RFQ_TRUST_PROXY', 'RFQ_METRICS_TOKEN', 'RFQ_WORKERS',
   'RFQ_DATABASE_POOL_SIZE', 'RFQ_SHUTDOWN_GRACE_MS', 'RFQ_CUSTODY_KEY', 'RFQ_PERMIT2_ADDRESS', 'RFQ_WRAPPER_FACTORY_ADDRESS',
   'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS', 'RFQ_CUSTODY_MAX_FEE_PER_GAS_GWEI',
   'RFQ_VENUE_OMNIBUS_KEY', 'RFQ_VENUE_AGENT_KEY', 'RFQ_V0_LAYOUT',
@@ -193,6 +226,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!text('RFQ_CHAIN_ID')) problems.push('RFQ_CHAIN_ID: required in production mode (the chain id users sign in on)');
     if (!secretKey) problems.push('RFQ_SECRET_KEY: required in production mode (32 bytes, base64; encrypts API secrets)');
   }
+
+  const trustProxy = parseTrustProxy(text('RFQ_TRUST_PROXY'));
+  if (typeof trustProxy === 'string') problems.push(`RFQ_TRUST_PROXY: ${trustProxy}`);
+  const metricsToken = text('RFQ_METRICS_TOKEN');
+  if (metricsToken !== null && metricsToken.length < 16) problems.push('RFQ_METRICS_TOKEN: must be at least 16 characters');
 
   const address = (name: string): string | null => {
     const raw = text(name);
@@ -298,7 +336,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       headersTimeoutMs: int('RFQ_HTTP_HEADERS_TIMEOUT_MS', 5000, 500, 600_000),
       keepAliveTimeoutMs: int('RFQ_HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000),
       maxConnections: int('RFQ_HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+      trustProxy: typeof trustProxy === 'string' ? false : trustProxy,
     }),
+    metricsToken,
     workers,
     shutdownGraceMs: int('RFQ_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     chain,

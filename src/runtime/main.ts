@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { embeddedSecrets } from './embedded-secrets.ts';
+import { DataDirError, secureDataDir } from './data-dir.ts';
 import { startNode, type RunningNode, type NodeOptions } from './node.ts';
 import { embeddedVenueKeys } from './embedded-secrets.ts';
 import { seedEmbeddedPerpInstruments, seedEmbeddedReferenceData, startEmbeddedChain } from './embedded-stack.ts';
@@ -39,6 +40,16 @@ async function main(): Promise<void> {
   let secretKey = config.secretKey;
   if (config.mode === 'embedded') {
     step(`data directory ${config.dataDir}`);
+    try {
+      const tightened = await secureDataDir(config.dataDir);
+      if (tightened > 0) step(`data directory: ${tightened} entries were open to other users, now 0700 (directories) and 0600 (files)`);
+    } catch (error) {
+      if (error instanceof DataDirError) {
+        process.stderr.write(`rfq-service: refusing to start, ${error.message}\n`);
+        process.exit(2);
+      }
+      throw error;
+    }
     const generated = await embeddedSecrets(config.dataDir);
     adminToken ??= generated.adminToken;
     secretKey ??= generated.secretKey;
@@ -84,6 +95,7 @@ async function main(): Promise<void> {
     host: config.host,
     port: config.port,
     adminToken,
+    metricsToken: config.metricsToken,
     secretKey,
     siweDomain: config.siweDomain,
     chainId: config.chainId,
@@ -109,6 +121,9 @@ async function main(): Promise<void> {
         }
       : {}),
   });
+  // PGlite unpacks its initial cluster with explicit chmods (0666) that the umask cannot stop:
+  // tighten once more now that the store is open (what it creates later follows the umask).
+  if (config.mode === 'embedded') await secureDataDir(config.dataDir);
   if (devnet) {
     await seedEmbeddedReferenceData(node.context.service, devnet);
     step('seeded tokens (USDC, ETH, BTC on the devnet) and instruments ETH-USDC-SPOT, BTC-USDC-SPOT');

@@ -27,6 +27,7 @@ export interface NodeContextParts {
   service: ServiceDeps;
   store: Store;
   adminToken: string;
+  metricsToken: string | null;
   rateLimit: RateLimitConfig;
   ws: WsConfig;
   embedded: boolean;
@@ -48,6 +49,7 @@ export function buildNodeContext(parts: NodeContextParts): NodeContext {
     authentication: { service, credentials: new CredentialCache(), claims: new TimestampClaims(store.db) },
     store,
     adminToken: parts.adminToken,
+    metricsToken: parts.metricsToken,
     rateLimiter: new SharedRateLimiter(store.db),
     rateLimit: parts.rateLimit,
     metrics: createHttpMetrics(),

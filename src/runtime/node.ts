@@ -39,6 +39,8 @@ export interface NodeOptions {
   host?: string;
   port?: number;
   adminToken: string;
+  /** `/metrics` requires this bearer token when set (RFQ_METRICS_TOKEN). */
+  metricsToken?: string | null;
   secretKey: string;
   siweDomain?: string;
   chainId?: number;
@@ -112,6 +114,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     service,
     store,
     adminToken: options.adminToken,
+    metricsToken: options.metricsToken ?? null,
     rateLimit: options.rateLimit ?? { perKeyPerSec: 100, perSourcePerSec: 1000 },
     ws: { ...WS_DEFAULTS, ...options.ws },
     embedded: options.embedded ?? false,

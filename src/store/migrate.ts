@@ -28,6 +28,7 @@ import * as quarantinedChainLogs from './migrations/0031-quarantined-chain-logs.
 import * as openRfqsByAccount from './migrations/0034-open-rfqs-by-account.ts';
 import * as challengeSources from './migrations/0035-challenge-sources.ts';
 import * as adminV0Listing from './migrations/0043-admin-v0-listing.ts';
+import * as perpExecutionListing from './migrations/0052-perp-execution-listing.ts';
 import * as makerProtection from './migrations/0055-maker-protection.ts';
 import * as custodyCallDeadline from './migrations/0046-custody-call-deadline.ts';
 import * as payoutRetries from './migrations/0047-payout-retries.ts';
@@ -58,9 +59,10 @@ const migrations: Record<string, Migration> = {
   '0035-challenge-sources': challengeSources,
   '0037-admin-rfq-listing': adminRfqListing,
   '0043-admin-v0-listing': adminV0Listing,
-  '0055-maker-protection': makerProtection,
   '0046-custody-call-deadline': custodyCallDeadline,
   '0047-payout-retries': payoutRetries,
+  '0052-perp-execution-listing': perpExecutionListing,
+  '0055-maker-protection': makerProtection,
 };
 
 class InCodeMigrations implements MigrationProvider {

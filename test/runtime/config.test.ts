@@ -70,6 +70,18 @@ describe('config', () => {
     assert.deepEqual([...config.workers].sort(), [...ALL_WORKERS].sort(), 'every worker runs by default');
     assert.equal(config.shutdownGraceMs, 10_000);
     assert.equal(config.databasePoolSize, 10);
+    assert.equal(config.http.trustProxy, false, 'X-Forwarded-For is not believed unless a proxy is named');
+    assert.equal(config.metricsToken, null, '/metrics is open unless a token is set');
+  });
+
+  it('reads RFQ_TRUST_PROXY and RFQ_METRICS_TOKEN, and names what is wrong with them (issue 14)', () => {
+    assert.equal(loadConfig({ RFQ_TRUST_PROXY: '2' }, CWD).http.trustProxy, 2);
+    assert.deepEqual(loadConfig({ RFQ_TRUST_PROXY: '10.0.0.0/8,loopback' }, CWD).http.trustProxy, ['10.0.0.0/8', 'loopback']);
+    assert.equal(loadConfig({ RFQ_TRUST_PROXY: 'off' }, CWD).http.trustProxy, false);
+    assert.equal(loadConfig({ RFQ_METRICS_TOKEN: 'metrics-0123456789abcdef' }, CWD).metricsToken, 'metrics-0123456789abcdef');
+    assert.match(about(problemsOf({ RFQ_TRUST_PROXY: 'true' }), 'RFQ_TRUST_PROXY')[0]!, /"true" is none of these/);
+    assert.match(about(problemsOf({ RFQ_TRUST_PROXY: '10.0.0.0/40' }), 'RFQ_TRUST_PROXY')[0]!, /"10.0.0.0\/40"/);
+    assert.match(about(problemsOf({ RFQ_METRICS_TOKEN: 'short' }), 'RFQ_METRICS_TOKEN')[0]!, /at least 16 characters/);
   });
 
   it('reads the documented variables', () => {

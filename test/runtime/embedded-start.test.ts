@@ -8,7 +8,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { RfqClient } from '../../src/client/rfq-client.ts';
@@ -47,6 +47,19 @@ function cli(args: string[], credentials: string): Promise<{ status: number | nu
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('exit', (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+/** Entries under `dir` (itself included) that its group or other users may read, write or enter. */
+async function openToOthers(dir: string): Promise<string[]> {
+  const open: string[] = [];
+  if (((await stat(dir)).mode & 0o077) !== 0) open.push(dir);
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isSymbolicLink()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    const mode = (await stat(full)).mode;
+    if ((mode & 0o077) !== 0) open.push(`${path.relative(dir, full)} ${(mode & 0o777).toString(8)}`);
+  }
+  return open;
 }
 
 const units = (token: string, amount: string) => parseAmount(amount, DECIMALS[token]!, { field: token });
@@ -168,6 +181,8 @@ describe('npm start: a living venue', { timeout: 6 * 60_000 }, () => {
     assert.match(first.output(), /SIGTERM: draining and stopping/);
     assert.equal(await rpcAnswers(first.devnetUrl), false, 'the devnet stops with the service');
     assert.deepEqual(await processesUsing(dataDir), [], 'no venue simulator (or anything else on the data directory) is left running');
+    // Issue 14 item 8: the ledger, the keys and whatever PGlite, anvil and the simulator wrote are private.
+    assert.deepEqual(await openToOthers(dataDir), [], 'every file under the data directory is 0600 and every directory 0700');
 
     const second = await start(port);
     process.stdout.write(`# restart to ready: ${(second.readyMs / 1000).toFixed(1)} s\n`);

@@ -14,8 +14,8 @@ export class TestSocket {
   closeCode: number | null = null;
   readonly closed: Promise<number>;
 
-  constructor(url: string) {
-    this.ws = new WebSocket(url);
+  constructor(url: string, options?: WebSocket.ClientOptions) {
+    this.ws = new WebSocket(url, options);
     this.ws.on('message', (data) => {
       this.frames.push(JSON.parse(data.toString()) as Frame);
       for (const wake of this.waiters.splice(0)) wake();

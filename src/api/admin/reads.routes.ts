@@ -1,6 +1,6 @@
 /**
  * Operator reads the console (and an operator's scripts) need beyond DESIGN.md section 6's table:
- * tokens, instruments, every deposit, a maker's failures and suspension state.
+ * tokens, instruments, every deposit, a maker's failures and suspension state, perp executions.
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -8,9 +8,11 @@ import { Type } from 'typebox';
 import { listInstruments, listTokens } from '../../services/admin/read-reference-data.ts';
 import { listAllDeposits } from '../../services/admin/read-deposits.ts';
 import { listMakerFailures } from '../../services/admin/maker-failures.ts';
+import { getPerpExecution, listPerpExecutions } from '../../services/admin/read-perp-executions.ts';
 import { EvmAddress, PageQuery, errorResponses } from '../schemas/common.ts';
 import { DepositStatus } from '../schemas/funds.ts';
 import { AdminDepositsPage, InstrumentView, MakerFailures, TokenView } from '../schemas/admin-reads.ts';
+import { PerpExecution, PerpExecutionPhase, PerpExecutionsPage } from '../schemas/perp-executions.ts';
 import type { ApiContext } from '../context.ts';
 
 export function adminReadRoutes(context: ApiContext) {
@@ -50,5 +52,20 @@ export function adminReadRoutes(context: ApiContext) {
         response: { 200: MakerFailures, ...errorResponses },
       },
     }, async (request) => listMakerFailures(deps, request.params.address, request.query.limit ?? 50));
+
+    app.get('/admin/v1/perp/executions', {
+      config: admin,
+      schema: {
+        summary: 'List perp executions newest first, with their RFQ outcome and every venue call',
+        tags,
+        querystring: Type.Object({ ...PageQuery.properties, phase: Type.Optional(PerpExecutionPhase), rfqId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false }),
+        response: { 200: PerpExecutionsPage, ...errorResponses },
+      },
+    }, async (request) => listPerpExecutions(deps, request.query as never) as never);
+
+    app.get('/admin/v1/perp/executions/:id', {
+      config: admin,
+      schema: { summary: 'One perp execution with every venue call', tags, params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }), response: { 200: PerpExecution, ...errorResponses } },
+    }, async (request) => getPerpExecution(deps, request.params.id) as never);
   };
 }

@@ -161,6 +161,21 @@ for (const backend of backends()) {
       assert.equal((await taker.client.getQuote(quoteIds[0]!)).status, 'FAILED');
       const failures = await h.node.store.db.selectFrom('maker_failures').selectAll().where('quote_id', '=', quoteIds[0]!).execute();
       assert.equal(failures.length, 1, 'the margin refusal counts against the maker');
+      // The operator sees the execution, its cascade and its audit trail (GET /admin/v1/perp/executions).
+      const page = await h.admin.call<{ items: Array<Record<string, unknown> & { calls: Array<{ kind: string; quoteId: string | null }> }> }>('GET', '/perp/executions', undefined, { rfqId });
+      assert.equal(page.items.length, 1);
+      const execution = page.items[0]!;
+      assert.equal(execution['phase'], 'done');
+      assert.equal(execution['open'], false);
+      assert.equal(execution['rfqStatus'], 'SETTLED');
+      assert.equal(execution['quoteId'], quoteIds[0], 'the accepted quote');
+      assert.equal(execution['currentQuoteId'], quoteIds[1], 'the backup that executed');
+      assert.equal(execution['takerAddress'], taker.account.address);
+      assert.ok(execution.calls.some((c) => c.kind === 'makerOrderSending' && c.quoteId === quoteIds[0]), 'the refused maker order is in the trail');
+      assert.ok(execution.calls.some((c) => c.kind === 'decision'));
+      assert.deepEqual(await h.admin.call('GET', `/perp/executions/${execution['executionId'] as string}`), execution);
+      const done = await h.admin.call<{ items: Array<{ phase: string; executionId: string }> }>('GET', '/perp/executions', undefined, { phase: 'done' });
+      assert.ok(done.items.some((e) => e.executionId === execution['executionId']) && done.items.every((e) => e.phase === 'done'), 'filtered by phase');
     });
 
     it('the cascade exhausted ends EXECUTION_NOT_FILLED and the taker order is never sent', async () => {
