@@ -30,6 +30,8 @@ const AGENT_NAME = 'rfq-v0';
 /** What the demo taker holds at the venue on its first start (human USDC). */
 const DEMO_TAKER_PERP_USDC = '100000';
 const DEMO_TAKER_SPOT_USDC = '100000';
+/** Each demo maker's perp margin at the venue (human USDC), topped up to this at every start. */
+const DEMO_MAKER_PERP_USDC = 1_000_000n;
 /** The venue's cap on a perp builder fee; the taker approves up to it so every perp quote's fee fits. */
 const DEMO_TAKER_MAX_BUILDER_FEE = '0.1%';
 
@@ -95,4 +97,13 @@ export async function fundDemoTakerAtVenue(venue: EmbeddedVenue, dataDir: string
   await exchangeFor(venue, key).approveBuilderFee({ maxFeeRate: DEMO_TAKER_MAX_BUILDER_FEE, builder: venue.builderAddress });
   await writeFile(marker, `${JSON.stringify({ at: Date.now(), user, perpUsdc: DEMO_TAKER_PERP_USDC, spotUsdc: DEMO_TAKER_SPOT_USDC })}\n`);
   return 'funded';
+}
+
+/** Tops a demo maker's perp margin up to `DEMO_MAKER_PERP_USDC` at the simulator, so its ALO orders pass the margin check. */
+export async function fundDemoMakerAtVenue(venue: { url: string; network: VenueNetwork }, address: Address): Promise<void> {
+  const info = new InfoClient({ transport: new HttpTransport({ apiUrl: venue.url, isTestnet: venue.network === 'testnet', timeout: 10_000 }) });
+  const { marginSummary } = await info.clearinghouseState({ user: address });
+  const have = BigInt(marginSummary.accountValue.split('.')[0]!);
+  if (have >= DEMO_MAKER_PERP_USDC) return;
+  await new VenueSimControl(venue.url).fund({ user: address, account: 'perp', token: 'USDC', amount: String(DEMO_MAKER_PERP_USDC - have) });
 }

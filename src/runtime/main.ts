@@ -11,7 +11,7 @@ import { embeddedSecrets } from './embedded-secrets.ts';
 import { startNode, type RunningNode, type NodeOptions } from './node.ts';
 import { embeddedVenueKeys } from './embedded-secrets.ts';
 import { seedEmbeddedPerpInstruments, seedEmbeddedReferenceData, startEmbeddedChain } from './embedded-stack.ts';
-import { approveOmnibusAgent, fundDemoTakerAtVenue, startEmbeddedVenue, venueFaucetOf, type EmbeddedVenue } from './embedded-venue.ts';
+import { approveOmnibusAgent, fundDemoMakerAtVenue, fundDemoTakerAtVenue, startEmbeddedVenue, venueFaucetOf, type EmbeddedVenue } from './embedded-venue.ts';
 import { startDemoStack, type DemoStack } from './demo-stack.ts';
 import type { ChainSettings } from '../chain/chain-context.ts';
 import type { DevnetStack } from '../chain/devnet-stack.ts';
@@ -129,6 +129,7 @@ async function main(): Promise<void> {
         logger,
         step,
         startMakers: config.demoMakers,
+        ...(embeddedVenue ? { venue: { url: embeddedVenue.url, network: embeddedVenue.network, fundMaker: (address: Address) => fundDemoMakerAtVenue(embeddedVenue, address) } } : {}),
       });
       if (embeddedVenue) step(`demo taker at the venue: ${await fundDemoTakerAtVenue(embeddedVenue, config.dataDir)}`);
     } catch (error) {
@@ -150,7 +151,8 @@ async function main(): Promise<void> {
       `  demo makers ${demo.makers.length} (RFQ_DEMO_MAKERS=0 to start none)\n` +
         `  demo taker  ${taker.address}\n    accessKey ${taker.accessKey}\n    secret    ${taker.secret}\n` +
         `    login:    npm run rfq -- --url ${node.url} login --access-key ${taker.accessKey} --secret ${taker.secret}\n` +
-        '    then:     npm run rfq -- buy 0.5 ETH-USDC --window 5s\n',
+        '    then:     npm run rfq -- buy 0.5 ETH-USDC --window 5s\n' +
+        (embeddedVenue ? '    perps:    npm run rfq -- buy 0.1 ETH-USDC-PERP --window 5s   (signed with the demo taker key in the data directory)\n' : ''),
     );
   }
 

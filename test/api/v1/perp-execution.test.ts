@@ -13,6 +13,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { startVenueSim, type VenueSim } from '../../../sim/venue/index.ts';
 import { VenueSimControl } from '../../../sim/venue/control.ts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
+import { eventually } from '../../helpers/eventually.ts';
 import { backends, createTestDatabase } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 
@@ -56,16 +57,6 @@ async function takerOrder(account: PrivateKeyAccount, side: 'BUY' | 'SELL', s: s
     ...o.action,
   };
   return sign(account, action, o.nonce);
-}
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > until) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 for (const backend of backends()) {
