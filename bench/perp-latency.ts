@@ -47,6 +47,8 @@ async function venueAccount(usdc: string) {
 const line = (name: string, s: LatencySummary) => `  ${name.padEnd(26)} p50 ${round(s.p50, 1)} ms  p99 ${round(s.p99, 1)} ms  max ${round(s.max, 1)} ms  (n=${s.count})`;
 
 try {
+  // All RFQs are open at once before the accepts start.
+  await h.admin.putSettings({ maxOpenRfqsPerAccount: Math.max(20, accepts) });
   await h.admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
   const maker = await venueAccount('10000000');
   await h.admin.putMaker(maker.account.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['perp'] });
@@ -96,7 +98,12 @@ try {
     if (open.length === 0) break;
     await sleep(100);
   }
-  const rfqs = await db.selectFrom('rfqs').select(['id', 'status', 'settled_at']).where('id', 'in', ids).execute();
+  const rfqs = await db.selectFrom('rfqs').select(['id', 'status', 'settled_at', 'failure_code']).where('id', 'in', ids).execute();
+  const outcomes = new Map<string, number>();
+  for (const rfq of rfqs) {
+    const outcome = rfq.failure_code ? `${rfq.status} ${rfq.failure_code}` : rfq.status;
+    outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+  }
   const executions = await db.selectFrom('perp_executions').select(['id', 'rfq_id']).where('rfq_id', 'in', ids).execute();
   const calls = await db.selectFrom('perp_execution_calls').select(['execution_id', 'kind', 'started_at', 'ended_at']).where('execution_id', 'in', executions.map((e) => e.id)).execute();
   const split = { total: [] as number[], checks: [] as number[], maker: [] as number[], taker: [] as number[], resolution: [] as number[] };
@@ -118,7 +125,7 @@ try {
   }
   const total = summarize(split.total);
   const floorSummary = summarize(floor);
-  console.log(`perp accept -> SETTLED on the venue simulator [${backend}], ${accepts} accepts at ${rate}/s: ${settled} SETTLED`);
+  console.log(`perp accept -> SETTLED on the venue simulator [${backend}], ${accepts} accepts at ${rate}/s: ${settled} SETTLED; outcomes ${JSON.stringify(Object.fromEntries(outcomes))}`);
   console.log(line('accept -> SETTLED', total));
   console.log(line('  checks (-> maker sent)', summarize(split.checks)));
   console.log(line('  maker order', summarize(split.maker)));
