@@ -47,8 +47,8 @@ async function venueAccount(usdc: string) {
 const line = (name: string, s: LatencySummary) => `  ${name.padEnd(26)} p50 ${round(s.p50, 1)} ms  p99 ${round(s.p99, 1)} ms  max ${round(s.max, 1)} ms  (n=${s.count})`;
 
 try {
-  // All RFQs are open at once before the accepts start.
-  await h.admin.putSettings({ maxOpenRfqsPerAccount: Math.max(20, accepts) });
+  // All RFQs are open at once before the accepts start, and their auctions outlast the preparation.
+  await h.admin.putSettings({ maxOpenRfqsPerAccount: Math.max(20, accepts), maxWindowMs: 300_000 });
   await h.admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
   const maker = await venueAccount('10000000');
   await h.admin.putMaker(maker.account.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['perp'] });
@@ -64,7 +64,7 @@ try {
   // Prepared before the clock starts: RFQs, quotes and the taker's signed orders.
   const prepared: Array<{ rfqId: string; quote: Quote; order: Awaited<ReturnType<PerpTaker['order']>> }> = [];
   for (let i = 0; i < accepts; i++) {
-    const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-PERP', side: 'BUY', baseQty: '0.1', quoteLimit: '400', windowMs: 120_000 });
+    const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-PERP', side: 'BUY', baseQty: '0.1', quoteLimit: '400', windowMs: 300_000 });
     // 3500.1: inside the simulator's book (3499.65 / 3500.35), so the taker's IOC meets this order.
     const order = { side: 'BUY' as const, asset, size: '0.1', price: 3500_100000n };
     const { makerPays, makerReceives } = perpMakerLegs(order);
