@@ -13,6 +13,11 @@
  *    default), and an instrument with a `protection` setting is guarded by market-maker
  *    protection; when it trips, the maker stops quoting that instrument and resets it after its
  *    cool-down.
+ * Perp instruments (`<COIN>-USDC-PERP`) are priced from the venue's book instead (pricing.ts
+ * `perpMakerPrice`), and each quote carries the maker's venue order and its cancel, signed with
+ * the venue SDK (`perpMakerOrder`, `perpMakerCancel`); the service executes them at the venue, so
+ * there is nothing to relay. The maker's wallet signs them here; DESIGN.md 9.2 recommends a
+ * dedicated API wallet in production (`perpSigner`).
  * Failures (refused quotes, relay reverts, socket loss, quotes that expire) are logged, never fatal.
  *
  *   const maker = new ReferenceMaker({ baseUrl, privateKey, instruments: [{ instrumentId: 'ETH-USDC-SPOT', referencePrice: '3000', spreadBp: 10, maxBaseQty: '50', levelSize: '5' }] });
@@ -29,7 +34,8 @@ import type { RfqWsSession } from '../../src/client/ws-session.ts';
 import type { MakerQuote, OpenRfq } from '../../src/client/types.ts';
 import type { ProtectionFrame } from '../../src/client/frames.ts';
 import { parseAmount } from '../../src/domain/money/index.ts';
-import { ladder, quoteLegs, seededRandom, stepPrice, type QuoteLegs, type TokenScale } from './pricing.ts';
+import { isPerpInstrument, perpCoin, perpMakerLegs, PerpVenueClient, signMakerOrders, VenueNonces, VENUE_MIN_ORDER_USDC, type VenueNetwork } from '../../src/client/perp-order.ts';
+import { ladder, perpMakerPrice, quoteLegs, seededRandom, stepPrice, type QuoteLegs, type TokenScale } from './pricing.ts';
 import { relaySettlement, settleCall, type ChainToken, type RelayChain } from './relay.ts';
 
 export interface MakerInstrument {
@@ -77,6 +83,10 @@ export interface ReferenceMakerOptions {
   protectionCoolDownMs?: number;
   /** A label in log lines (several makers in one process). */
   name?: string;
+  /** The perp venue; default: `venue` from `GET /v1/rfq/network` (its `url` is published by the embedded stack). */
+  venue?: { url: string; network: VenueNetwork };
+  /** Signs the perp venue orders: an API wallet the maker approved at the venue; default the maker's own key. */
+  perpSigner?: Hex;
   log?: (level: LogLevel, message: string) => void;
 }
 
@@ -90,6 +100,16 @@ interface Market {
   /** Set while market-maker protection holds this instrument: the reset is scheduled. */
   cooling: NodeJS.Timeout | null;
 }
+
+/** A perp instrument: priced from the venue's book, `spreadBp` and `maxBaseQty` from its config. */
+interface PerpMarket {
+  config: MakerInstrument;
+  coin: string;
+  maxBaseQty: bigint;
+}
+
+/** Base sizes compared as exact integers at a precision finer than any venue size grid. */
+const SIZE_DECIMALS = 18;
 
 interface Auction {
   rfq: OpenRfq;
@@ -113,6 +133,9 @@ export class ReferenceMaker {
   #chain: RelayChain | null = null;
   #tokens = new Map<string, ChainToken>();
   readonly #markets = new Map<string, Market>();
+  readonly #perpMarkets = new Map<string, PerpMarket>();
+  #venue: PerpVenueClient | null = null;
+  readonly #venueNonces = new VenueNonces();
   readonly #auctions = new Map<string, Auction>();
   /** quoteIds whose relay was attempted by this process: a replayed SELECTED is relayed once. */
   readonly #relayed = new Set<string>();
@@ -138,11 +161,17 @@ export class ReferenceMaker {
     const account = privateKeyToAccount(this.options.privateKey);
     const login = await this.client.signIn(account, { domain: this.options.siweDomain ?? 'localhost', chainId: this.options.chainId ?? 31337 });
     if (!login.makerId) throw new Error(`${account.address} is not a registered active maker (ask the operator to register it)`);
-    await this.#connectChain(account);
+    const spot = this.options.instruments.filter((i) => !isPerpInstrument(i.instrumentId));
+    if (spot.length > 0) await this.#connectChain(account);
+    if (spot.length < this.options.instruments.length) await this.#connectVenue();
     const { instruments } = await this.client.instruments();
     for (const config of this.options.instruments) {
       const instrument = instruments.find((i) => i.instrumentId === config.instrumentId);
       if (!instrument) throw new Error(`unknown instrument ${config.instrumentId}`);
+      if (instrument.type === 'PERP') {
+        this.#perpMarkets.set(config.instrumentId, { config, coin: perpCoin(config.instrumentId), maxBaseQty: parseAmount(config.maxBaseQty, SIZE_DECIMALS, { field: 'maxBaseQty', positive: true }) });
+        continue;
+      }
       const base = this.#scale(instrument.base);
       const quote = this.#scale(instrument.quote);
       this.#markets.set(config.instrumentId, {
@@ -186,11 +215,11 @@ export class ReferenceMaker {
     });
     await session.connect();
     await session.subscribe('quoteStatus');
-    for (const instrumentId of this.#markets.keys()) await session.subscribe('openRfqs', { instrumentId });
+    for (const instrumentId of [...this.#markets.keys(), ...this.#perpMarkets.keys()]) await session.subscribe('openRfqs', { instrumentId });
     await this.#readOpenRfqs();
 
     this.#timer = setInterval(() => this.#tick(), this.options.tickMs ?? 1000);
-    this.#log('info', `quoting ${[...this.#markets.keys()].join(', ')} from ${this.address}`);
+    this.#log('info', `quoting ${[...this.#markets.keys(), ...this.#perpMarkets.keys()].join(', ')} from ${this.address}`);
   }
 
   /** Stops quoting, closes both sockets and waits (bounded) for a relay in flight. */
@@ -233,6 +262,16 @@ export class ReferenceMaker {
     };
   }
 
+  async #connectVenue(): Promise<void> {
+    let venue = this.options.venue;
+    if (!venue) {
+      const published = (await this.client.network()).venue;
+      if (!published?.url) throw new Error('perp instruments need the venue: pass venue (the service publishes its URL only in the embedded stack)');
+      venue = { url: published.url, network: published.network };
+    }
+    this.#venue = new PerpVenueClient(venue.url, venue.network);
+  }
+
   #watchLink(socket: PriceIngestClient | RfqWsSession, label: string): void {
     socket.on('disconnected', ({ code, reason }) => !this.#stopped && this.#log('warn', `${label} lost (${code}${reason ? ` ${reason}` : ''}), reconnecting`));
     socket.on('closed', ({ reason, error }) => !this.#stopped && this.#log('error', `${label} closed for good: ${error?.message ?? reason}`));
@@ -272,7 +311,7 @@ export class ReferenceMaker {
   }
 
   #onOpenRfq(rfq: OpenRfq): void {
-    if (this.#stopped || this.#auctions.has(rfq.id) || !this.#markets.has(rfq.instrumentId)) return;
+    if (this.#stopped || this.#auctions.has(rfq.id) || !(this.#markets.has(rfq.instrumentId) || this.#perpMarkets.has(rfq.instrumentId))) return;
     if (rfq.auctionEndsAt <= Date.now()) return;
     if (this.#auctions.size >= MAX_AUCTIONS) {
       this.#log('warn', `tracking ${MAX_AUCTIONS} auctions already; not quoting ${rfq.id}`);
@@ -283,27 +322,47 @@ export class ReferenceMaker {
     void this.#quote(auction);
   }
 
-  #legsFor(rfq: OpenRfq): QuoteLegs | null {
-    const market = this.#markets.get(rfq.instrumentId)!;
-    return quoteLegs(rfq, market.mid, market.config.spreadBp, market.maxBaseQty, market.base, market.quote);
+  /** Our legs for an RFQ, and on a perp the signer of the venue orders that go with them (signed once we send). */
+  async #legsFor(rfq: OpenRfq): Promise<{ legs: QuoteLegs; perp?: () => Promise<Record<string, unknown>> } | null> {
+    const market = this.#markets.get(rfq.instrumentId);
+    if (market) {
+      const legs = quoteLegs(rfq, market.mid, market.config.spreadBp, market.maxBaseQty, market.base, market.quote);
+      return legs ? { legs } : null;
+    }
+    const perp = this.#perpMarkets.get(rfq.instrumentId)!;
+    if (parseAmount(rfq.baseQty, SIZE_DECIMALS, { field: 'baseQty' }) > perp.maxBaseQty) return null;
+    // The coin's index and the book are read for each price: both are the venue's, not ours.
+    const [asset, touch] = await Promise.all([this.#venue!.asset(perp.coin), this.#venue!.touch(perp.coin)]);
+    const price = perpMakerPrice(rfq.side, touch, perp.config.spreadBp, asset.szDecimals);
+    if (price === null) return null;
+    const order = { side: rfq.side, asset, size: rfq.baseQty, price };
+    const { notional, ...legs } = perpMakerLegs(order);
+    // The venue refuses an order under its minimum value.
+    if (notional < VENUE_MIN_ORDER_USDC) return null;
+    const signer = privateKeyToAccount(this.options.perpSigner ?? this.options.privateKey);
+    return { legs, perp: () => signMakerOrders(signer, order, this.#venue!.network, this.#venueNonces) };
   }
 
   /** Quotes, or re-quotes when our legs for this RFQ changed; one request per auction at a time. */
   async #quote(auction: Auction): Promise<void> {
     if (auction.busy || this.#stopped || this.#markets.get(auction.rfq.instrumentId)?.cooling) return;
-    const legs = this.#legsFor(auction.rfq);
-    if (!legs) return;
-    const key = `${legs.makerPays.amount}/${legs.makerReceives.amount}`;
-    if (key === auction.sent) return;
     auction.busy = true;
     const { rfq } = auction;
     const requote = auction.quoteId !== null;
+    let legs: QuoteLegs | undefined;
     try {
+      const priced = await this.#legsFor(rfq);
+      if (!priced) return;
+      legs = priced.legs;
+      const key = `${legs.makerPays.amount}/${legs.makerReceives.amount}`;
+      if (key === auction.sent) return;
       const result = await this.client.submitQuote({
         rfqId: rfq.id,
         instrumentId: rfq.instrumentId,
         side: rfq.side,
         ...legs,
+        // A re-quote carries a new (signer, nonce) pair: signed afresh each time.
+        ...(priced.perp ? await priced.perp() : {}),
         ...(this.options.acceptableForMs ? { acceptableForMs: this.options.acceptableForMs } : {}),
       });
       if (requote) this.stats.requotes++;
@@ -342,7 +401,8 @@ export class ReferenceMaker {
         this.#auctions.delete(quote.rfqId);
         if (ours) {
           this.stats.settled++;
-          this.#log('info', `settled ${quote.quoteId} (${quote.rfqId}) in tx ${quote.txHash ?? '?'}`);
+          const how = quote.settlementMode === 'perp' ? `at the venue: our order filled ${quote.perpMakerFilledSize ?? '?'}, the taker's ${quote.perpFilledSize ?? '?'} at ${quote.perpFillAvgPx ?? '?'}` : `in tx ${quote.txHash ?? '?'}`;
+          this.#log('info', `settled ${quote.quoteId} (${quote.rfqId}) ${how}`);
         }
         return;
       case 'FAILED':
@@ -384,6 +444,12 @@ export class ReferenceMaker {
 
   #onSelected(quote: MakerQuote): void {
     if (this.#relayed.has(quote.quoteId)) return;
+    if (quote.settlementMode === 'perp') {
+      // The service sends our signed order, then the taker's, then our cancel: nothing to do here.
+      this.#relayed.add(quote.quoteId);
+      this.#log('info', `selected ${quote.quoteId} (${quote.rfqId}): the service executes our signed order at the venue`);
+      return;
+    }
     const call = settleCall(quote, this.#tokens);
     if (!call) {
       this.#log('warn', `won ${quote.quoteId} (${quote.rfqId}) but it carries no permit (settlement mode ${quote.settlementMode}); nothing to relay`);

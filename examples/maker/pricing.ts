@@ -5,6 +5,7 @@
  * per 1 ETH); amounts are bigint smallest units; decimal strings only via `src/domain/money`.
  */
 import { formatAmount, mulDivDown, mulDivUp, parseAmount } from '../../src/domain/money/index.ts';
+import { onPerpGrid, type VenueTouch } from '../../src/client/perp-order.ts';
 
 export const BP = 10_000n;
 
@@ -107,3 +108,23 @@ export function quoteLegs(rfq: RfqToPrice, mid: bigint, spreadBp: number, maxBas
   const quoteLeg = { token: quote.symbol, amount: formatAmount(quoteUnits, quote.decimals) };
   return rfq.side === 'BUY' ? { makerPays: baseLeg, makerReceives: quoteLeg } : { makerPays: quoteLeg, makerReceives: baseLeg };
 }
+
+/**
+ * Our perp order price for an RFQ, from the venue's book (USDC micro-units per coin, on the
+ * venue's price grid). The RFQ's side is the taker's: on a BUY we sell (ask), on a SELL we buy
+ * (bid), `spreadBp / 2` from the book's mid, but never behind the book's own touch, so that the
+ * taker's IOC meets our order rather than the book's; and strictly inside the book, since an ALO
+ * that would cross is refused. Null when the book is one-sided or leaves no grid price inside.
+ */
+export function perpMakerPrice(side: 'BUY' | 'SELL', touch: VenueTouch, spreadBp: number, szDecimals: number): bigint | null {
+  const { bestBid, bestAsk } = touch;
+  if (bestBid === null || bestAsk === null) return null;
+  const { bid, ask } = bidAsk((bestBid + bestAsk) / 2n, spreadBp);
+  const price = side === 'BUY'
+    ? minBig(onPerpGrid(ask, szDecimals, 'up'), onPerpGrid(bestAsk - 1n, szDecimals, 'down'))
+    : maxBig(onPerpGrid(bid, szDecimals, 'down'), onPerpGrid(bestBid + 1n, szDecimals, 'up'));
+  return price > bestBid && price < bestAsk ? price : null;
+}
+
+const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
+const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);

@@ -17,6 +17,8 @@ export interface Rfq {
   quoteLimit?: string | null; quotedAt?: number | null; settledAt?: number | null;
   executedPayAmount?: string | null; executedRecvAmount?: string | null; takerFee?: string | null;
   txHash?: string | null; failureCode?: string | null; failureReason?: string | null;
+  /** Additive (DESIGN.md 9.3): the quote that executed, on a perp RFQ once selected. */
+  selectedQuoteId?: string | null;
 }
 export interface CreateRfqInput {
   instrumentId: string; side: Side; baseQty: string; quoteLimit?: string; autoAccept?: boolean;
@@ -29,13 +31,17 @@ export interface Quote {
   acceptableForMs?: number | null; expiryMs?: number | null;
   /** Perp only: the builder attribution the taker's venue order must carry (absent: none). */
   builderFeeTenthBp?: number;
+  /** Perp only, on a SETTLED quote: the taker's fill size and average price (USDC per coin, before fees). */
+  perpFilledSize?: string | null; perpFillAvgPx?: string | null;
 }
 export interface MakerQuote {
   rfqId: string; quoteId: string; version: number; instrumentId: string; side: Side; status: QuoteStatus;
-  makerPays: QuoteLeg; makerReceives: QuoteLeg; receivedAt: number; settlementMode: 'permit2' | 'promised' | 'xchange';
+  makerPays: QuoteLeg; makerReceives: QuoteLeg; receivedAt: number; settlementMode: 'permit2' | 'promised' | 'xchange' | 'perp';
   acceptableForMs?: number | null; expiryMs?: number | null; settlementDeadline?: number | null; deliveryDeadline?: number | null; permitSignature?: string | null; spender?: string | null; quoteHash?: string; permit2Nonce?: string;
   windowStartsAt?: number | null; windowEndsAt?: number | null; settledAt?: number | null; txHash?: string | null;
   xchange?: XchangeBundle;
+  /** Perp: the rank behind the winner while a cascade backup; the fills once SETTLED (DESIGN.md 9.3). */
+  position?: number | null; perpFilledSize?: string | null; perpFillAvgPx?: string | null; perpMakerFilledSize?: string | null;
 }
 /** The maker's adapter-signed swap (xchange mode); amounts and expiration are integer strings. */
 export interface SwapTransfer { token: string; from: string; to: string; amount: string }

@@ -2,7 +2,7 @@
  * The taker CLI's remembered credential: one JSON file (mode 0600, since it holds the API
  * secret), default `<RFQ_DATA_DIR or ./.rfq-data>/cli-credentials.json` (where `npm start` keeps
  * the operator token), overridable by `--credentials` or `RFQ_CREDENTIALS`. It records the server URL the key was issued by, so later commands need no
- * `--url`.
+ * `--url`; after a wallet login also the wallet key, which signs perp venue orders.
  */
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,6 +17,8 @@ export interface SavedCredential {
   account?: string;
   userId?: string;
   expiresAt?: number;
+  /** Present after `login --private-key`: the wallet that signs perp venue orders. */
+  walletKey?: `0x${string}`;
 }
 
 /** `--credentials`, else RFQ_CREDENTIALS, else beside the stack's other files in RFQ_DATA_DIR (default ./.rfq-data). */

@@ -59,6 +59,15 @@ interface DemoOptions {
   logger: Logger;
   step: (message: string) => void;
   startMakers: boolean;
+  /** The embedded venue simulator: the makers also quote the perps, with margin credited there. */
+  venue?: DemoVenue;
+}
+
+export interface DemoVenue {
+  url: string;
+  network: 'mainnet' | 'testnet';
+  /** Tops a demo maker's perp margin up at the venue, so its ALO orders rest. */
+  fundMaker(address: Address): Promise<void>;
 }
 
 const tokenMap = (devnet: DevnetStack) => new Map(devnet.deployed.tokens.map((t) => [t.symbol, t]));
@@ -96,16 +105,24 @@ async function prepareMaker(options: DemoOptions, deployer: SigningChainClients,
     const allowance = await maker.publicClient.readContract({ address: token.address, abi: testTokenAbi, functionName: 'allowance', args: [address, wrapper] });
     if (allowance < maxUint256 / 2n) await mined(maker, await maker.walletClient.writeContract({ address: token.address, abi: testTokenAbi, functionName: 'approve', args: [wrapper, maxUint256] }), 'approve wrapper');
   }
+  if (options.venue) await options.venue.fundMaker(address);
   // The demo makers are the stack's own: a start lifts a suspension, such as one left by trades a
   // crash of the stack cut short (their settlements expired while it was down), or none would quote.
-  await putMaker(context.service, address, { active: true, pairs: PAIRS, settlementModes: ['permit2'], spender: wrapper, suspended: false }, context.spenderCheck);
+  await putMaker(context.service, address, { active: true, pairs: PAIRS, settlementModes: options.venue ? ['permit2', 'perp'] : ['permit2'], spender: wrapper, suspended: false }, context.spenderCheck);
   return { key, address };
 }
 
-function makerInstruments(spec: (typeof DEMO_MAKERS)[number]): MakerInstrument[] {
+function makerInstruments(spec: (typeof DEMO_MAKERS)[number], perps: boolean): MakerInstrument[] {
   return [
     { instrumentId: 'ETH-USDC-SPOT', referencePrice: spec.eth, spreadBp: spec.spreadBp, maxBaseQty: '50', levelSize: '5' },
     { instrumentId: 'BTC-USDC-SPOT', referencePrice: spec.btc, spreadBp: spec.spreadBp, maxBaseQty: '2', levelSize: '0.25' },
+    // Perps are priced from the venue's book (referencePrice and levelSize are not used).
+    ...(perps
+      ? [
+          { instrumentId: 'ETH-USDC-PERP', referencePrice: spec.eth, spreadBp: spec.spreadBp, maxBaseQty: '20', levelSize: '1' },
+          { instrumentId: 'BTC-USDC-PERP', referencePrice: spec.btc, spreadBp: spec.spreadBp, maxBaseQty: '1', levelSize: '0.1' },
+        ]
+      : []),
   ];
 }
 
@@ -188,7 +205,8 @@ export async function startDemoStack(options: DemoOptions): Promise<DemoStack> {
           rpcUrl: devnet.settings.rpcUrl,
           tokens,
           seed: spec.seed,
-          instruments: makerInstruments(spec),
+          instruments: makerInstruments(spec, options.venue !== undefined),
+          ...(options.venue ? { venue: { url: options.venue.url, network: options.venue.network } } : {}),
           siweDomain: options.siweDomain,
           chainId: options.chainId,
           name: `demo-maker-${index + 1}`,
@@ -196,7 +214,7 @@ export async function startDemoStack(options: DemoOptions): Promise<DemoStack> {
         });
         await maker.start();
         makers.push(maker);
-        step(`demo-maker-${index + 1} ${address}: wrapper approved, inventory on the devnet, quoting at ${spec.spreadBp} bp`);
+        step(`demo-maker-${index + 1} ${address}: wrapper approved, inventory on the devnet${options.venue ? ', margin at the venue' : ''}, quoting at ${spec.spreadBp} bp`);
       }
     }
     const taker = await prepareTaker(options, deployer);

@@ -32,6 +32,8 @@ const DEMO_TAKER_PERP_USDC = '100000';
 const DEMO_TAKER_SPOT_USDC = '100000';
 /** What the demo taker sends from its venue spot USDC to the `/v0` omnibus: its `/v0` balance (human USDC). */
 const DEMO_TAKER_V0_USDC = '10000';
+/** Each demo maker's perp margin at the venue (human USDC), topped up to this at every start. */
+const DEMO_MAKER_PERP_USDC = 1_000_000n;
 /** The venue's cap on a perp builder fee; the taker approves up to it so every perp quote's fee fits. */
 const DEMO_TAKER_MAX_BUILDER_FEE = '0.1%';
 
@@ -121,4 +123,13 @@ export async function depositDemoTakerToV0(venue: EmbeddedVenue, dataDir: string
   await exchangeFor(venue, key).spotSend({ destination: omnibusAddress, token: `USDC:${usdc.tokenId}`, amount: DEMO_TAKER_V0_USDC });
   await writeFile(marker, `${JSON.stringify({ at: Date.now(), user: taker, omnibus: omnibusAddress, usdc: DEMO_TAKER_V0_USDC })}\n`);
   return { outcome: 'deposited', taker };
+}
+
+/** Tops a demo maker's perp margin up to `DEMO_MAKER_PERP_USDC` at the simulator, so its ALO orders pass the margin check. */
+export async function fundDemoMakerAtVenue(venue: { url: string; network: VenueNetwork }, address: Address): Promise<void> {
+  const info = new InfoClient({ transport: new HttpTransport({ apiUrl: venue.url, isTestnet: venue.network === 'testnet', timeout: 10_000 }) });
+  const { marginSummary } = await info.clearinghouseState({ user: address });
+  const have = BigInt(marginSummary.accountValue.split('.')[0]!);
+  if (have >= DEMO_MAKER_PERP_USDC) return;
+  await new VenueSimControl(venue.url).fund({ user: address, account: 'perp', token: 'USDC', amount: String(DEMO_MAKER_PERP_USDC - have) });
 }

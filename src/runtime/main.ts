@@ -12,7 +12,7 @@ import { DataDirError, secureDataDir } from './data-dir.ts';
 import { startNode, type RunningNode, type NodeOptions } from './node.ts';
 import { embeddedVenueKeys } from './embedded-secrets.ts';
 import { seedEmbeddedPerpInstruments, seedEmbeddedReferenceData, startEmbeddedChain } from './embedded-stack.ts';
-import { approveOmnibusAgent, depositDemoTakerToV0, fundDemoTakerAtVenue, startEmbeddedVenue, venueFaucetOf, type EmbeddedVenue } from './embedded-venue.ts';
+import { approveOmnibusAgent, depositDemoTakerToV0, fundDemoMakerAtVenue, fundDemoTakerAtVenue, startEmbeddedVenue, venueFaucetOf, type EmbeddedVenue } from './embedded-venue.ts';
 import { startDemoStack, type DemoStack } from './demo-stack.ts';
 import type { ChainSettings } from '../chain/chain-context.ts';
 import type { DevnetStack } from '../chain/devnet-stack.ts';
@@ -161,7 +161,10 @@ async function main(): Promise<void> {
       process.stderr.write(`rfq-service: ${setUp}\n`);
     };
     demo = await untilDone(() => stopping, retrying('the demo makers and taker set-up'), () =>
-      startDemoStack({ dataDir: config.dataDir, devnet: stack, context: node.context, url: node.url, siweDomain: config.siweDomain, chainId: config.chainId, logger, step, startMakers: config.demoMakers }),
+      startDemoStack({
+        dataDir: config.dataDir, devnet: stack, context: node.context, url: node.url, siweDomain: config.siweDomain, chainId: config.chainId, logger, step, startMakers: config.demoMakers,
+        ...(embeddedVenue ? { venue: { url: embeddedVenue.url, network: embeddedVenue.network, fundMaker: (address: Address) => fundDemoMakerAtVenue(embeddedVenue, address) } } : {}),
+      }),
     );
     const venue = embeddedVenue;
     if (venue) step(`demo taker at the venue: ${await untilDone(() => stopping, retrying('funding the demo taker at the venue'), () => fundDemoTakerAtVenue(venue, config.dataDir))}`);
@@ -180,7 +183,8 @@ async function main(): Promise<void> {
         `  demo taker  ${taker.address}\n    accessKey ${taker.accessKey}\n    secret    ${taker.secret}\n` +
         `    login:    npm run rfq -- --url ${node.url} login --access-key ${taker.accessKey} --secret ${taker.secret}\n` +
         (embeddedVenue && v0?.venue ? `    /v0:      RFQ_URL=${node.url} RFQ_V0_KEY=$(cat ${path.join(config.dataDir, 'demo-taker-key')}) npm run v0 -- getBalances\n` : '') +
-        '    then:     npm run rfq -- buy 0.5 ETH-USDC --window 5s\n',
+        '    then:     npm run rfq -- buy 0.5 ETH-USDC --window 5s\n' +
+        (embeddedVenue ? '    perps:    npm run rfq -- buy 0.1 ETH-USDC-PERP --window 5s   (signed with the demo taker key in the data directory)\n' : ''),
     );
   }
 }

@@ -49,10 +49,26 @@ function tokens(rfq: Rfq): { pay: string; receive: string } {
   return rfq.side === 'BUY' ? { pay: quote, receive: base } : { pay: base, receive: quote };
 }
 
-export function outcome(rfq: Rfq): string {
+/** A perp's fill: on the executed quote, never on the RFQ (spec, "Reading a perp result"). */
+export interface PerpFillView {
+  quoteId: string;
+  perpFilledSize: string | null;
+  perpFillAvgPx: string | null;
+}
+
+export function outcome(rfq: Rfq, perpFill?: PerpFillView): string {
   const { pay, receive } = tokens(rfq);
+  const [base = '?', quote = '?'] = rfq.instrumentId.split('-');
   switch (rfq.status) {
     case 'SETTLED':
+      if (perpFill) {
+        return [
+          `SETTLED ${rfq.id}`,
+          `  ${rfq.side === 'BUY' ? 'bought' : 'sold'}    ${perpFill.perpFilledSize ?? '?'} ${base} (perp) of ${rfq.baseQty}`,
+          `  avg price ${perpFill.perpFillAvgPx ?? '?'} ${quote} (venue fees and builder fee charged on your venue account)`,
+          `  quote     ${perpFill.quoteId}`,
+        ].join('\n');
+      }
       return [
         `SETTLED ${rfq.id}`,
         `  paid      ${rfq.executedPayAmount ?? '?'} ${pay} (fee included)`,

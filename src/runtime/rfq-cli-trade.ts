@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../client/http.ts';
 import type { RfqClient } from '../client/rfq-client.ts';
+import type { PerpTaker } from '../client/perp-taker.ts';
 import { bestQuote } from '../client/best-quote.ts';
 import { RfqWatch } from '../client/rfq-watch.ts';
 import type { Quote, Rfq, Side } from '../client/types.ts';
@@ -17,6 +18,14 @@ export interface TradeResult {
   quotes: Quote[];
   accepted: { quoteId: string; version: number } | null;
   transport: 'websocket' | 'rest';
+  /** Perp, once SETTLED: the executed quote's fill (the RFQ itself carries none). */
+  perpFill?: PerpFill;
+}
+
+export interface PerpFill {
+  quoteId: string;
+  perpFilledSize: string | null;
+  perpFillAvgPx: string | null;
 }
 
 export class FollowTimeout extends Error {
@@ -42,6 +51,8 @@ export interface TradeRequest {
   webSocket: boolean;
   /** Overrides how long to follow after the settlement deadline. */
   timeoutMs?: number;
+  /** A perp instrument: signs the taker's venue order for the quote it accepts. */
+  perp?: PerpTaker;
 }
 
 /** Accept attempts before giving up on a moving book (each re-reads the quotes). */
@@ -73,12 +84,18 @@ function announce(watch: RfqWatch, side: Side, say: (line: string) => void, quot
   });
 }
 
-export async function trade(client: RfqClient, request: TradeRequest, say: (line: string) => void): Promise<TradeResult> {
+export async function trade(client: RfqClient, tradeRequest: TradeRequest, say: (line: string) => void): Promise<TradeResult> {
+  let request = tradeRequest;
   const offset = await serverOffsetMs(client);
   const now = () => Date.now() + offset;
   const watch = new RfqWatch(client, { webSocket: request.webSocket });
   try {
     announce(watch, request.side, say, () => request.quoteLimit, now);
+    if (request.perp && request.quoteLimit === undefined && !request.autoAccept) {
+      // Required on a perp: derive one from the venue's book (1 % past the touch) and say so.
+      request = { ...request, quoteLimit: await request.perp.defaultLimit(request.instrumentId, request.side, request.baseQty) };
+      say(`no --limit: using ${request.quoteLimit} USDC (the venue's ${request.side === 'BUY' ? 'best ask + 1 %' : 'best bid - 1 %'} times ${request.baseQty})`);
+    }
     await watch.start();
     const created = await client.createRfq({
       instrumentId: request.instrumentId,
@@ -100,10 +117,10 @@ export async function trade(client: RfqClient, request: TradeRequest, say: (line
         ? Date.now() + request.acceptAfterMs
         : endsAtLocal - Math.min(DECIDE_MARGIN_MS, Math.floor((endsAtLocal - Date.now()) / 4));
       await watch.until(() => watch.rfq !== undefined && watch.rfq.status !== 'PENDING', decideAt);
-      accepted = await acceptBest(client, watch, created.rfqId, request.side, request.quoteLimit, now, say);
+      accepted = await acceptBest(client, watch, created.rfqId, request.side, request.quoteLimit, now, say, request.perp);
     }
     const rfq = await follow(watch, offset, request.timeoutMs);
-    return { rfq, quotes: watch.quotes(), accepted, transport: watch.transport };
+    return { rfq, quotes: watch.quotes(), accepted, transport: watch.transport, ...(await perpFillOf(client, rfq, accepted, request.perp)) };
   } finally {
     watch.close();
   }
@@ -113,7 +130,7 @@ export async function trade(client: RfqClient, request: TradeRequest, say: (line
 export async function acceptAndFollow(
   client: RfqClient,
   rfqId: string,
-  choice: { quoteId?: string; version?: number; webSocket: boolean; timeoutMs?: number },
+  choice: { quoteId?: string; version?: number; webSocket: boolean; timeoutMs?: number; perp?: PerpTaker },
   say: (line: string) => void,
 ): Promise<TradeResult> {
   const offset = await serverOffsetMs(client);
@@ -126,16 +143,21 @@ export async function acceptAndFollow(
     announce(watch, rfq.side, say, () => rfq.quoteLimit ?? undefined, now);
     let accepted: TradeResult['accepted'];
     if (choice.quoteId === undefined) {
-      accepted = await acceptBest(client, watch, rfqId, rfq.side, rfq.quoteLimit ?? undefined, now, say);
+      accepted = await acceptBest(client, watch, rfqId, rfq.side, rfq.quoteLimit ?? undefined, now, say, choice.perp);
       if (!accepted) throw new ApiError(409, 'NO_ACCEPTABLE_QUOTE', `no acceptable quote on ${rfqId}`, undefined, new Headers());
     } else {
       const version = choice.version ?? (watch.quotes().find((q) => q.quoteId === choice.quoteId) ?? (await client.getQuote(choice.quoteId))).version;
       say(`accepting ${choice.quoteId} v${version}`);
-      await client.accept(rfqId, { quoteId: choice.quoteId, expectedVersion: version });
+      if (choice.perp) {
+        const quote = await client.getQuote(choice.quoteId);
+        if ((await acceptPerp(client, choice.perp, rfq, quote, version, say)) === 'refused') throw new ApiError(409, 'QUOTE_NOT_ACCEPTABLE', `the service refused the signed order for ${choice.quoteId} (quote FAILED; the RFQ is still PENDING)`, undefined, new Headers());
+      } else {
+        await client.accept(rfqId, { quoteId: choice.quoteId, expectedVersion: version });
+      }
       accepted = { quoteId: choice.quoteId, version };
     }
     const final = await follow(watch, offset, choice.timeoutMs);
-    return { rfq: final, quotes: watch.quotes(), accepted, transport: watch.transport };
+    return { rfq: final, quotes: watch.quotes(), accepted, transport: watch.transport, ...(await perpFillOf(client, final, accepted, choice.perp)) };
   } finally {
     watch.close();
   }
@@ -158,18 +180,26 @@ export async function followRfq(client: RfqClient, rfqId: string, options: { web
 }
 
 async function acceptBest(
-  client: RfqClient, watch: RfqWatch, rfqId: string, side: Side, quoteLimit: string | undefined, now: () => number, say: (line: string) => void,
+  client: RfqClient, watch: RfqWatch, rfqId: string, side: Side, quoteLimit: string | undefined, now: () => number, say: (line: string) => void, perp?: PerpTaker,
 ): Promise<TradeResult['accepted']> {
+  const refused = new Set<string>();
   for (let attempt = 1; attempt <= MAX_ACCEPT_ATTEMPTS; attempt++) {
     if (watch.rfq?.status !== 'PENDING') return null;
-    const best = bestQuote(watch.quotes(), side, { now: now(), quoteLimit, minRemainingMs: ACCEPT_HEADROOM_MS });
+    const best = bestQuote(watch.quotes().filter((q) => !refused.has(q.quoteId)), side, { now: now(), quoteLimit, minRemainingMs: ACCEPT_HEADROOM_MS });
     if (!best) {
       say('no acceptable quote; not accepting');
       return null;
     }
     say(`accepting ${best.quoteId} v${best.version}`);
     try {
-      await client.accept(rfqId, { quoteId: best.quoteId, expectedVersion: best.version });
+      if (perp) {
+        if ((await acceptPerp(client, perp, watch.rfq, best, best.version, say)) === 'refused') {
+          refused.add(best.quoteId);
+          continue;
+        }
+      } else {
+        await client.accept(rfqId, { quoteId: best.quoteId, expectedVersion: best.version });
+      }
       return { quoteId: best.quoteId, version: best.version };
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
@@ -188,6 +218,46 @@ async function acceptBest(
   }
   say(`gave up accepting after ${MAX_ACCEPT_ATTEMPTS} attempts`);
   return null;
+}
+
+/** How often a perp accept's outcome is read while the service checks the order. */
+const PERP_CHECK_POLL_MS = 100;
+
+/**
+ * A perp accept: builder fee, signed order, 202; then the service checks the order with no
+ * reason given. Refused: the quote turns FAILED while the RFQ stays PENDING ('refused', another
+ * quote may be accepted); otherwise the RFQ moves to QUOTED or ends ('accepted').
+ */
+async function acceptPerp(client: RfqClient, perp: PerpTaker, rfq: Rfq, quote: Quote, version: number, say: (line: string) => void): Promise<'accepted' | 'refused'> {
+  const approved = await perp.ensureBuilderFee(quote.builderFeeTenthBp);
+  if (approved !== null) say(`approved a builder fee of ${approved} tenths of a bp for ${perp.builderAddress} at the venue`);
+  const order = await perp.order(rfq, quote);
+  const placed = (order.action['orders'] as Array<{ p: string; s: string; c: string }>)[0]!;
+  say(`signed ${rfq.side === 'BUY' ? 'buy' : 'sell'} IOC ${placed.s} @ ${placed.p} (cloid ${placed.c}, nonce ${order.nonce})`);
+  await client.accept(rfq.id, { quoteId: quote.quoteId, expectedVersion: version, perpTakerOrder: order });
+  for (;;) {
+    const [current, chosen] = await Promise.all([client.getRfq(rfq.id), client.getQuote(quote.quoteId)]);
+    if (current.status !== 'PENDING') return 'accepted';
+    if (chosen.status === 'FAILED') {
+      say(`the service refused the signed order for ${quote.quoteId}; the RFQ is still PENDING`);
+      return 'refused';
+    }
+    if (Date.now() > current.auctionEndsAt + 5_000) return 'accepted';
+    await new Promise((resolve) => setTimeout(resolve, PERP_CHECK_POLL_MS));
+  }
+}
+
+/** The executed quote's fill fields, read again while absent (spec: "read again if absent"). */
+async function perpFillOf(client: RfqClient, rfq: Rfq, accepted: TradeResult['accepted'], perp: PerpTaker | undefined): Promise<{ perpFill?: PerpFill }> {
+  if (!perp || rfq.status !== 'SETTLED') return {};
+  const quoteId = rfq.selectedQuoteId ?? accepted?.quoteId;
+  if (!quoteId) return {};
+  let quote = await client.getQuote(quoteId);
+  for (let attempt = 0; attempt < 20 && quote.perpFilledSize == null; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    quote = await client.getQuote(quoteId);
+  }
+  return { perpFill: { quoteId, perpFilledSize: quote.perpFilledSize ?? null, perpFillAvgPx: quote.perpFillAvgPx ?? null } };
 }
 
 async function follow(watch: RfqWatch, offset: number, timeoutMs: number | undefined): Promise<Rfq> {

@@ -13,6 +13,8 @@ import type { Side } from '../client/types.ts';
 import { credentialsPath, DEFAULT_CREDENTIALS_FILE, readCredential, removeCredential, writeCredential, type SavedCredential } from './cli-credentials.ts';
 import { balancesTable, instrumentsTable, ledgerTable, outcome, rfqSummary } from './rfq-cli-format.ts';
 import { acceptAndFollow, FollowTimeout, followRfq, trade, type TradeResult } from './rfq-cli-trade.ts';
+import { NoWalletKey, perpTakerFor } from './rfq-cli-perp.ts';
+import { isPerpInstrument } from '../client/perp-order.ts';
 
 const USAGE = `usage: npm run rfq -- [global options] <command> ...
 
@@ -35,7 +37,14 @@ commands:
       --no-accept        only watch quotes (accept from elsewhere with \`rfq accept\`)
     Quotes are shown live as they arrive and re-price; then the best acceptable one is
     accepted and settlement is followed until SETTLED, FAILED or CANCELLED.
-  accept <rfqId> [--quote qt_.. [--version N]]
+    Perps (ETH-USDC-PERP ...): the CLI signs your venue order (IOC) for the quote it accepts
+    and approves the quote's builder fee from your wallet when needed; without --limit it
+    uses the venue's touch 1 % against you times the size. The wallet key is, in order:
+    --private-key (or RFQ_PRIVATE_KEY), the key you logged in with, or the demo taker's key
+    in the embedded data directory (RFQ_DATA_DIR, default ./.rfq-data) when logged in as it.
+      --private-key 0x.. the wallet that signs the venue order
+      --venue-url URL    the venue (env RFQ_VENUE_URL; default: the one the service publishes)
+  accept <rfqId> [--quote qt_.. [--version N]] [--private-key 0x..] [--venue-url URL]
                                       accept a chosen quote (default: the best one) and follow
   status <rfqId> [--follow]           show an RFQ and its quotes; --follow waits until terminal
   cancel <rfqId>                      cancel an RFQ still in its auction
@@ -80,6 +89,7 @@ const options = {
   quote: { type: 'string' },
   version: { type: 'string' },
   follow: { type: 'boolean' },
+  'venue-url': { type: 'string' },
 } as const;
 
 type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
@@ -91,9 +101,9 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   balances: [],
   instruments: [],
   ledger: ['limit', 'cursor'],
-  buy: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout'],
-  sell: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout'],
-  accept: ['quote', 'version', 'timeout'],
+  buy: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout', 'private-key', 'venue-url'],
+  sell: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout', 'private-key', 'venue-url'],
+  accept: ['quote', 'version', 'timeout', 'private-key', 'venue-url'],
   status: ['follow', 'timeout'],
   cancel: [],
 };
@@ -175,7 +185,8 @@ async function login(values: Values, env: NodeJS.ProcessEnv, url: string, file: 
       ...(values['chain-id'] ? { chainId: integer(values['chain-id'], '--chain-id') } : {}),
       ...(values['expires-in'] ? { expiresInSecs: integer(values['expires-in'], '--expires-in') } : {}),
     });
-    saved = { url, accessKey: signedIn.accessKey, secret: signedIn.secret, account: signedIn.account, userId: signedIn.userId, expiresAt: signedIn.expiresAt };
+    // The key is kept with the API secret (mode 0600): perp accepts sign the venue order with it.
+    saved = { url, accessKey: signedIn.accessKey, secret: signedIn.secret, account: signedIn.account, userId: signedIn.userId, expiresAt: signedIn.expiresAt, walletKey: privateKey as `0x${string}` };
   } else if (accessKey && secret) {
     const client = new RfqClient(url, { accessKey, secret });
     // Prove the pair works before remembering it.
@@ -185,7 +196,7 @@ async function login(values: Values, env: NodeJS.ProcessEnv, url: string, file: 
     throw new UsageError('login: needs --private-key (or RFQ_PRIVATE_KEY), or --access-key and --secret (or RFQ_ACCESS_KEY and RFQ_SECRET)');
   }
   await writeCredential(file, saved);
-  const { secret: _secret, ...shown } = saved;
+  const { secret: _secret, walletKey: _walletKey, ...shown } = saved;
   out.result({ ...shown, credentialsFile: file }, `logged in${saved.account ? ` as ${saved.account}` : ''} at ${url} (key ${saved.accessKey}${saved.expiresAt ? `, expires ${new Date(saved.expiresAt).toISOString()}` : ''})\ncredential saved to ${file}`);
   return 0;
 }
@@ -195,7 +206,7 @@ function tradeExit(result: TradeResult): number {
 }
 
 function tradeHuman(result: TradeResult): string {
-  return outcome(result.rfq);
+  return outcome(result.rfq, result.perpFill);
 }
 
 async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -235,6 +246,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   }
   // Validate the command line fully before anything goes to the server.
   const webSocket = !values['no-ws'];
+  const perpSettings = { flagKey: values['private-key'], venueUrl: values['venue-url'], env, saved, credentialsFile: file };
   const timeoutMs = values.timeout !== undefined ? parseDuration(values.timeout, '--timeout') : undefined;
   let action: (client: RfqClient) => Promise<number>;
   switch (command) {
@@ -296,7 +308,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       };
       action = async (client) => {
-        const result = await trade(client, request, out.say);
+        const perp = isPerpInstrument(request.instrumentId) ? await perpTakerFor(client, perpSettings) : undefined;
+        const result = await trade(client, { ...request, ...(perp ? { perp } : {}) }, out.say);
         out.result(result, tradeHuman(result));
         return tradeExit(result);
       };
@@ -312,7 +325,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       };
       action = async (client) => {
-        const result = await acceptAndFollow(client, rfqId!, choice, out.say);
+        const perp = isPerpInstrument((await client.getRfq(rfqId!)).instrumentId) ? await perpTakerFor(client, perpSettings) : undefined;
+        const result = await acceptAndFollow(client, rfqId!, { ...choice, ...(perp ? { perp } : {}) }, out.say);
         out.result(result, tradeHuman(result));
         return tradeExit(result);
       };
@@ -376,6 +390,9 @@ try {
   } else if (error instanceof ApiError) {
     report(json, error.code, error.message.replace(/^\d+ \S+: /, ''), { status: error.status, ...(error.details ? { details: error.details } : {}) });
     process.exitCode = EXIT_FAILED;
+  } else if (error instanceof NoWalletKey) {
+    report(json, 'NO_WALLET_KEY', error.message);
+    process.exitCode = EXIT_USAGE;
   } else if (error instanceof FollowTimeout) {
     report(json, 'TIMEOUT', error.message, error.rfq ? { details: { status: error.rfq.status } } : {});
     process.exitCode = EXIT_FAILED;

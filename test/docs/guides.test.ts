@@ -23,6 +23,9 @@ import { startTestChain, testAccount, type TestChain } from '../helpers/chain.ts
 import { RfqClient } from '../../src/client/rfq-client.ts';
 import { loadConfig } from '../../src/runtime/config.ts';
 import { startV0Stack } from '../helpers/v0.ts';
+import { startVenueSim } from '../../sim/venue/index.ts';
+import { ReferenceMaker } from '../../examples/maker/maker.ts';
+import { venueFaucetOf } from '../../src/runtime/embedded-venue.ts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { isRunnable, keyPaths, outputPattern, parseBlocks, ShellSession, type Block } from './runnable-blocks.ts';
 
@@ -57,7 +60,7 @@ function checkSkips(name: string, blocks: Block[]): void {
 /** A directory that looks like the project (npm scripts resolve) with its own ./.rfq-data. */
 async function scratchProject(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'rfq-guide-'));
-  for (const entry of ['package.json', 'node_modules', 'src', 'tsconfig.json']) await symlink(path.join(ROOT, entry), path.join(dir, entry));
+  for (const entry of ['package.json', 'node_modules', 'src', 'examples', 'tsconfig.json']) await symlink(path.join(ROOT, entry), path.join(dir, entry));
   await mkdir(path.join(dir, '.rfq-data'));
   // What `npm start` writes, so the admin CLI finds the token as the guides say.
   await writeFile(path.join(dir, '.rfq-data', 'admin-token'), `${ADMIN_TOKEN}\n`, { mode: 0o600 });
@@ -147,6 +150,21 @@ async function startXchangeMaker(h: Harness, chain: TestChain): Promise<{ stop()
   return { stop: () => { stopped = true; }, accepted };
 }
 
+/** The reference maker quoting ETH-USDC-PERP from the simulator's book, as the demo makers of `npm start` do. */
+async function startPerpMaker(h: Harness, venue: { url: string; network: 'mainnet' }): Promise<ReferenceMaker> {
+  await h.admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 25, minQuoteNotional: '10' });
+  const key = generatePrivateKey();
+  const address = privateKeyToAccount(key).address;
+  await venueFaucetOf(venue)({ address, account: 'perp', token: 'USDC', amount: '100000' });
+  await h.admin.putMaker(address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['perp'] });
+  const maker = new ReferenceMaker({
+    baseUrl: h.url, privateKey: key, venue, log: () => {},
+    instruments: [{ instrumentId: 'ETH-USDC-PERP', referencePrice: '3500', spreadBp: 10, maxBaseQty: '5', levelSize: '1' }],
+  });
+  await maker.start();
+  return maker;
+}
+
 describe('guides', () => {
   const backend = backends().at(-1)!;
   let chain: TestChain;
@@ -167,10 +185,15 @@ describe('guides', () => {
     }
   });
 
-  it('docs/taker-quickstart.md: every runnable block, trades settling on-chain (xchange)', async () => {
-    const h = await startHarness(backend, { chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, embedded: true, logLevel: 'silent' });
-    const maker = await startXchangeMaker(h, chain);
+  it('docs/taker-quickstart.md: every runnable block, trades settling on-chain (xchange) and at the venue simulator (perps)', async () => {
+    const sim = await startVenueSim({ port: 0 });
+    const venue = { url: sim.url, network: 'mainnet' as const, builderAddress: '0x00000000000000000000000000000000000000b4' as const };
+    const h = await startHarness(backend, { chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, embedded: true, logLevel: 'silent', venue, embeddedVenue: { url: sim.url, faucet: venueFaucetOf(sim) } });
+    let maker: Awaited<ReturnType<typeof startXchangeMaker>> | undefined;
+    let perpMaker: ReferenceMaker | undefined;
     try {
+      maker = await startXchangeMaker(h, chain);
+      perpMaker = await startPerpMaker(h, venue);
       // What `npm start` will print: a demo taker, funded on the ledger and, for the same amount,
       // in custody on-chain (so its trades can pay out). The guide's own wallet is funded by
       // operator adjustment (step 3); custody gets those tokens here too.
@@ -189,8 +212,10 @@ describe('guides', () => {
       assert.ok(maker.accepted.length > 0);
       assert.deepEqual(keyPaths(JSON.parse(example[0]!.body)), keyPaths(maker.accepted[0]));
     } finally {
-      maker.stop();
+      maker?.stop();
+      await perpMaker?.stop();
       await h.close();
+      await sim.stop();
     }
   });
 

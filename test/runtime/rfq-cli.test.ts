@@ -8,60 +8,20 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { backends } from '../helpers/backends.ts';
+import { exited, failed, json, openRfq, runCli, type Run } from '../helpers/cli.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { RfqClient } from '../../src/client/rfq-client.ts';
-import type { OpenRfq } from '../../src/client/types.ts';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const NODE = path.join(ROOT, 'node_modules/.bin/node');
-const CLI = path.join(ROOT, 'src/runtime/rfq-cli.ts');
-
-interface Run { code: number | null; stdout: string; stderr: string }
 
 let scratch: string;
 
 /** Runs the CLI with a clean environment (nothing inherited that could name a URL or key). */
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(NODE, [CLI, ...args], { cwd: scratch, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
-  });
-}
-
-function exited(run: Run, code: number): Run {
-  assert.equal(run.code, code, `exit ${code} expected, got ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-  return run;
-}
-
-function json(run: Run): any {
-  return JSON.parse(run.stdout);
-}
-
-function failed(run: Run, code: number, errorCode: string): string {
-  exited(run, code);
-  assert.match(run.stderr.split('\n')[0]!, new RegExp(`^error: ${errorCode}: \\S`), run.stderr);
-  return run.stderr;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls the maker's open RFQs until one matches (the CLI submits it in another process). */
-async function openRfq(maker: RfqClient, match: (rfq: OpenRfq) => boolean, timeoutMs = 20_000): Promise<OpenRfq> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = (await maker.openRfqs({ limit: 100 })).items.find(match);
-    if (found) return found;
-    if (Date.now() > deadline) assert.fail('the CLI did not submit the RFQ');
-    await sleep(25);
-  }
+  return runCli('src/runtime/rfq-cli.ts', args, scratch, env);
 }
 
 for (const backend of backends()) {

@@ -13,6 +13,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { startVenueSim, type VenueSim } from '../../../sim/venue/index.ts';
 import { VenueSimControl } from '../../../sim/venue/control.ts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
+import { eventually } from '../../helpers/eventually.ts';
 import { backends, createTestDatabase } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 
@@ -56,16 +57,6 @@ async function takerOrder(account: PrivateKeyAccount, side: 'BUY' | 'SELL', s: s
     ...o.action,
   };
   return sign(account, action, o.nonce);
-}
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > until) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 for (const backend of backends()) {
@@ -202,6 +193,45 @@ for (const backend of backends()) {
       await taker.client.accept(rfqId, { quoteId: quoteIds[1]!, perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.2') });
       const rfq = await eventually(() => taker.client.getRfq(rfqId), ended);
       assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+    });
+
+    it('each of spec rules 1-14 broken once is a refusal: the quote FAILED, the RFQ still PENDING', async () => {
+      const maker = await perpMaker();
+      const taker = await perpTaker();
+      const stranger = privateKeyToAccount(generatePrivateKey());
+      const order = (o: Record<string, unknown> = {}) => ({ a: ETH, b: true, p: '3500.1', s: '0.1', r: false, t: { limit: { tif: 'Ioc' } }, c: cloid(), ...o });
+      const builder = { b: BUILDER, f: 20 };
+      const broken: Array<[string, () => Promise<Signed | Record<string, unknown>>]> = [
+        ['1: action keys out of order', () => sign(taker.account, { orders: [order()], type: 'order', grouping: 'na', builder })],
+        ['1: order keys out of order', async () => { const { a, b, ...rest } = order(); return sign(taker.account, { type: 'order', orders: [{ b, a, ...rest }], grouping: 'na', builder }); }],
+        ['2: two orders', () => sign(taker.account, { type: 'order', orders: [order(), order()], grouping: 'na', builder })],
+        ['2: grouping not na', () => takerOrder(taker.account, 'BUY', '0.1', '3500.1', { action: { grouping: 'normalTpsl' } })],
+        ['3: vaultAddress', async () => ({ ...(await takerOrder(taker.account, 'BUY', '0.1', '3500.1')), vaultAddress: stranger.address.toLowerCase() })],
+        ['3: expiresAfter', async () => ({ ...(await takerOrder(taker.account, 'BUY', '0.1', '3500.1')), expiresAfter: Date.now() + 60_000 })],
+        ['4: a of another coin', () => takerOrder(taker.account, 'BUY', '0.1', '3500.1', { order: { a: 0 } })],
+        ['5: b of the other side', () => takerOrder(taker.account, 'BUY', '0.1', '3500.1', { order: { b: false } })],
+        ['6: s not the base leg', () => takerOrder(taker.account, 'BUY', '0.2', '3500.1')],
+        ['7: p not the quote leg over s', () => takerOrder(taker.account, 'BUY', '0.1', '3500.2')],
+        ['8: p with a trailing zero', () => takerOrder(taker.account, 'BUY', '0.1', '3500.10')],
+        ['9: tif not Ioc', () => takerOrder(taker.account, 'BUY', '0.1', '3500.1', { order: { t: { limit: { tif: 'Gtc' } } } })],
+        ['10: c not 16 bytes of hex', () => takerOrder(taker.account, 'BUY', '0.1', '3500.1', { order: { c: '0x1234' } })],
+        ['11: no builder on a quote with a rate', () => takerOrder(taker.account, 'BUY', '0.1', '3500.1', { builderFee: null })],
+        ['11: builder rate not the quote\'s', () => takerOrder(taker.account, 'BUY', '0.1', '3500.1', { builderFee: 10 })],
+        ['11: builder address not the service\'s', () => takerOrder(taker.account, 'BUY', '0.1', '3500.1', { action: { builder: { b: stranger.address.toLowerCase(), f: 20 } } })],
+        ['12: nonce outside the venue window', () => takerOrder(taker.account, 'BUY', '0.1', '3500.1', { nonce: Date.now() - 3 * 24 * 3600_000 })],
+        ['13: signature over another nonce', async () => ({ ...(await takerOrder(taker.account, 'BUY', '0.1', '3500.1')), nonce: freshNonce() })],
+        ['14: signed for the other network', async () => { const action = (await takerOrder(taker.account, 'BUY', '0.1', '3500.1')).action; const nonce = freshNonce(); return { action, nonce, signature: await signL1Action({ wallet: taker.account, action, nonce, isTestnet: true }) }; }],
+        ['14: signed by a key the account never approved', () => takerOrder(stranger, 'BUY', '0.1', '3500.1')],
+      ];
+      for (const [rule, build] of broken) {
+        const { rfqId, quoteIds } = await auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+        await taker.client.accept(rfqId, { quoteId: quoteIds[0]!, perpTakerOrder: (await build()) as Signed });
+        const quote = await eventually(() => taker.client.getQuote(quoteIds[0]!), (q) => q.status !== 'SUBMITTED');
+        assert.equal(quote.status, 'FAILED', `rule ${rule}: the quote is FAILED`);
+        assert.equal((await taker.client.getRfq(rfqId)).status, 'PENDING', `rule ${rule}: the RFQ is still PENDING`);
+        const sent = await h.node.store.db.selectFrom('perp_execution_calls').select('kind').innerJoin('perp_executions', 'perp_executions.id', 'perp_execution_calls.execution_id').where('perp_executions.rfq_id', '=', rfqId).where('kind', 'in', ['makerOrder', 'takerOrder']).execute();
+        assert.deepEqual(sent, [], `rule ${rule}: nothing sent to the venue`);
+      }
     });
 
     it('a reused nonce does nothing at all: the quote stays live, the RFQ PENDING', async () => {

@@ -22,6 +22,7 @@ import { generateSecretKey } from '../../../src/runtime/node.ts';
 import { openStore, type Store } from '../../../src/store/database.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/backends.ts';
 import { ADMIN_TOKEN, seedReferenceData } from '../../helpers/harness.ts';
+import { eventually } from '../../helpers/eventually.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const NODE_BIN = path.join(ROOT, 'node_modules/.bin/node');
@@ -42,15 +43,6 @@ async function sign(account: PrivateKeyAccount, action: Record<string, unknown>,
   return { action, nonce, signature: await signL1Action({ wallet: account, action, nonce, isTestnet: false }) };
 }
 const cloid = () => `0x${randomBytes(16).toString('hex')}`;
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > end) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const skip = process.env.TEST_DATABASE_URL ? false : 'needs PostgreSQL (TEST_DATABASE_URL): a killed process must leave a store another process can open';
 
@@ -131,7 +123,7 @@ describe('perp execution survives SIGKILL between recording and answering the ta
     // The venue applies the taker's order and holds the reply: the service is killed while waiting.
     await control.addFault({ match: { action: 'order', cloid: tc }, effect: { type: 'timeoutAfterApply', holdMs: 60_000 }, count: 1 });
     await taker.accept(rfqId, { quoteId: quote.quoteId, perpTakerOrder: takerSigned });
-    const sending = await until(
+    const sending = await eventually(
       () => store.db.selectFrom('perp_executions').select(['phase', 'taker_sent_at']).where('rfq_id', '=', rfqId).executeTakeFirst(),
       (e) => e?.phase === 'takerSending',
     );
@@ -141,7 +133,7 @@ describe('perp execution survives SIGKILL between recording and answering the ta
     await kill();
 
     await startService();
-    const rfq = await until(() => taker.getRfq(rfqId), (r) => r.status !== 'PENDING' && r.status !== 'QUOTED', 30_000);
+    const rfq = await eventually(() => taker.getRfq(rfqId), (r) => r.status !== 'PENDING' && r.status !== 'QUOTED', 30_000);
     assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
     const calls = await store.db.selectFrom('perp_execution_calls').innerJoin('perp_executions', 'perp_executions.id', 'perp_execution_calls.execution_id').select('kind').where('perp_executions.rfq_id', '=', rfqId).execute();
     assert.equal(calls.filter((c) => c.kind === 'takerOrder').length, 0, 'the restarted node did not send the taker order again');
