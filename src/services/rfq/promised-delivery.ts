@@ -13,7 +13,8 @@
 import { getAddress } from 'viem';
 import { sql } from 'kysely';
 import { transitionQuote, transitionRfq } from '../../domain/rfq/index.ts';
-import { endLock, postMovement } from '../../store/ledger.ts';
+import { promisedDeliveryPostings } from '../../domain/ledger/index.ts';
+import { endLock, postMovement, returnToAvailable } from '../../store/ledger.ts';
 import type { Reader, Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { enqueueCustodyTransfer } from '../funds/custody-transfers.ts';
@@ -56,25 +57,15 @@ export async function settlePromisedDelivery(tx: Tx, deps: ServiceDeps, quoteId:
   const lock = await endLock(tx, 'rfq', rfq.id, 'consume', 'settled', now);
   const taken = quote.maker_receives_amount + quote.taker_fee;
   if (!lock || lock.amount < taken) throw new Error(`RFQ ${rfq.id} has no live lock covering ${taken}`);
-  const payToken = quote.maker_receives_token;
-  const postings = [
-    { book: 'user' as const, accountId: rfq.account_id, token: quote.maker_pays_token, rail: 'EVM' as const, delta: quote.maker_pays_amount, source: 'SETTLEMENT' as const },
-    { book: 'custody' as const, token: quote.maker_pays_token, rail: 'EVM' as const, delta: -quote.maker_pays_amount, source: 'SETTLEMENT' as const },
-    { book: 'user' as const, accountId: rfq.account_id, token: payToken, rail: 'EVM' as const, delta: -quote.maker_receives_amount, source: 'SETTLEMENT' as const, fromLocked: true },
-    { book: 'maker_settlement' as const, token: payToken, rail: 'EVM' as const, delta: quote.maker_receives_amount, source: 'SETTLEMENT' as const },
-    ...(quote.taker_fee > 0n
-      ? [
-          { book: 'user' as const, accountId: rfq.account_id, token: payToken, rail: 'EVM' as const, delta: -quote.taker_fee, source: 'FEE' as const, fromLocked: true },
-          { book: 'fees' as const, token: payToken, rail: 'EVM' as const, delta: quote.taker_fee, source: 'FEE' as const },
-        ]
-      : []),
-  ];
+  const postings = promisedDeliveryPostings({
+    taker: rfq.account_id,
+    paid: { token: quote.maker_receives_token, amount: quote.maker_receives_amount },
+    received: { token: quote.maker_pays_token, amount: quote.maker_pays_amount },
+    fee: quote.taker_fee,
+  });
   await postMovement(tx, { movementId: deps.ids.uuid(), kind: 'SETTLEMENT', reference: rfq.id, memo: transfer.txHash, at: now, postings, postingIds: postings.map(() => deps.ids.uuid()) });
   // A lock larger than what settled (never expected: selection locks exactly) goes back to available.
-  const rest = lock.amount - taken;
-  if (rest > 0n) {
-    await tx.updateTable('balances').set({ available: sql`available + ${rest}`, locked: sql`locked - ${rest}` }).where('account_id', '=', lock.accountId).where('token', '=', lock.token).where('rail', '=', lock.rail).execute();
-  }
+  await returnToAvailable(tx, lock, lock.amount - taken);
 
   await tx.insertInto('promised_deliveries').values({ quote_id: quote.id, rfq_id: rfq.id, tx_hash: transfer.txHash, log_index: transfer.logIndex, block_number: transfer.blockNumber, block_timestamp_secs: transfer.blockTimestampSecs, created_at: now }).execute();
   const settledRfq = await tx
@@ -89,7 +80,7 @@ export async function settlePromisedDelivery(tx: Tx, deps: ServiceDeps, quoteId:
     .where('id', '=', quote.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await enqueueCustodyTransfer(tx, deps, { purpose: 'payout', ownerId: quote.id, token: payToken, tokenAddress: payoutTokenAddress, toAddress: getAddress(transfer.from), amount: quote.maker_receives_amount }, now);
+  await enqueueCustodyTransfer(tx, deps, { purpose: 'payout', ownerId: quote.id, token: quote.maker_receives_token, tokenAddress: payoutTokenAddress, toAddress: getAddress(transfer.from), amount: quote.maker_receives_amount }, now);
   await emitRfqStatus(tx, settledRfq, instrument, now);
   await emitQuoteStatus(tx, settledQuote, settledRfq, instrument, now);
   await emitBalances(tx, deps, rfq.account_id, now);

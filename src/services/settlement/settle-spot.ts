@@ -9,7 +9,8 @@
  * and their frames go to the outbox.
  */
 import { transitionQuote, transitionRfq, type Instrument } from '../../domain/rfq/index.ts';
-import { endLock, postMovement, type Posting } from '../../store/ledger.ts';
+import { spotSettlementPostings } from '../../domain/ledger/index.ts';
+import { endLock, postMovement } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { emitBalances, emitQuoteStatus, emitRfqStatus } from '../rfq/events.ts';
@@ -36,18 +37,7 @@ export async function settleSpot(tx: Tx, deps: ServiceDeps, s: SpotSettlement): 
     throw new Error(`RFQ ${rfq.id}: live lock ${JSON.stringify(lock, (_, v) => (typeof v === 'bigint' ? v.toString() : v))} does not cover settlement of ${quote.id}`);
   }
   const taker = rfq.account_id;
-  const postings: Posting[] = [
-    { book: 'user', accountId: taker, token: payToken, rail: 'EVM', delta: -paid, source: 'SETTLEMENT', fromLocked: true },
-    { book: 'custody', token: payToken, rail: 'EVM', delta: paid, source: 'SETTLEMENT' },
-    { book: 'user', accountId: taker, token: recvToken, rail: 'EVM', delta: received, source: 'SETTLEMENT' },
-    { book: 'custody', token: recvToken, rail: 'EVM', delta: -received, source: 'SETTLEMENT' },
-  ];
-  if (fee > 0n) {
-    postings.push(
-      { book: 'user', accountId: taker, token: payToken, rail: 'EVM', delta: -fee, source: 'FEE', fromLocked: true },
-      { book: 'fees', token: payToken, rail: 'EVM', delta: fee, source: 'FEE' },
-    );
-  }
+  const postings = spotSettlementPostings({ taker, paid: { token: payToken, amount: paid }, received: { token: recvToken, amount: received }, fee });
   await postMovement(tx, { movementId: deps.ids.uuid(), kind: 'SETTLEMENT', reference: rfq.id, at: now, postings, postingIds: postings.map(() => deps.ids.uuid()) });
 
   const settledRfq = await tx
