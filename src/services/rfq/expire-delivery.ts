@@ -7,6 +7,8 @@
  */
 import { transitionQuote, transitionRfq } from '../../domain/rfq/index.ts';
 import { endLock } from '../../store/ledger.ts';
+import { writeQuoteStatus } from '../../store/quote-status.ts';
+import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
@@ -31,18 +33,12 @@ export async function expireDeliveries(tx: Tx, deps: ServiceDeps, finalChainTime
     const quote = await tx.selectFrom('quotes').selectAll().where('id', '=', id).where('status', '=', 'SELECTED').forUpdate().executeTakeFirst();
     if (!quote) continue;
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
-    const updated = await tx
-      .updateTable('rfqs')
-      .set({ status: transitionRfq(rfq.status, 'settlementFailed'), failure_code: 'SETTLEMENT_FAILED', failure_reason: 'the winning maker did not deliver inside its delivery window', updated_at: now })
-      .where('id', '=', rfq.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    const failedQuote = await tx
-      .updateTable('quotes')
-      .set({ status: transitionQuote(quote.status, 'fail'), updated_at: now })
-      .where('id', '=', quote.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const updated = await writeRfqStatus(
+      tx,
+      { id: rfq.id, from: rfq.status, to: transitionRfq(rfq.status, 'settlementFailed'), fields: { failure_code: 'SETTLEMENT_FAILED', failure_reason: 'the winning maker did not deliver inside its delivery window' } },
+      now,
+    );
+    const failedQuote = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'fail') }, now);
     await endLock(tx, 'rfq', rfq.id, 'release', 'deliveryMissed', now);
     // A missed delivery is a maker failure (it may suspend the maker), recorded with the failure.
     await recordMakerFailure(tx, { makerId: quote.maker_id, rfqId: rfq.id, quoteId: quote.id, reason: 'notDelivered', at: now });

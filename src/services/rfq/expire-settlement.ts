@@ -18,6 +18,8 @@ import { MAIN_CHAIN_CURSOR, readCursor } from '../../store/chain-cursor.ts';
 import type { Reader } from '../../store/transaction.ts';
 import { transitionQuote, transitionRfq } from '../../domain/rfq/index.ts';
 import { endLock } from '../../store/ledger.ts';
+import { writeQuoteStatus } from '../../store/quote-status.ts';
+import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { recordMakerFailure } from '../settlement/maker-failures.ts';
 import { resolveInstrument } from './create-rfq.ts';
@@ -76,24 +78,13 @@ export async function expireSettlement(deps: ServiceDeps, rfqId: string): Promis
       ? await tx.selectFrom('quotes').selectAll().where('id', '=', rfq.selected_quote_id).forUpdate().executeTakeFirst()
       : undefined;
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
-    const updated = await tx
-      .updateTable('rfqs')
-      .set({
-        status: transitionRfq(rfq.status, 'settlementFailed'),
-        failure_code: 'SETTLEMENT_FAILED',
-        failure_reason: 'the winning maker did not settle by the settlement deadline',
-        updated_at: now,
-      })
-      .where('id', '=', rfq.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const updated = await writeRfqStatus(
+      tx,
+      { id: rfq.id, from: rfq.status, to: transitionRfq(rfq.status, 'settlementFailed'), fields: { failure_code: 'SETTLEMENT_FAILED', failure_reason: 'the winning maker did not settle by the settlement deadline' } },
+      now,
+    );
     if (quote) {
-      const failed = await tx
-        .updateTable('quotes')
-        .set({ status: transitionQuote(quote.status, 'fail'), updated_at: now })
-        .where('id', '=', quote.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const failed = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'fail') }, now);
       await emitQuoteStatus(tx, failed, updated, instrument, now);
       // A permit2 winner is blamed only if it got a permit; a mode without a gateway settles nothing, so nobody is at fault.
       const gateway = deps.settlement[quote.settlement_mode];

@@ -15,6 +15,8 @@ import { sql } from 'kysely';
 import { transitionQuote, transitionRfq } from '../../domain/rfq/index.ts';
 import { promisedDeliveryPostings } from '../../domain/ledger/index.ts';
 import { endLock, postMovement, returnToAvailable } from '../../store/ledger.ts';
+import { writeQuoteStatus } from '../../store/quote-status.ts';
+import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { Reader, Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { enqueueCustodyTransfer } from '../funds/custody-transfers.ts';
@@ -68,18 +70,17 @@ export async function settlePromisedDelivery(tx: Tx, deps: ServiceDeps, quoteId:
   await returnToAvailable(tx, lock, lock.amount - taken);
 
   await tx.insertInto('promised_deliveries').values({ quote_id: quote.id, rfq_id: rfq.id, tx_hash: transfer.txHash, log_index: transfer.logIndex, block_number: transfer.blockNumber, block_timestamp_secs: transfer.blockTimestampSecs, created_at: now }).execute();
-  const settledRfq = await tx
-    .updateTable('rfqs')
-    .set({ status: transitionRfq(rfq.status, 'settled'), settled_at: now, tx_hash: transfer.txHash, executed_pay_amount: taken, executed_recv_amount: quote.maker_pays_amount, taker_fee: quote.taker_fee, updated_at: now })
-    .where('id', '=', rfq.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const settledQuote = await tx
-    .updateTable('quotes')
-    .set({ status: transitionQuote(quote.status, 'settle'), settled_at: now, tx_hash: transfer.txHash, updated_at: now })
-    .where('id', '=', quote.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const settledRfq = await writeRfqStatus(
+    tx,
+    {
+      id: rfq.id,
+      from: rfq.status,
+      to: transitionRfq(rfq.status, 'settled'),
+      fields: { settled_at: now, tx_hash: transfer.txHash, executed_pay_amount: taken, executed_recv_amount: quote.maker_pays_amount, taker_fee: quote.taker_fee },
+    },
+    now,
+  );
+  const settledQuote = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'settle'), fields: { settled_at: now, tx_hash: transfer.txHash } }, now);
   await enqueueCustodyTransfer(tx, deps, { purpose: 'payout', ownerId: quote.id, token: quote.maker_receives_token, tokenAddress: payoutTokenAddress, toAddress: getAddress(transfer.from), amount: quote.maker_receives_amount }, now);
   await emitRfqStatus(tx, settledRfq, instrument, now);
   await emitQuoteStatus(tx, settledQuote, settledRfq, instrument, now);

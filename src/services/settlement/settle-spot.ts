@@ -11,6 +11,8 @@
 import { transitionQuote, transitionRfq, type Instrument } from '../../domain/rfq/index.ts';
 import { spotSettlementPostings } from '../../domain/ledger/index.ts';
 import { endLock, postMovement } from '../../store/ledger.ts';
+import { writeQuoteStatus } from '../../store/quote-status.ts';
+import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { emitBalances, emitQuoteStatus, emitRfqStatus } from '../rfq/events.ts';
@@ -40,26 +42,12 @@ export async function settleSpot(tx: Tx, deps: ServiceDeps, s: SpotSettlement): 
   const postings = spotSettlementPostings({ taker, paid: { token: payToken, amount: paid }, received: { token: recvToken, amount: received }, fee });
   await postMovement(tx, { movementId: deps.ids.uuid(), kind: 'SETTLEMENT', reference: rfq.id, at: now, postings, postingIds: postings.map(() => deps.ids.uuid()) });
 
-  const settledRfq = await tx
-    .updateTable('rfqs')
-    .set({
-      status: transitionRfq(rfq.status, 'settled'),
-      settled_at: now,
-      tx_hash: txHash,
-      executed_pay_amount: paid + fee,
-      executed_recv_amount: received,
-      taker_fee: fee,
-      updated_at: now,
-    })
-    .where('id', '=', rfq.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const settledQuote = await tx
-    .updateTable('quotes')
-    .set({ status: transitionQuote(quote.status, 'settle'), settled_at: now, tx_hash: txHash, updated_at: now })
-    .where('id', '=', quote.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const settledRfq = await writeRfqStatus(
+    tx,
+    { id: rfq.id, from: rfq.status, to: transitionRfq(rfq.status, 'settled'), fields: { settled_at: now, tx_hash: txHash, executed_pay_amount: paid + fee, executed_recv_amount: received, taker_fee: fee } },
+    now,
+  );
+  const settledQuote = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'settle'), fields: { settled_at: now, tx_hash: txHash } }, now);
   await emitRfqStatus(tx, settledRfq, instrument, now);
   await emitQuoteStatus(tx, settledQuote, settledRfq, instrument, now);
   await emitBalances(tx, deps, taker, now);

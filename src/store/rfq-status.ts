@@ -1,0 +1,68 @@
+/**
+ * The one writer of an RFQ's status. Every change is a compare-and-set on the status the caller
+ * decided from (with `transitionRfq`, src/domain/rfq/rfq-state.ts): the caller holds the row lock,
+ * so a row not in that status means a bug or a race the lock should have prevented, and the
+ * transaction is rolled back rather than written over.
+ */
+import { sql, type Selectable, type Updateable } from 'kysely';
+import type { RfqStatus } from '../domain/rfq/index.ts';
+import type { RfqsTable } from './schema.ts';
+import type { Tx } from './transaction.ts';
+
+/** Columns a transition sets beside the status (the outcome's fields). */
+export type RfqOutcomeFields = Omit<Updateable<RfqsTable>, 'id' | 'status' | 'updated_at'>;
+
+export interface RfqStatusChange {
+  id: string;
+  from: RfqStatus;
+  to: RfqStatus;
+  fields?: RfqOutcomeFields;
+}
+
+/** Writes one RFQ's transition and its fields; returns the row as written. */
+export async function writeRfqStatus(tx: Tx, change: RfqStatusChange, now: number): Promise<Selectable<RfqsTable>> {
+  const row = await tx
+    .updateTable('rfqs')
+    .set({ ...change.fields, status: change.to, updated_at: now })
+    .where('id', '=', change.id)
+    .where('status', '=', change.from)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw new Error(`RFQ ${change.id} is no longer ${change.from}: it changed under its lock`);
+  return row;
+}
+
+/** The fields an auction close sets; null keeps the column as it is. */
+export interface RfqCloseFields {
+  quoted_at: number | null;
+  selected_quote_id: string | null;
+  failure_code: string | null;
+  failure_reason: string | null;
+}
+
+/**
+ * Writes many RFQs' transitions in one statement (the auction close's batch); every row must be
+ * in its `from` status, or nothing is written.
+ */
+export async function writeRfqStatuses(tx: Tx, changes: Array<RfqStatusChange & { fields: RfqCloseFields }>, now: number): Promise<Array<Selectable<RfqsTable>>> {
+  if (changes.length === 0) return [];
+  const column = <K extends keyof RfqCloseFields>(key: K) => changes.map((c) => c.fields[key]);
+  const written = await sql<Selectable<RfqsTable>>`
+    update rfqs r set
+      status = d.status, updated_at = ${now},
+      quoted_at = coalesce(d.quoted_at, r.quoted_at),
+      selected_quote_id = coalesce(d.selected, r.selected_quote_id),
+      failure_code = coalesce(d.failure_code, r.failure_code),
+      failure_reason = coalesce(d.failure_reason, r.failure_reason)
+    from unnest(
+      ${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.from)}::text[], ${changes.map((c) => c.to)}::text[],
+      ${column('quoted_at')}::int8[], ${column('selected_quote_id')}::text[], ${column('failure_code')}::text[], ${column('failure_reason')}::text[]
+    ) as d(id, prior, status, quoted_at, selected, failure_code, failure_reason)
+    where r.id = d.id and r.status = d.prior
+    returning r.*
+  `.execute(tx);
+  if (written.rows.length !== changes.length) {
+    throw new Error(`RFQ batch wrote ${written.rows.length} of ${changes.length} rows: some changed under their locks`);
+  }
+  return written.rows;
+}
