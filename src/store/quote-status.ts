@@ -1,24 +1,20 @@
 /**
- * The one writer of a quote's status. Every change is a compare-and-set on the status the caller
- * decided from (with `transitionQuote`, src/domain/rfq/quote-state.ts), under the row locks the
- * caller holds (RFQ first, then its quotes): a row not in that status is a bug, never written over.
+ * The one writer of a quote's status: every change is a compare-and-set on the status the caller
+ * decided from with `transitionQuote` (src/domain/rfq/quote-state.ts), under the row locks the
+ * caller holds (RFQ first, then its quotes).
  * A re-quote (SUBMITTED -> SUBMITTED) is written by `rfq_write_quotes` (quote-write-function.ts),
  * which guards it the same way (`where q.status = 'SUBMITTED'`).
  */
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { QuoteStatus } from '../domain/rfq/index.ts';
 import type { QuotesTable } from './schema.ts';
+import { assertBatchWritten, writtenOrThrow, type StatusChange } from './status-change.ts';
 import type { Tx } from './transaction.ts';
 
 /** Columns a transition sets beside the status. */
 export type QuoteOutcomeFields = Omit<Updateable<QuotesTable>, 'id' | 'status' | 'updated_at'>;
 
-export interface QuoteStatusChange {
-  id: string;
-  from: QuoteStatus;
-  to: QuoteStatus;
-  fields?: QuoteOutcomeFields;
-}
+export type QuoteStatusChange = StatusChange<QuoteStatus, QuoteOutcomeFields>;
 
 /** Writes one quote's transition and its fields; returns the row as written. */
 export async function writeQuoteStatus(tx: Tx, change: QuoteStatusChange, now: number): Promise<Selectable<QuotesTable>> {
@@ -29,8 +25,7 @@ export async function writeQuoteStatus(tx: Tx, change: QuoteStatusChange, now: n
     .where('status', '=', change.from)
     .returningAll()
     .executeTakeFirst();
-  if (!row) throw new Error(`quote ${change.id} is no longer ${change.from}: it changed under its lock`);
-  return row;
+  return writtenOrThrow(row, 'quote', change);
 }
 
 /**
@@ -54,9 +49,7 @@ export async function writeQuoteStatuses(
     where q.id = d.id and q.status = d.prior
     returning q.*
   `.execute(tx);
-  if (written.rows.length !== changes.length) {
-    throw new Error(`quote batch wrote ${written.rows.length} of ${changes.length} rows: some changed under their locks`);
-  }
+  assertBatchWritten('quote', written.rows.length, changes.length);
   const byId = new Map(written.rows.map((r) => [r.id, r]));
   return changes.map((c) => byId.get(c.id)!);
 }

@@ -1,23 +1,17 @@
 /**
- * The one writer of an RFQ's status. Every change is a compare-and-set on the status the caller
- * decided from (with `transitionRfq`, src/domain/rfq/rfq-state.ts): the caller holds the row lock,
- * so a row not in that status means a bug or a race the lock should have prevented, and the
- * transaction is rolled back rather than written over.
+ * The one writer of an RFQ's status: every change is a compare-and-set on the status the caller
+ * decided from with `transitionRfq` (src/domain/rfq/rfq-state.ts), under the RFQ's row lock.
  */
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { RfqStatus } from '../domain/rfq/index.ts';
 import type { RfqsTable } from './schema.ts';
+import { assertBatchWritten, writtenOrThrow, type StatusChange } from './status-change.ts';
 import type { Tx } from './transaction.ts';
 
 /** Columns a transition sets beside the status (the outcome's fields). */
 export type RfqOutcomeFields = Omit<Updateable<RfqsTable>, 'id' | 'status' | 'updated_at'>;
 
-export interface RfqStatusChange {
-  id: string;
-  from: RfqStatus;
-  to: RfqStatus;
-  fields?: RfqOutcomeFields;
-}
+export type RfqStatusChange = StatusChange<RfqStatus, RfqOutcomeFields>;
 
 /** Writes one RFQ's transition and its fields; returns the row as written. */
 export async function writeRfqStatus(tx: Tx, change: RfqStatusChange, now: number): Promise<Selectable<RfqsTable>> {
@@ -28,8 +22,7 @@ export async function writeRfqStatus(tx: Tx, change: RfqStatusChange, now: numbe
     .where('status', '=', change.from)
     .returningAll()
     .executeTakeFirst();
-  if (!row) throw new Error(`RFQ ${change.id} is no longer ${change.from}: it changed under its lock`);
-  return row;
+  return writtenOrThrow(row, 'RFQ', change);
 }
 
 /** The fields an auction close sets; null keeps the column as it is. */
@@ -61,8 +54,6 @@ export async function writeRfqStatuses(tx: Tx, changes: Array<RfqStatusChange & 
     where r.id = d.id and r.status = d.prior
     returning r.*
   `.execute(tx);
-  if (written.rows.length !== changes.length) {
-    throw new Error(`RFQ batch wrote ${written.rows.length} of ${changes.length} rows: some changed under their locks`);
-  }
+  assertBatchWritten('RFQ', written.rows.length, changes.length);
   return written.rows;
 }
