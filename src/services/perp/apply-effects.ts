@@ -6,7 +6,7 @@
  * A refusal (RFQ still PENDING) tells the taker through `quotes`, as a maker cancel does, since the
  * quote it may accept is gone. No ledger entry and no lock: the taker trades from its venue account.
  */
-import { transitionQuote, transitionRfq, type Instrument, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
+import { decideQuote, transitionQuote, transitionRfq, type Instrument, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
 import type { ExecutionEffect } from '../../domain/perp/execution.ts';
 import { writeQuoteStatus, type QuoteOutcomeFields } from '../../store/quote-status.ts';
 import { writeRfqStatus, type RfqOutcomeFields } from '../../store/rfq-status.ts';
@@ -70,9 +70,10 @@ export async function applyEffect(c: EffectContext, effect: ExecutionEffect): Pr
       // The RFQ moved on (cancelled, closed) or the maker withdrew the quote meanwhile: nothing to refuse.
       if (c.rfq.status !== 'PENDING' || quote.status !== 'SUBMITTED') return;
       transitionRfq(c.rfq.status, 'perpRefused');
-      const failed = await updateQuote(c, quote, transitionQuote(quote.status, 'perpRefused'));
+      const decision = decideQuote(quote.status, 'perpRefused');
+      const failed = await updateQuote(c, quote, decision.status);
       await emitQuoteStatus(c.tx, failed, c.rfq, c.instrument, c.now);
-      await emitQuoteUpdate(c.tx, failed, c.rfq, c.instrument, c.now);
+      if (decision.tellsTaker) await emitQuoteUpdate(c.tx, failed, c.rfq, c.instrument, c.now);
       return;
     }
     case 'select': {

@@ -10,10 +10,10 @@
  */
 import {
   auctionEndEvent,
+  decideRfq,
   selectBest,
   takerLockAmount,
   transitionQuote,
-  transitionRfq,
   type Instrument,
   type QuoteStatus,
 } from '../../domain/rfq/index.ts';
@@ -89,11 +89,14 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
     const terms = rfqTerms(rfq, instrument);
     const own = quotesByRfq.get(rfq.id) ?? [];
     const best = rfq.auto_accept ? selectBest(terms, own.map((q) => ({ ...quoteTerms(q), row: q })), rfq.auction_ends_at) : null;
-    const status = transitionRfq(rfq.status, auctionEndEvent(rfq.auto_accept, best !== null));
-    decisions.push({ rfq, instrument, winner: best?.row ?? null, status });
-    if (rfq.auto_accept) {
-      const kept = best ? takerLockAmount(terms, { makerReceives: { token: best.row.maker_receives_token, amount: best.row.maker_receives_amount } }) : null;
-      lockChanges.push({ ownerId: rfq.id, replacement: kept === null ? null : { lockId: deps.ids.uuid(), amount: kept }, reason: best ? 'selection' : 'auctionFailed' });
+    const decision = decideRfq(rfq.status, auctionEndEvent(rfq.auto_accept, best !== null));
+    decisions.push({ rfq, instrument, winner: best?.row ?? null, status: decision.status });
+    // Only an autoAccept RFQ holds a lock while PENDING (its bound): re-locked to the winner's cost, or released.
+    if (decision.takerLock === 'lockWinnerCost' && best) {
+      const kept = takerLockAmount(terms, { makerReceives: { token: best.row.maker_receives_token, amount: best.row.maker_receives_amount } });
+      lockChanges.push({ ownerId: rfq.id, replacement: { lockId: deps.ids.uuid(), amount: kept }, reason: 'selection' });
+    } else if (decision.takerLock === 'release') {
+      lockChanges.push({ ownerId: rfq.id, replacement: null, reason: 'auctionFailed' });
     }
   }
   const ended = await relockMany(tx, lockChanges, now);

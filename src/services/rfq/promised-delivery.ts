@@ -12,9 +12,9 @@
  */
 import { getAddress } from 'viem';
 import { sql } from 'kysely';
-import { transitionQuote, transitionRfq } from '../../domain/rfq/index.ts';
+import { decideRfq, transitionQuote } from '../../domain/rfq/index.ts';
 import { promisedDeliveryPostings } from '../../domain/ledger/index.ts';
-import { endLock, postMovement, returnToAvailable } from '../../store/ledger.ts';
+import { postMovement, returnToAvailable } from '../../store/ledger.ts';
 import { writeQuoteStatus } from '../../store/quote-status.ts';
 import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { Reader, Tx } from '../../store/transaction.ts';
@@ -25,6 +25,7 @@ import { resolveInstrument } from './create-rfq.ts';
 import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
 import { insideWindow } from './promised-gateway.ts';
 import type { QuoteRow } from './rows.ts';
+import { endTakerLock } from './taker-lock.ts';
 
 /** The open promised quote this transfer delivers, if any (earliest window first). */
 export async function findPromisedQuote(db: Reader, transfer: ObservedTransfer & { blockTimestampSecs: number }): Promise<QuoteRow | null> {
@@ -56,7 +57,8 @@ export async function settlePromisedDelivery(tx: Tx, deps: ServiceDeps, quoteId:
   const payoutTokenAddress = reference.tokens.get(quote.maker_receives_token)?.address;
   if (!payoutTokenAddress) throw new Error(`promised payout token ${quote.maker_receives_token} has no on-chain address`);
 
-  const lock = await endLock(tx, 'rfq', rfq.id, 'consume', 'settled', now);
+  const decision = decideRfq(rfq.status, 'settled');
+  const lock = await endTakerLock(tx, rfq.id, decision.takerLock, 'settled', now);
   const taken = quote.maker_receives_amount + quote.taker_fee;
   if (!lock || lock.amount < taken) throw new Error(`RFQ ${rfq.id} has no live lock covering ${taken}`);
   const postings = promisedDeliveryPostings({
@@ -75,7 +77,7 @@ export async function settlePromisedDelivery(tx: Tx, deps: ServiceDeps, quoteId:
     {
       id: rfq.id,
       from: rfq.status,
-      to: transitionRfq(rfq.status, 'settled'),
+      to: decision.status,
       fields: { settled_at: now, tx_hash: transfer.txHash, executed_pay_amount: taken, executed_recv_amount: quote.maker_pays_amount, taker_fee: quote.taker_fee },
     },
     now,

@@ -8,15 +8,16 @@
  * taker's ledger), quote and RFQ become SETTLED with the transaction hash and executed amounts,
  * and their frames go to the outbox.
  */
-import { transitionQuote, transitionRfq, type Instrument } from '../../domain/rfq/index.ts';
+import { decideRfq, transitionQuote, type Instrument } from '../../domain/rfq/index.ts';
 import { spotSettlementPostings } from '../../domain/ledger/index.ts';
-import { endLock, postMovement } from '../../store/ledger.ts';
+import { postMovement } from '../../store/ledger.ts';
 import { writeQuoteStatus } from '../../store/quote-status.ts';
 import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { emitBalances, emitQuoteStatus, emitRfqStatus } from '../rfq/events.ts';
 import type { QuoteRow, RfqRow } from '../rfq/rows.ts';
+import { endTakerLock } from '../rfq/taker-lock.ts';
 
 export interface SpotSettlement {
   rfq: RfqRow;
@@ -33,7 +34,8 @@ export async function settleSpot(tx: Tx, deps: ServiceDeps, s: SpotSettlement): 
   const paid = quote.maker_receives_amount; // taker -> maker, out of custody
   const received = quote.maker_pays_amount; // maker -> taker, into custody
   const fee = quote.taker_fee;
-  const lock = await endLock(tx, 'rfq', rfq.id, 'consume', 'settled', now);
+  const decision = decideRfq(rfq.status, 'settled');
+  const lock = await endTakerLock(tx, rfq.id, decision.takerLock, 'settled', now);
   // The lock was taken for exactly this quote at selection; anything else is a bug that must not book.
   if (!lock || lock.token !== payToken || lock.amount !== paid + fee) {
     throw new Error(`RFQ ${rfq.id}: live lock ${JSON.stringify(lock, (_, v) => (typeof v === 'bigint' ? v.toString() : v))} does not cover settlement of ${quote.id}`);
@@ -44,7 +46,7 @@ export async function settleSpot(tx: Tx, deps: ServiceDeps, s: SpotSettlement): 
 
   const settledRfq = await writeRfqStatus(
     tx,
-    { id: rfq.id, from: rfq.status, to: transitionRfq(rfq.status, 'settled'), fields: { settled_at: now, tx_hash: txHash, executed_pay_amount: paid + fee, executed_recv_amount: received, taker_fee: fee } },
+    { id: rfq.id, from: rfq.status, to: decision.status, fields: { settled_at: now, tx_hash: txHash, executed_pay_amount: paid + fee, executed_recv_amount: received, taker_fee: fee } },
     now,
   );
   const settledQuote = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'settle'), fields: { settled_at: now, tx_hash: txHash } }, now);
