@@ -8,7 +8,7 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { QuoteStatus } from '../domain/rfq/index.ts';
 import type { QuotesTable } from './schema.ts';
-import { assertBatchWritten, writtenOrThrow, type StatusChange } from './status-change.ts';
+import { assertBatchWritten, compareAndSetStatus, type StatusChange } from './status-change.ts';
 import type { Tx } from './transaction.ts';
 
 /** Columns a transition sets beside the status. */
@@ -18,14 +18,7 @@ export type QuoteStatusChange = StatusChange<QuoteStatus, QuoteOutcomeFields>;
 
 /** Writes one quote's transition and its fields; returns the row as written. */
 export async function writeQuoteStatus(tx: Tx, change: QuoteStatusChange, now: number): Promise<Selectable<QuotesTable>> {
-  const row = await tx
-    .updateTable('quotes')
-    .set({ ...change.fields, status: change.to, updated_at: now })
-    .where('id', '=', change.id)
-    .where('status', '=', change.from)
-    .returningAll()
-    .executeTakeFirst();
-  return writtenOrThrow(row, 'quote', change);
+  return compareAndSetStatus(tx, { table: 'quotes', entity: 'quote' }, change, now);
 }
 
 /**

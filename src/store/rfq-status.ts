@@ -5,7 +5,7 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { RfqStatus } from '../domain/rfq/index.ts';
 import type { RfqsTable } from './schema.ts';
-import { assertBatchWritten, writtenOrThrow, type StatusChange } from './status-change.ts';
+import { assertBatchWritten, compareAndSetStatus, type StatusChange } from './status-change.ts';
 import type { Tx } from './transaction.ts';
 
 /** Columns a transition sets beside the status (the outcome's fields). */
@@ -15,14 +15,7 @@ export type RfqStatusChange = StatusChange<RfqStatus, RfqOutcomeFields>;
 
 /** Writes one RFQ's transition and its fields; returns the row as written. */
 export async function writeRfqStatus(tx: Tx, change: RfqStatusChange, now: number): Promise<Selectable<RfqsTable>> {
-  const row = await tx
-    .updateTable('rfqs')
-    .set({ ...change.fields, status: change.to, updated_at: now })
-    .where('id', '=', change.id)
-    .where('status', '=', change.from)
-    .returningAll()
-    .executeTakeFirst();
-  return writtenOrThrow(row, 'RFQ', change);
+  return compareAndSetStatus(tx, { table: 'rfqs', entity: 'RFQ' }, change, now);
 }
 
 /** The fields an auction close sets; null keeps the column as it is. */
