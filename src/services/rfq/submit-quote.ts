@@ -14,6 +14,7 @@ import {
   assertAuctionOpen,
   checkQuoteLegs,
   checkQuoteTarget,
+  decideQuote,
   quoteAcceptableForMs,
   takerFee,
   takerTotal,
@@ -96,6 +97,21 @@ async function explainRefusal(deps: ServiceDeps, rfqId: string, accountId: strin
     errors: [{ field: 'xchange.settlement.adapterSignature', reason: 'signer', message: 'the adapterSigner changed' }],
   });
   return new ServiceError('MAKER_NOT_APPROVED', 'this maker may not quote on this RFQ now');
+}
+
+/**
+ * The statement re-prices only a SUBMITTED quote (the `requote` rule); when it found the maker's
+ * quote in another status, the quote machine names the refusal (QUOTE_NOT_OPEN, with the status).
+ */
+async function refusedRequote(deps: ServiceDeps, rfqId: string, accountId: string): Promise<ServiceError> {
+  const existing = await deps.db.selectFrom('quotes').select('status').where('rfq_id', '=', rfqId).where('maker_account_id', '=', accountId).executeTakeFirstOrThrow();
+  try {
+    decideQuote(existing.status, 'requote');
+  } catch (error) {
+    if (error instanceof ServiceError) return error;
+    throw error;
+  }
+  throw new Error(`quote of ${accountId} on ${rfqId} is SUBMITTED, yet the statement did not re-price it`);
 }
 
 export async function submitQuote(
@@ -212,6 +228,6 @@ export async function submitQuote(
     });
   }
   if (outcome.quoteId !== null && outcome.version !== null) return { status: 'SUBMITTED', quoteId: outcome.quoteId, version: outcome.version };
-  if (outcome.rfqOpen && outcome.makerAllowed) throw new ServiceError('QUOTE_NOT_OPEN', 'your quote on this RFQ is no longer open and cannot be re-priced');
+  if (outcome.rfqOpen && outcome.makerAllowed) throw await refusedRequote(deps, rfq.id, accountId);
   throw await explainRefusal(deps, rfq.id, accountId, instrument, now, outcome.rfqOpen, kind);
 }
