@@ -9,7 +9,7 @@ import { ServiceError } from '../../domain/errors.ts';
 import { signatureMatches } from '../../domain/auth/hmac.ts';
 import type { ServiceDeps } from '../deps.ts';
 import type { CredentialCache, Credential } from './credential-cache.ts';
-import type { TimestampClaims } from './timestamp-claims.ts';
+import { assertTimestampClaimed, type TimestampClaims } from './timestamp-claims.ts';
 
 export interface SignedRequest {
   accessKey: string | null;
@@ -57,9 +57,7 @@ export async function authenticateRequest(deps: AuthenticateDeps, request: Signe
   if (!signatureMatches(credential.secret, request.canonical(request.timestamp), request.signature)) {
     throw new ServiceError('SIGNATURE_MISMATCH', 'signature does not match the request');
   }
-  if (request.deferClaim !== true && !(await deps.claims.claim(credential.accessKey, signedAt))) {
-    throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime: now });
-  }
+  if (request.deferClaim !== true) assertTimestampClaimed(await deps.claims.claim(credential.accessKey, signedAt), now);
   return {
     accountId: credential.accountId,
     address: credential.address,

@@ -23,7 +23,7 @@ import {
   type Side,
 } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
-import type { DeferredClaim } from '../auth/timestamp-claims.ts';
+import { assertTimestampClaimed, type DeferredClaim } from '../auth/timestamp-claims.ts';
 import { activeMakerFrom, assertApprovedFor, inventoryMode, pairOf, type MakerRecord } from './maker-access.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
@@ -216,7 +216,7 @@ export async function submitQuote(
   // A claimed venue nonce rolled the whole write back, the request's timestamp claim included.
   if (outcome.refusal === 'venueNonceClaimed') throw nonceClaimedError(perp!, 'conflict' in outcome ? outcome.conflict : null);
   if (claim) claim.timestampClaimed = true;
-  if (outcome.reused) throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime: deps.clock.now() });
+  assertTimestampClaimed(!outcome.reused, deps.clock.now());
   if (outcome.refusal === 'quoteIdMismatch') {
     throw new ServiceError('XCHANGE_BUNDLE_INVALID', `your quote on this RFQ is ${outcome.quoteId}; the bundle must name it`, {
       errors: [{ field: 'xchange.settlement.swapMessage.quoteId', reason: 'quoteId', message: `quoteId must be ${outcome.quoteId}, the id of your quote on this RFQ` }],
