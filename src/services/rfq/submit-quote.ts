@@ -13,18 +13,21 @@ import { parseAmount } from '../../domain/money/index.ts';
 import {
   assertAuctionOpen,
   checkQuoteLegs,
+  admitQuote,
   checkQuoteTarget,
   decideQuote,
   quoteAcceptableForMs,
   takerFee,
   takerTotal,
   type Instrument,
+  type QuoteKind,
   type QuoteLegs,
+  type QuoteSettlementMode,
   type Side,
 } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { assertTimestampClaimed, type DeferredClaim } from '../auth/timestamp-claims.ts';
-import { activeMakerFrom, assertApprovedFor, inventoryMode, pairOf, type MakerRecord } from './maker-access.ts';
+import { activeMakerFrom, pairOf, type MakerRecord } from './maker-access.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { makerQuoteView, quoteView } from './views.ts';
@@ -45,8 +48,6 @@ export interface SubmitQuoteInput {
   perpMakerCancel?: unknown;
 }
 
-type QuoteKind = 'inventory' | 'xchange' | 'perp';
-
 function parseLegs(instrument: Instrument, input: SubmitQuoteInput): QuoteLegs {
   const decimals = (token: string) => (token === instrument.base ? instrument.baseDecimals : token === instrument.quote ? instrument.quoteDecimals : null);
   const leg = (name: 'makerPays' | 'makerReceives') => {
@@ -58,18 +59,11 @@ function parseLegs(instrument: Instrument, input: SubmitQuoteInput): QuoteLegs {
   return { makerPays: leg('makerPays'), makerReceives: leg('makerReceives') };
 }
 
-/** The maker, checked on cached data; a refusal is confirmed against a fresh read first. */
-async function quotingMaker(deps: ServiceDeps, accountId: string, instrument: Instrument, now: number, kind: QuoteKind): Promise<{ maker: MakerRecord; mode: 'permit2' | 'promised' | 'xchange' | 'perp' }> {
+/** The maker and its quote's mode by the admission rule, on cached data; a refusal is confirmed against a fresh read first. */
+async function quotingMaker(deps: ServiceDeps, accountId: string, instrument: Instrument, now: number, kind: QuoteKind): Promise<{ maker: MakerRecord; mode: QuoteSettlementMode }> {
   const check = (row: Parameters<typeof activeMakerFrom>[0]) => {
     const maker = activeMakerFrom(row, now);
-    assertApprovedFor(maker, instrument);
-    if (kind === 'perp') {
-      if (!maker.settlementModes.includes('perp')) throw new ServiceError('MAKER_NOT_APPROVED', 'maker is not approved for perp settlement');
-      return { maker, mode: 'perp' as const };
-    }
-    if (kind === 'inventory') return { maker, mode: inventoryMode(maker) };
-    if (!maker.settlementModes.includes('xchange')) throw new ServiceError('MAKER_NOT_APPROVED', 'maker is not approved for xchange settlement');
-    return { maker, mode: 'xchange' as const };
+    return { maker, mode: admitQuote(maker, instrument, kind, now) };
   };
   try {
     return check(await deps.quoteCaches.maker(deps.db, accountId, now));
