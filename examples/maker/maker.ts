@@ -8,7 +8,11 @@
  * 4. quotes each open RFQ over REST from its own price, and re-quotes (same quoteId, the version
  *    advances) whenever its price for that RFQ moves while the auction is open;
  * 5. on `quoteStatus` SELECTED with a permit, relays it through its wrapper before
- *    `settlementDeadline` (relay.ts), one transaction at a time (one wallet nonce sequence).
+ *    `settlementDeadline` (relay.ts), one transaction at a time (one wallet nonce sequence);
+ * 6. protects itself (DESIGN.md section 11): its session asks for cancel on disconnect (on by
+ *    default), and an instrument with a `protection` setting is guarded by market-maker
+ *    protection; when it trips, the maker stops quoting that instrument and resets it after its
+ *    cool-down.
  * Failures (refused quotes, relay reverts, socket loss, quotes that expire) are logged, never fatal.
  *
  *   const maker = new ReferenceMaker({ baseUrl, privateKey, instruments: [{ instrumentId: 'ETH-USDC-SPOT', referencePrice: '3000', spreadBp: 10, maxBaseQty: '50', levelSize: '5' }] });
@@ -23,6 +27,7 @@ import { PriceIngestClient } from '../../src/client/price-ingest.ts';
 import { RfqClient } from '../../src/client/rfq-client.ts';
 import type { RfqWsSession } from '../../src/client/ws-session.ts';
 import type { MakerQuote, OpenRfq } from '../../src/client/types.ts';
+import type { ProtectionFrame } from '../../src/client/frames.ts';
 import { parseAmount } from '../../src/domain/money/index.ts';
 import { ladder, quoteLegs, seededRandom, stepPrice, type QuoteLegs, type TokenScale } from './pricing.ts';
 import { relaySettlement, settleCall, type ChainToken, type RelayChain } from './relay.ts';
@@ -42,6 +47,8 @@ export interface MakerInstrument {
   maxStepBp?: number;
   /** The walk stays within referencePrice +- bandBp (default 200). */
   bandBp?: number;
+  /** Market-maker protection for this instrument (PUT /v1/rfq/maker/protection), set at start. */
+  protection?: { windowMs: number; maxSelectedQuotes?: number; maxSelectedNotional?: string };
 }
 
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -64,6 +71,10 @@ export interface ReferenceMakerOptions {
   acceptableForMs?: number;
   siweDomain?: string;
   chainId?: number;
+  /** Ask the service to cancel our open quotes when our session ends (default true). */
+  cancelOnDisconnect?: boolean;
+  /** After market-maker protection trips, wait this long before resetting it and quoting again (default 30 s). */
+  protectionCoolDownMs?: number;
   /** A label in log lines (several makers in one process). */
   name?: string;
   log?: (level: LogLevel, message: string) => void;
@@ -76,6 +87,8 @@ interface Market {
   mid: bigint;
   maxBaseQty: bigint;
   levelSize: bigint;
+  /** Set while market-maker protection holds this instrument: the reset is scheduled. */
+  cooling: NodeJS.Timeout | null;
 }
 
 interface Auction {
@@ -93,7 +106,7 @@ const CLOSED_QUOTE = new Set(['AUCTION_CLOSED', 'RFQ_NOT_PENDING', 'QUOTE_NOT_OP
 export class ReferenceMaker {
   readonly options: ReferenceMakerOptions;
   readonly address: Address;
-  readonly stats = { quotes: 0, requotes: 0, refused: 0, relayed: 0, relayFailures: 0, settled: 0 };
+  readonly stats = { quotes: 0, requotes: 0, refused: 0, relayed: 0, relayFailures: 0, settled: 0, protectionTrips: 0 };
   readonly client: RfqClient;
   #session: RfqWsSession | null = null;
   #ingest: PriceIngestClient | null = null;
@@ -139,7 +152,9 @@ export class ReferenceMaker {
         mid: parseAmount(config.referencePrice, quote.decimals, { field: 'referencePrice', positive: true }),
         maxBaseQty: parseAmount(config.maxBaseQty, base.decimals, { field: 'maxBaseQty', positive: true }),
         levelSize: parseAmount(config.levelSize, base.decimals, { field: 'levelSize', positive: true }),
+        cooling: null,
       });
+      if (config.protection) await this.client.putProtection({ instrumentId: config.instrumentId, ...config.protection });
     }
 
     const credentials = this.client.credentials!;
@@ -151,11 +166,16 @@ export class ReferenceMaker {
     await this.#ingest.connect();
     this.#publishLadders();
 
-    const session = this.client.wsSession();
+    const cancelOnDisconnect = this.options.cancelOnDisconnect ?? true;
+    const session = this.client.wsSession({ cancelOnDisconnect });
     this.#session = session;
     session.on('frame', (frame) => {
       if (frame.kind === 'rfq') this.#onOpenRfq(frame as unknown as OpenRfq);
       else if (frame.kind === 'quoteStatus') this.#onQuoteStatus(frame as unknown as MakerQuote);
+      else if (frame.kind === 'protection') this.#onProtection(frame as unknown as ProtectionFrame);
+    });
+    session.on('open', (health) => {
+      if (cancelOnDisconnect && health.cancelOnDisconnect !== true) this.#log('warn', 'the service did not grant cancel on disconnect to this session');
     });
     this.#watchLink(session, 'rfq session');
     // After a reconnect: RFQs opened while we were away never arrive on the topic.
@@ -178,6 +198,7 @@ export class ReferenceMaker {
     if (this.#stopped) return;
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
+    for (const market of this.#markets.values()) if (market.cooling) clearTimeout(market.cooling);
     this.#session?.close();
     this.#ingest?.close();
     await Promise.race([this.#relayQueue, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
@@ -269,7 +290,7 @@ export class ReferenceMaker {
 
   /** Quotes, or re-quotes when our legs for this RFQ changed; one request per auction at a time. */
   async #quote(auction: Auction): Promise<void> {
-    if (auction.busy || this.#stopped) return;
+    if (auction.busy || this.#stopped || this.#markets.get(auction.rfq.instrumentId)?.cooling) return;
     const legs = this.#legsFor(auction.rfq);
     if (!legs) return;
     const key = `${legs.makerPays.amount}/${legs.makerReceives.amount}`;
@@ -292,7 +313,10 @@ export class ReferenceMaker {
       this.#log('info', `${requote ? 're-quoted' : 'quoted'} ${rfq.side} ${rfq.baseQty} ${rfq.instrumentId} (${rfq.id}): pays ${legs.makerPays.amount} ${legs.makerPays.token}, receives ${legs.makerReceives.amount} ${legs.makerReceives.token} [${result.quoteId} v${result.version}]`);
     } catch (error) {
       this.stats.refused++;
-      if (error instanceof ApiError && CLOSED_QUOTE.has(error.code)) {
+      if (error instanceof ApiError && error.code === 'MAKER_PROTECTION_TRIGGERED') {
+        // The trip's frame may not have reached us yet (or was missed across a reconnect).
+        this.#coolDown(rfq.instrumentId);
+      } else if (error instanceof ApiError && CLOSED_QUOTE.has(error.code)) {
         // Selected, expired or closed meanwhile: nothing more to do on this auction.
         this.#auctions.delete(rfq.id);
       } else {
@@ -329,6 +353,33 @@ export class ReferenceMaker {
         // NOT_SELECTED, EXPIRED, CANCELLED: the auction is over for us.
         this.#auctions.delete(quote.rfqId);
     }
+  }
+
+  /** Our protection tripped: the service cancels our open quotes there; we pause, then re-arm it. */
+  #onProtection(frame: ProtectionFrame): void {
+    this.stats.protectionTrips++;
+    this.#log('warn', `market-maker protection tripped on ${frame.instrumentId} (${frame.reason}); pausing it`);
+    this.#coolDown(frame.instrumentId);
+  }
+
+  #coolDown(instrumentId: string): void {
+    const market = this.#markets.get(instrumentId);
+    if (!market || market.cooling || this.#stopped) return;
+    market.cooling = setTimeout(() => {
+      this.client.resetProtection(instrumentId).then(
+        () => {
+          market.cooling = null;
+          this.#log('info', `market-maker protection on ${instrumentId} reset; quoting again`);
+        },
+        (error: unknown) => {
+          // Try again after another cool-down rather than quote into a refusal.
+          market.cooling = null;
+          this.#log('warn', `reset of ${instrumentId} protection failed: ${describe(error)}`);
+          this.#coolDown(instrumentId);
+        },
+      );
+    }, this.options.protectionCoolDownMs ?? 30_000);
+    market.cooling.unref();
   }
 
   #onSelected(quote: MakerQuote): void {

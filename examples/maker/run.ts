@@ -5,7 +5,9 @@
  *
  * Settings (environment): RFQ_URL, MAKER_PRIVATE_KEY (required), MAKER_SPREAD_BP (default 10),
  * MAKER_SEED (default 1), MAKER_TICK_MS (default 1000), CHAIN_RPC_URL (default: the rpcUrl the
- * service publishes in the embedded stack), RFQ_SIWE_DOMAIN, RFQ_CHAIN_ID.
+ * service publishes in the embedded stack), RFQ_SIWE_DOMAIN, RFQ_CHAIN_ID, MAKER_COOLDOWN_MS (default
+ * 30000: how long market-maker protection pauses an instrument before the reset),
+ * MAKER_CANCEL_ON_DISCONNECT (default true).
  */
 import type { Hex } from 'viem';
 import { ReferenceMaker } from './maker.ts';
@@ -23,12 +25,15 @@ const maker = new ReferenceMaker({
   privateKey,
   seed: Number(env.MAKER_SEED ?? '1'),
   tickMs: Number(env.MAKER_TICK_MS ?? '1000'),
+  cancelOnDisconnect: env.MAKER_CANCEL_ON_DISCONNECT !== 'false',
+  protectionCoolDownMs: Number(env.MAKER_COOLDOWN_MS ?? '30000'),
   ...(env.CHAIN_RPC_URL ? { rpcUrl: env.CHAIN_RPC_URL } : {}),
   ...(env.RFQ_SIWE_DOMAIN ? { siweDomain: env.RFQ_SIWE_DOMAIN } : {}),
   ...(env.RFQ_CHAIN_ID ? { chainId: Number(env.RFQ_CHAIN_ID) } : {}),
   instruments: [
-    { instrumentId: 'ETH-USDC-SPOT', referencePrice: '3000', spreadBp, maxBaseQty: '50', levelSize: '5' },
-    { instrumentId: 'BTC-USDC-SPOT', referencePrice: '60000', spreadBp, maxBaseQty: '2', levelSize: '0.25' },
+    // Market-maker protection: at most 10 selections or 300,000 USDC of them per 10 s on each.
+    { instrumentId: 'ETH-USDC-SPOT', referencePrice: '3000', spreadBp, maxBaseQty: '50', levelSize: '5', protection: { windowMs: 10_000, maxSelectedQuotes: 10, maxSelectedNotional: '300000' } },
+    { instrumentId: 'BTC-USDC-SPOT', referencePrice: '60000', spreadBp, maxBaseQty: '2', levelSize: '0.25', protection: { windowMs: 10_000, maxSelectedQuotes: 10, maxSelectedNotional: '300000' } },
   ],
 });
 

@@ -20,6 +20,8 @@ export class AdminClient {
   putToken(symbol: string, body: { decimals: number; address?: string }) { return this.call<Record<string, unknown>>('PUT', `/tokens/${symbol}`, body); }
   putInstrument(instrumentId: string, body: AdminInstrumentInput) { return this.call<Record<string, unknown>>('PUT', `/instruments/${instrumentId}`, body); }
   putMaker(address: string, body: AdminMakerInput) { return this.call<{ makerId: string } & Record<string, unknown>>('PUT', `/makers/${address}`, body); }
+  /** One maker with its market-maker protection and its live sessions on every node. */
+  getMaker(address: string) { return this.call<{ makerId: string; protection: Array<Record<string, unknown>>; sessions: Array<{ sessionId: string; nodeId: string; cancelOnDisconnect: boolean; openedAt: number; nodeHeartbeatAt: number | null }> } & Record<string, unknown>>('GET', `/makers/${address}`); }
   listMakers() { return this.call<{ makers: Array<Record<string, unknown>> }>('GET', '/makers'); }
   adjustBalance(body: { address: string; token: string; amount: string; rail?: 'EVM' | 'VENUE'; memo: string }) {
     return this.call<{ movementId: string; balance: Record<string, string> }>('POST', '/balances/adjust', body);

@@ -28,7 +28,8 @@ export interface Sequenced { seq?: number; resync?: boolean }
 
 export interface PriceLevel { price: string; size: string }
 
-export type HealthFrame = { kind: 'health'; userId: string; isMaker: boolean };
+/** `cancelOnDisconnect`: whether this session holds cancel on disconnect (asked for in `auth`, maker credentials only). */
+export type HealthFrame = { kind: 'health'; userId: string; isMaker: boolean; cancelOnDisconnect?: boolean };
 export type SubscribedFrame = { kind: 'subscribed'; topic: Topic; instrumentId?: string };
 export type UnsubscribedFrame = { kind: 'unsubscribed'; topic: Topic; instrumentId?: string };
 export type ErrorFrame = { kind: 'error'; code: string; message: string };
@@ -38,6 +39,8 @@ export type RfqStatusFrame = { kind: 'rfqStatus' } & Rfq & Sequenced;
 export type QuoteUpdateFrame = { kind: 'quoteUpdate' } & Quote & Sequenced;
 export type QuoteStatusFrame = { kind: 'quoteStatus' } & MakerQuote & Sequenced;
 export type OpenRfqFrame = { kind: 'rfq' } & OpenRfq;
+/** On `quoteStatus`: the maker's market-maker protection on an instrument tripped; its open quotes there are being cancelled. */
+export type ProtectionFrame = { kind: 'protection'; instrumentId: string; triggeredAt: number; reason: 'maxSelectedQuotes' | 'maxSelectedNotional' } & Sequenced;
 export type PingFrame = { kind: 'ping' };
 export type PongFrame = { kind: 'pong' };
 /** A kind this client does not know yet (the set is open). */
@@ -45,10 +48,10 @@ export type UnknownFrame = { kind: string; [field: string]: unknown };
 
 export type ServerFrame =
   | HealthFrame | SubscribedFrame | UnsubscribedFrame | ErrorFrame | PriceFrame | BalanceSnapshotFrame
-  | RfqStatusFrame | QuoteUpdateFrame | QuoteStatusFrame | OpenRfqFrame | PingFrame | PongFrame;
+  | RfqStatusFrame | QuoteUpdateFrame | QuoteStatusFrame | ProtectionFrame | OpenRfqFrame | PingFrame | PongFrame;
 
 export type ClientFrame =
-  | { kind: 'auth'; accessKey: string; signedAt: number; signature: string }
+  | { kind: 'auth'; accessKey: string; signedAt: number; signature: string; cancelOnDisconnect?: boolean }
   | { kind: 'subscribe'; topic: Topic; instrumentId?: string; fromSeq?: number }
   | { kind: 'unsubscribe'; topic: Topic; instrumentId?: string }
   | { kind: 'ping' }
@@ -63,7 +66,8 @@ export function accountTopicOf(kind: string): AccountTopic | null {
     case 'balanceSnapshot': return 'balances';
     case 'rfqStatus': return 'rfqStatus';
     case 'quoteUpdate': return 'quotes';
-    case 'quoteStatus': return 'quoteStatus';
+    case 'quoteStatus':
+    case 'protection': return 'quoteStatus';
     default: return null;
   }
 }

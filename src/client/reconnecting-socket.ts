@@ -32,6 +32,11 @@ export interface SocketOptions {
   /** Service base URL, `http(s)://host:port` or `ws(s)://host:port`. */
   baseUrl: string;
   credentials: Credentials;
+  /**
+   * Maker credentials: ask for cancel on disconnect in every `auth`, so the maker's open quotes are
+   * cancelled when its last such session ends (`health.cancelOnDisconnect` confirms it).
+   */
+  cancelOnDisconnect?: boolean;
   /** Share the REST transport's source when both use one credential (`client.http.timestamps`). */
   timestamps?: TimestampSource;
   /** How often this side proves the link (spec: a pair about every 15 s). */
@@ -163,7 +168,8 @@ export abstract class ReconnectingSocket extends EventEmitter<SocketEvents> {
     socket.on('open', () => {
       const signedAt = this.#timestamps.next();
       const signature = signCanonical(this.options.credentials.secret, wsAuthCanonical(signedAt, this.#path));
-      socket.send(JSON.stringify({ kind: 'auth', accessKey: this.options.credentials.accessKey, signedAt, signature }));
+      const cancelOnDisconnect = this.options.cancelOnDisconnect ? { cancelOnDisconnect: true } : {};
+      socket.send(JSON.stringify({ kind: 'auth', accessKey: this.options.credentials.accessKey, signedAt, signature, ...cancelOnDisconnect }));
     });
     socket.on('message', (data, isBinary) => {
       if (socket !== this.#socket || isBinary) return;

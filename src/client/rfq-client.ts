@@ -91,6 +91,11 @@ export class RfqClient {
     return this.signed('GET', '/v1/rfq/quotes', { query });
   }
   cancelQuote(quoteId: string): Promise<T.MakerQuote> { return this.signed('POST', `/v1/rfq/quotes/${encodeURIComponent(quoteId)}/cancel`); }
+  /** Market-maker protection: replaces the instrument's setting (at least one limit). */
+  putProtection(body: T.ProtectionInput): Promise<T.Protection> { return this.signed('PUT', '/v1/rfq/maker/protection', { body }); }
+  protection(): Promise<{ items: T.Protection[] }> { return this.signed('GET', '/v1/rfq/maker/protection'); }
+  /** Re-arms a tripped protection: quotes on the instrument are accepted again. */
+  resetProtection(instrumentId: string): Promise<T.Protection> { return this.signed('POST', '/v1/rfq/maker/protection/reset', { body: { instrumentId } }); }
 
   // Not served yet on this branch (on-chain settlement is in progress); typed from DESIGN.md
   // sections 4 and 5 so integrators and the demo stack can compile against them now.

@@ -73,3 +73,13 @@ export interface Network {
   /** The perp venue, when the node has one; `url` in the embedded stack only (the simulator). */
   venue?: { network: 'mainnet' | 'testnet'; builderAddress: string | null; url?: string };
 }
+/** Market-maker protection on one instrument (PUT/GET /v1/rfq/maker/protection). */
+export interface ProtectionInput { instrumentId: string; windowMs: number; maxSelectedQuotes?: number | null; maxSelectedNotional?: string | null }
+export interface Protection {
+  instrumentId: string;
+  windowMs: number;
+  maxSelectedQuotes: number | null;
+  maxSelectedNotional: string | null;
+  triggeredAt: number | null;
+  reason: 'maxSelectedQuotes' | 'maxSelectedNotional' | null;
+}

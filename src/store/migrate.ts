@@ -27,6 +27,7 @@ import * as custodyTxReplacements from './migrations/0030-custody-tx-replacement
 import * as quarantinedChainLogs from './migrations/0031-quarantined-chain-logs.ts';
 import * as openRfqsByAccount from './migrations/0034-open-rfqs-by-account.ts';
 import * as challengeSources from './migrations/0035-challenge-sources.ts';
+import * as makerProtection from './migrations/0055-maker-protection.ts';
 import * as writeQuotesOneDefinition from './migrations/0061-write-quotes-one-definition.ts';
 
 const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0034-open-rfqs-by-account': openRfqsByAccount,
   '0035-challenge-sources': challengeSources,
   '0037-admin-rfq-listing': adminRfqListing,
+  '0055-maker-protection': makerProtection,
   '0061-write-quotes-one-definition': writeQuotesOneDefinition,
 };
 

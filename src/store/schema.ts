@@ -360,6 +360,19 @@ export interface V0WithdrawalsTable {
   updated_at: number;
 }
 export interface VenueDepositsTable { hash: string; account_id: string; from_address: string; token: string; amount: bigint; movement_id: string; created_at: number }
+export interface MakerProtectionsTable {
+  maker_account_id: string;
+  instrument_id: string;
+  window_ms: number;
+  max_selected_quotes: number | null;
+  max_selected_notional: bigint | null;
+  triggered_at: number | null;
+  trigger_reason: string | null;
+  updated_at: number;
+}
+export interface MakerProtectionSelectionsTable { quote_id: string; maker_account_id: string; instrument_id: string; notional: bigint; selected_at: number }
+export interface WsNodesTable { node_id: string; heartbeat_at: number }
+export interface MakerSessionsTable { session_id: string; node_id: string; maker_account_id: string; cancel_on_disconnect: boolean; opened_at: number; ended_at: number | null }
 export interface V0FeeRatesTable { account_id: string; taker_ppm: number; maker_ppm: number; updated_at: number }
 
 export interface DB {
@@ -402,4 +415,8 @@ export interface DB {
   v0_fee_rates: V0FeeRatesTable;
   venue_nonce_claims: VenueNonceClaimsTable;
   perp_quote_orders: PerpQuoteOrdersTable;
+  maker_protections: MakerProtectionsTable;
+  maker_protection_selections: MakerProtectionSelectionsTable;
+  ws_nodes: WsNodesTable;
+  maker_sessions: MakerSessionsTable;
 }

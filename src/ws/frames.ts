@@ -39,7 +39,8 @@ export function takesInstrument(topic: string): boolean {
 }
 
 export type ClientFrame =
-  | { kind: 'auth'; accessKey: string; signedAt: number; signature: string }
+  /** `cancelOnDisconnect`: additive (DESIGN.md section 11), absent when not sent. */
+  | { kind: 'auth'; accessKey: string; signedAt: number; signature: string; cancelOnDisconnect?: boolean }
   /**
    * `instrumentId`: the flattened selector parameter (openRfqs, prices); `fromSeq`: replay after
    * this seq (account topics, additive extension). Each absent when not sent.
@@ -76,7 +77,9 @@ export function parseClientFrame(raw: string): ClientFrame {
         return { kind: 'invalid', message: 'auth: `signedAt` non-negative integer required' };
       }
       if (typeof signature !== 'string' || signature.length === 0) return { kind: 'invalid', message: 'auth: `signature` string required' };
-      return { kind: 'auth', accessKey, signedAt, signature };
+      const cancelOnDisconnect = value.cancelOnDisconnect;
+      if (cancelOnDisconnect !== undefined && typeof cancelOnDisconnect !== 'boolean') return { kind: 'invalid', message: 'auth: `cancelOnDisconnect` must be a boolean' };
+      return { kind: 'auth', accessKey, signedAt, signature, ...(cancelOnDisconnect === undefined ? {} : { cancelOnDisconnect }) };
     }
     case 'subscribe':
     case 'unsubscribe': {

@@ -33,6 +33,8 @@ const PRICE_RETRY_MS = 25;
 
 export class WsSession extends WsConnection implements HubSession {
   private makerScoped = false;
+  /** This session's row in the store's maker sessions (cancel on disconnect), when maker-scoped. */
+  private presenceId: string | null = null;
   private keepalive: NodeJS.Timeout | null = null;
   /** Server pings sent since the last pong. */
   private unansweredPings = 0;
@@ -95,7 +97,7 @@ export class WsSession extends WsConnection implements HubSession {
     if (!this.authenticated) {
       // Before auth, the only acceptable frame is a valid `auth`; anything else ends the handshake.
       if (frame.kind !== 'auth') return this.refuse(frame.kind === 'invalid' ? frame.message : 'the first frame must be `auth`');
-      return this.authenticate(frame.accessKey, frame.signedAt, frame.signature);
+      return this.authenticate(frame.accessKey, frame.signedAt, frame.signature, frame.cancelOnDisconnect === true);
     }
     switch (frame.kind) {
       case 'ping':
@@ -118,7 +120,7 @@ export class WsSession extends WsConnection implements HubSession {
     }
   }
 
-  private async authenticate(accessKey: string, signedAt: number, signature: string): Promise<void> {
+  private async authenticate(accessKey: string, signedAt: number, signature: string, cancelOnDisconnect: boolean): Promise<void> {
     const max = this.context.ws.maxSessionsPerAccount;
     const admit = (accountId: string): boolean => {
       if (this.hub.sessionsOf(accountId) >= max) return false;
@@ -129,8 +131,16 @@ export class WsSession extends WsConnection implements HubSession {
     if (!auth) return;
     this.makerScoped = auth.makerScoped;
     this.startKeepalive();
+    // A maker session is in the store before `health`, so the maker quotes only once it is covered;
+    // cancel on disconnect applies to maker credentials only, and `health` says whether it holds.
+    const holdsCancel = cancelOnDisconnect && auth.makerScoped;
+    if (auth.makerScoped) {
+      const id = await this.context.presence.open(auth.accountId, holdsCancel);
+      if (this.closed) this.context.presence.end(id);
+      else this.presenceId = id;
+    }
     // isMaker: the credential is maker-scoped (issued while the account was an active maker).
-    this.send({ kind: 'health', userId: auth.accountId, isMaker: auth.makerScoped });
+    this.send({ kind: 'health', userId: auth.accountId, isMaker: auth.makerScoped, cancelOnDisconnect: holdsCancel });
   }
 
   /**
@@ -289,6 +299,8 @@ export class WsSession extends WsConnection implements HubSession {
     this.conflateTimer = null;
     this.conflated = null;
     this.subscriptions.clear();
+    if (this.presenceId !== null) this.context.presence.end(this.presenceId);
+    this.presenceId = null;
     this.hub.remove(this, { openRfqs: this.openRfqs, prices: this.prices });
   }
 }

@@ -8,6 +8,7 @@ import type { Store } from '../store/database.ts';
 import type { SessionHub } from './hub.ts';
 import type { NodeBus } from './node-bus.ts';
 import type { PriceBook } from './price-book.ts';
+import type { SessionPresence } from './presence.ts';
 
 export interface WsContext {
   service: ServiceDeps;
@@ -22,6 +23,8 @@ export interface WsContext {
   hub: SessionHub;
   book: PriceBook;
   bus: NodeBus;
+  /** Maker sessions in the store, the node's heartbeat and the cancel-on-disconnect sweep. */
+  presence: SessionPresence;
 }
 
 /** WebSocket limits (the RFQ_WS_* settings of src/runtime/config.ts, same names and units). */
@@ -47,4 +50,9 @@ export interface WsSettings {
    * section 11 bounds the reaction at 1 s, so at most 1000).
    */
   sessionAuditMs: number;
+  /**
+   * A node whose heartbeat is older than this is taken for dead by the others: its sessions end
+   * and cancel on disconnect applies to them (DESIGN.md section 11; 5 s by default).
+   */
+  heartbeatTimeoutMs: number;
 }

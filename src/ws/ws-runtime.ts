@@ -12,11 +12,13 @@ import { OutboxDispatcher } from './outbox-dispatcher.ts';
 import { PriceBook } from './price-book.ts';
 import type { WsContext } from './ws-context.ts';
 import { SessionAuditor } from './session-auditor.ts';
+import { SessionPresence } from './presence.ts';
 
 export interface WsParts {
   hub: SessionHub;
   book: PriceBook;
   bus: NodeBus;
+  presence: SessionPresence;
 }
 
 /** `priceStaleMs` is read on every use, so a replaced setting applies at once. */
@@ -24,7 +26,7 @@ export function createWsParts(store: Store, now: () => number, priceStaleMs: () 
   const hub = new SessionHub();
   const bus = new NodeBus(store);
   const book = new PriceBook({ hub, now, staleMs: priceStaleMs, publish: (key, message) => bus.publishPrice(key, message) });
-  return { hub, book, bus };
+  return { hub, book, bus, presence: new SessionPresence(bus.nodeId) };
 }
 
 /** Pruning cadence and bound: one statement deletes at most PRUNE_BATCH rows, a round at most PRUNE_ROUNDS. */
@@ -44,6 +46,7 @@ export async function startWsRuntime(context: WsContext, logger: Logger, dispatc
   });
   book.start();
   await dispatcher?.start();
+  await context.presence.start({ service: context.service, heartbeatTimeoutMs: () => context.ws.heartbeatTimeoutMs, logger });
   const auditor = new SessionAuditor({ db, hub, now: () => context.service.clock.now(), intervalMs: () => context.ws.sessionAuditMs, logger });
   auditor.start();
   let pruning: Promise<void> | null = null;
@@ -65,6 +68,7 @@ export async function startWsRuntime(context: WsContext, logger: Logger, dispatc
       if (prune) clearInterval(prune);
       await pruning;
       await auditor.stop();
+      await context.presence.stop();
       unsubscribe();
       book.stop();
       await dispatcher?.stop();

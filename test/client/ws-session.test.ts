@@ -69,7 +69,7 @@ for (const backend of backends()) {
       const maker = await h.newMaker();
       const session = open(taker.client);
       const health = await session.connect();
-      assert.deepEqual(health, { kind: 'health', userId: taker.client.login!.userId, isMaker: false });
+      assert.deepEqual(health, { kind: 'health', userId: taker.client.login!.userId, isMaker: false, cancelOnDisconnect: false });
       assert.equal(session.state, 'open');
       await session.subscribe('quotes');
       await session.subscribe('rfqStatus');

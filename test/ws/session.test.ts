@@ -30,7 +30,7 @@ for (const backend of backends()) {
       const { client } = await h.newUser();
       const socket = await connect();
       socket.send(authFrame(client));
-      assert.deepEqual(await socket.next(), { kind: 'health', userId: client.login!.userId, isMaker: false });
+      assert.deepEqual(await socket.next(), { kind: 'health', userId: client.login!.userId, isMaker: false, cancelOnDisconnect: false });
     });
 
     it('refuses a bad signature with AUTH_REQUIRED and closes 4001', async () => {

@@ -14,7 +14,7 @@ import { InstrumentType, Rail } from '../schemas/account.ts';
 import type { ApiContext } from '../context.ts';
 
 const SettlementMode = Type.Union([Type.Literal('permit2'), Type.Literal('promised'), Type.Literal('xchange'), Type.Literal('perp')]);
-const MakerView = Type.Object({
+export const MakerView = Type.Object({
   makerId: Type.String(),
   address: EvmAddress,
   active: Type.Boolean(),

@@ -14,6 +14,7 @@ import type { Tx } from '../../store/transaction.ts';
 import { emitQuoteStatus, emitQuoteUpdate, emitRfqStatus } from '../rfq/events.ts';
 import type { QuoteRow, RfqRow } from '../rfq/rows.ts';
 import { recordMakerFailure } from '../settlement/maker-failures.ts';
+import { countSelection } from '../protection/selection-guard.ts';
 
 export interface EffectContext {
   tx: Tx;
@@ -82,6 +83,7 @@ export async function applyEffect(c: EffectContext, effect: ExecutionEffect): Pr
       await emitRfqStatus(c.tx, rfq, c.instrument, c.now);
       const selected = await updateQuote(c, winner, transitionQuote(winner.status, 'select'), { settlement_deadline_secs: rfq.settlement_deadline_secs });
       await emitQuoteStatus(c.tx, selected, rfq, c.instrument, c.now);
+      await countSelection(c.tx, selected, c.instrument, c.now);
       const inCascade = new Set(effect.cascade);
       await renumber(c, effect.cascade);
       for (const quote of [...c.quotes.values()].sort((a, b) => (a.id < b.id ? -1 : 1))) {
@@ -107,6 +109,7 @@ export async function applyEffect(c: EffectContext, effect: ExecutionEffect): Pr
       const rfq = await updateRfq(c, c.rfq.status, { selected_quote_id: quote.id });
       const promoted = await updateQuote(c, quote, transitionQuote(quote.status, 'select'), { position: null, settlement_deadline_secs: rfq.settlement_deadline_secs });
       await emitQuoteStatus(c.tx, promoted, rfq, c.instrument, c.now);
+      await countSelection(c.tx, promoted, c.instrument, c.now);
       await renumber(c, effect.cascade);
       return;
     }

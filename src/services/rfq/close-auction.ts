@@ -27,6 +27,7 @@ import { balanceSnapshotFrames } from '../account/balances.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { emitQuoteStatus, emitRfqStatus } from './events.ts';
 import { quoteTerms, rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
+import { SelectionGuard } from '../protection/selection-guard.ts';
 
 export interface ClosedAuction {
   rfqId: string;
@@ -82,13 +83,22 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
   const quotesByRfq = new Map<string, QuoteRow[]>();
   for (const q of quotes) quotesByRfq.set(q.rfq_id, [...(quotesByRfq.get(q.rfq_id) ?? []), q]);
 
+  // Market-maker protection: the autoAccept winners' makers, counted in order; a tripped maker's quotes are passed over.
+  const autoSelected = new Map(rfqs.filter((r) => r.auto_accept).map((r) => [r.id, r.instrument_id]));
+  const guard = await SelectionGuard.lock(
+    tx,
+    quotes.filter((q) => q.status === 'SUBMITTED' && autoSelected.has(q.rfq_id)).map((q) => ({ makerAccountId: q.maker_account_id, instrumentId: autoSelected.get(q.rfq_id)! })),
+    now,
+  );
   const decisions: Decision[] = [];
   const lockChanges: LockChange[] = [];
   for (const rfq of rfqs) {
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
     const terms = rfqTerms(rfq, instrument);
     const own = quotesByRfq.get(rfq.id) ?? [];
-    const best = rfq.auto_accept ? selectBest(terms, own.map((q) => ({ ...quoteTerms(q), row: q })), rfq.auction_ends_at) : null;
+    const candidates = own.filter((q) => guard.maySelect(q.maker_account_id, rfq.instrument_id));
+    const best = rfq.auto_accept ? selectBest(terms, candidates.map((q) => ({ ...quoteTerms(q), row: q })), rfq.auction_ends_at) : null;
+    if (best) guard.count(best.row, instrument);
     const decision = decideRfq(rfq.status, auctionEndEvent(rfq.auto_accept, best !== null));
     decisions.push({ rfq, instrument, winner: best?.row ?? null, status: decision.status });
     // Only an autoAccept RFQ holds a lock while PENDING (its bound): re-locked to the winner's cost, or released.
@@ -151,6 +161,7 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
     const current = q.status === 'SELECTED' ? winners.get(q.rfq_id)! : q;
     await emitQuoteStatus(tx, current, rfqById.get(q.rfq_id)!, instrumentOf.get(q.rfq_id)!, now);
   }
+  await guard.flush(tx, now);
   const touchedAccounts = [...new Set([...ended.values()].map((l) => l.accountId))].sort();
   const frames = await balanceSnapshotFrames(tx, deps, touchedAccounts);
   for (const [accountId, frame] of frames) await appendEvent(tx, { accountId, topic: 'balances', frame }, now);

@@ -12,6 +12,8 @@ import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
+import { ServiceError } from '../../domain/errors.ts';
+import { SelectionGuard } from '../protection/selection-guard.ts';
 
 export interface Selected {
   rfq: RfqRow;
@@ -26,6 +28,11 @@ export async function selectQuote(
   const { rfq, winner, quotes, instrument, how, now } = selection;
   const terms = rfqTerms(rfq, instrument);
   const nextStatus = transitionRfq(rfq.status, how);
+  // Market-maker protection: a maker whose protection tripped has its open quotes cancelled; none is selected meanwhile.
+  const guard = await SelectionGuard.lock(tx, [{ makerAccountId: winner.maker_account_id, instrumentId: rfq.instrument_id }], now);
+  if (!guard.maySelect(winner.maker_account_id, rfq.instrument_id)) {
+    throw new ServiceError('QUOTE_NOT_ACCEPTABLE', "the maker's protection withdrew this quote", { reason: 'makerProtection' });
+  }
   // An autoAccept RFQ locked its bound at submission; the winner may cost less, so re-lock exactly.
   if (rfq.auto_accept) await endLock(tx, 'rfq', rfq.id, 'release', 'selection', now);
   await lockFunds(tx, {
@@ -64,6 +71,8 @@ export async function selectQuote(
   await emitRfqStatus(tx, updatedRfq, instrument, now);
   await emitQuoteStatus(tx, selectedWinner, updatedRfq, instrument, now);
   for (const loser of losers) await emitQuoteStatus(tx, loser, updatedRfq, instrument, now);
+  guard.count(selectedWinner, instrument);
+  await guard.flush(tx, now);
   await emitBalances(tx, deps, rfq.account_id, now);
   return { rfq: updatedRfq, winner: selectedWinner };
 }

@@ -32,6 +32,7 @@ import { resolveInstrument } from './create-rfq.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { makerQuoteView, quoteView } from './views.ts';
 import { checkXchangeBundle, type XchangeBundleInput } from './xchange-bundle.ts';
+import { assertMayQuote } from '../protection/protection-settings.ts';
 import { assertNoPerpFields, checkPerpQuote, nonceClaimedError, writePerpQuote, type PerpQuoteWrite } from '../perp/perp-quote.ts';
 
 export interface SubmitQuoteInput {
@@ -137,6 +138,8 @@ export async function submitQuote(
   assertAuctionOpen(rfq.auction_ends_at, now);
   const terms = rfqTerms(rfq, instrument);
   checkQuoteLegs(terms, legs);
+  // A tripped market-maker protection refuses new quotes on its instrument until reset; a quote that races the trip is cancelled by the sweep.
+  await assertMayQuote(deps, accountId, instrument.instrumentId);
   const perp: PerpQuoteWrite | null = perpQuote ? await checkPerpQuote(deps, { side: rfq.side, instrument, legs, makerAddress: quoter.address, now, input }) : null;
   if (bundle !== null) {
     const tokens = (await deps.refdata.current()).tokens;

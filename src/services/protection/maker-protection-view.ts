@@ -1,0 +1,28 @@
+/**
+ * GET /admin/v1/makers/{address}: the maker record with what protects it, its market-maker
+ * protection settings (tripped or armed) and its live WebSocket sessions on every node, each
+ * saying whether it holds cancel on disconnect.
+ */
+import { ServiceError } from '../../domain/errors.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { normaliseAddress, toMakerView, type MakerView } from '../admin/makers.ts';
+import { liveMakerSessions, type LiveSessionView } from './maker-sessions.ts';
+import { listProtections, type ProtectionView } from './protection-settings.ts';
+
+export interface MakerProtectionView extends MakerView {
+  protection: ProtectionView[];
+  sessions: LiveSessionView[];
+}
+
+export async function readMakerWithProtection(deps: ServiceDeps, rawAddress: string): Promise<MakerProtectionView> {
+  const address = normaliseAddress(rawAddress, 'address');
+  const row = await deps.db
+    .selectFrom('makers')
+    .innerJoin('accounts', 'accounts.id', 'makers.account_id')
+    .selectAll('makers')
+    .where('accounts.address', '=', address)
+    .executeTakeFirst();
+  if (!row) throw new ServiceError('NOT_FOUND', 'no maker with this address');
+  const [protection, sessions] = await Promise.all([listProtections(deps, row.account_id), liveMakerSessions(deps.db, row.account_id)]);
+  return { ...toMakerView(row, address), protection, sessions };
+}

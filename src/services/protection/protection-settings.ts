@@ -1,0 +1,124 @@
+/**
+ * The maker's market-maker protection settings (DESIGN.md section 11):
+ * `PUT /v1/rfq/maker/protection` replaces one instrument's setting (at least one limit; a tripped
+ * setting stays tripped), `GET` lists them, `POST .../reset` clears a trip and the selections it
+ * counted, so the window starts afresh. A tripped setting refuses new quotes on its instrument
+ * (409 MAKER_PROTECTION_TRIGGERED, `assertMayQuote`).
+ */
+import { ServiceError, invalidField } from '../../domain/errors.ts';
+import { formatAmount, parseAmount } from '../../domain/money/index.ts';
+import type { Selectable } from 'kysely';
+import type { MakerProtectionsTable } from '../../store/schema.ts';
+import type { Reader } from '../../store/transaction.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { resolveInstrument } from '../rfq/create-rfq.ts';
+
+export interface ProtectionInput {
+  instrumentId: string;
+  windowMs: number;
+  maxSelectedQuotes?: number | null;
+  maxSelectedNotional?: string | null;
+}
+
+export interface ProtectionView {
+  instrumentId: string;
+  windowMs: number;
+  maxSelectedQuotes: number | null;
+  /** Decimal string in the instrument's quote token. */
+  maxSelectedNotional: string | null;
+  /** When a limit was reached; null while armed. */
+  triggeredAt: number | null;
+  /** Which limit tripped it (`maxSelectedQuotes` or `maxSelectedNotional`); null while armed. */
+  reason: string | null;
+}
+
+type ProtectionRow = Selectable<MakerProtectionsTable>;
+
+async function toView(deps: ServiceDeps, row: ProtectionRow): Promise<ProtectionView> {
+  const instrument = (await deps.refdata.current()).instruments.get(row.instrument_id);
+  return {
+    instrumentId: row.instrument_id,
+    windowMs: row.window_ms,
+    maxSelectedQuotes: row.max_selected_quotes,
+    // An instrument removed since keeps its setting readable in smallest units.
+    maxSelectedNotional: row.max_selected_notional === null ? null : formatAmount(row.max_selected_notional, instrument?.quoteDecimals ?? 0),
+    triggeredAt: row.triggered_at,
+    reason: row.trigger_reason,
+  };
+}
+
+export async function putProtection(deps: ServiceDeps, accountId: string, input: ProtectionInput): Promise<ProtectionView> {
+  const instrument = await resolveInstrument(deps, input.instrumentId);
+  const maxSelectedQuotes = input.maxSelectedQuotes ?? null;
+  const maxSelectedNotional =
+    input.maxSelectedNotional === undefined || input.maxSelectedNotional === null
+      ? null
+      : parseAmount(input.maxSelectedNotional, instrument.quoteDecimals, { field: 'maxSelectedNotional', positive: true });
+  if (maxSelectedQuotes === null && maxSelectedNotional === null) {
+    throw invalidField('maxSelectedQuotes', 'required', 'at least one of maxSelectedQuotes and maxSelectedNotional is required');
+  }
+  const now = deps.clock.now();
+  const row = await deps.db
+    .insertInto('maker_protections')
+    .values({
+      maker_account_id: accountId,
+      instrument_id: instrument.instrumentId,
+      window_ms: input.windowMs,
+      max_selected_quotes: maxSelectedQuotes,
+      max_selected_notional: maxSelectedNotional,
+      triggered_at: null,
+      trigger_reason: null,
+      updated_at: now,
+    })
+    // A replacement keeps a trip: only the reset lifts it.
+    .onConflict((oc) =>
+      oc.columns(['maker_account_id', 'instrument_id']).doUpdateSet({
+        window_ms: input.windowMs,
+        max_selected_quotes: maxSelectedQuotes,
+        max_selected_notional: maxSelectedNotional,
+        updated_at: now,
+      }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toView(deps, row);
+}
+
+export async function listProtections(deps: ServiceDeps, accountId: string, db: Reader = deps.db): Promise<ProtectionView[]> {
+  const rows = await db.selectFrom('maker_protections').selectAll().where('maker_account_id', '=', accountId).orderBy('instrument_id').execute();
+  return Promise.all(rows.map((row) => toView(deps, row)));
+}
+
+export async function resetProtection(deps: ServiceDeps, accountId: string, instrumentId: string): Promise<ProtectionView> {
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (tx) => {
+    const row = await tx
+      .updateTable('maker_protections')
+      .set({ triggered_at: null, trigger_reason: null, updated_at: now })
+      .where('maker_account_id', '=', accountId)
+      .where('instrument_id', '=', instrumentId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw new ServiceError('NOT_FOUND', `no protection setting for ${instrumentId}`, { instrumentId });
+    // The selections that tripped it would trip it again at once: the window starts afresh.
+    await tx.deleteFrom('maker_protection_selections').where('maker_account_id', '=', accountId).where('instrument_id', '=', instrumentId).execute();
+    return toView(deps, row);
+  });
+}
+
+/** 409 MAKER_PROTECTION_TRIGGERED while this maker's protection on the instrument is tripped. */
+export async function assertMayQuote(deps: ServiceDeps, accountId: string, instrumentId: string): Promise<void> {
+  const row = await deps.db
+    .selectFrom('maker_protections')
+    .select(['triggered_at', 'trigger_reason'])
+    .where('maker_account_id', '=', accountId)
+    .where('instrument_id', '=', instrumentId)
+    .where('triggered_at', 'is not', null)
+    .executeTakeFirst();
+  if (!row) return;
+  throw new ServiceError('MAKER_PROTECTION_TRIGGERED', `your protection on ${instrumentId} tripped; POST /v1/rfq/maker/protection/reset to quote again`, {
+    instrumentId,
+    triggeredAt: row.triggered_at,
+    reason: row.trigger_reason,
+  });
+}

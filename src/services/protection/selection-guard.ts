@@ -1,0 +1,126 @@
+/**
+ * Market-maker protection inside a selection transaction (accept or auction close). The guard
+ * locks the protection rows of every (maker, instrument) the transaction may select, in key
+ * order, after the RFQ and quote rows (the order every selection takes), and reads the
+ * selections each counted within its window. So two selections at once on the last unit of
+ * headroom serialise on the row: the first trips it, the second sees it tripped and may not
+ * select that maker's quote (its open quotes are being cancelled, protection-sweep.ts).
+ */
+import { sql } from 'kysely';
+import { appendEvent } from '../../store/outbox.ts';
+import type { Tx } from '../../store/transaction.ts';
+import { protectionTrip, quoteNotional, type ProtectionLimits, type ProtectionReason, type SelectedInWindow } from '../../domain/rfq/maker-protection.ts';
+import type { Instrument } from '../../domain/rfq/index.ts';
+import type { QuoteRow } from '../rfq/rows.ts';
+
+interface GuardedState {
+  makerAccountId: string;
+  instrumentId: string;
+  limits: ProtectionLimits;
+  triggeredAt: number | null;
+  selected: SelectedInWindow;
+  counted: Array<{ quoteId: string; notional: bigint }>;
+  /** Set when this transaction trips the setting. */
+  tripped: ProtectionReason | null;
+}
+
+const keyOf = (makerAccountId: string, instrumentId: string) => `${makerAccountId}\u0000${instrumentId}`;
+
+export class SelectionGuard {
+  private readonly states: Map<string, GuardedState>;
+
+  private constructor(states: Map<string, GuardedState>) {
+    this.states = states;
+  }
+
+  /** Locks and reads the settings of these (maker, instrument) pairs; pairs without one are free. */
+  static async lock(tx: Tx, pairs: Array<{ makerAccountId: string; instrumentId: string }>, now: number): Promise<SelectionGuard> {
+    const states = new Map<string, GuardedState>();
+    const unique = [...new Map(pairs.map((p) => [keyOf(p.makerAccountId, p.instrumentId), p])).values()];
+    if (unique.length === 0) return new SelectionGuard(states);
+    const rows = await sql<{ maker_account_id: string; instrument_id: string; window_ms: number; max_selected_quotes: number | null; max_selected_notional: bigint | null; triggered_at: number | null }>`
+      select p.maker_account_id, p.instrument_id, p.window_ms, p.max_selected_quotes, p.max_selected_notional, p.triggered_at
+      from maker_protections p
+      join unnest(${unique.map((p) => p.makerAccountId)}::uuid[], ${unique.map((p) => p.instrumentId)}::text[]) as k(maker, instrument)
+        on p.maker_account_id = k.maker and p.instrument_id = k.instrument
+      order by p.maker_account_id, p.instrument_id
+      for update of p
+    `.execute(tx);
+    for (const row of rows.rows) {
+      const selected = row.triggered_at !== null ? { count: 0, notional: 0n } : await selectedInWindow(tx, row.maker_account_id, row.instrument_id, now - row.window_ms);
+      states.set(keyOf(row.maker_account_id, row.instrument_id), {
+        makerAccountId: row.maker_account_id,
+        instrumentId: row.instrument_id,
+        limits: { windowMs: row.window_ms, maxSelectedQuotes: row.max_selected_quotes, maxSelectedNotional: row.max_selected_notional },
+        triggeredAt: row.triggered_at,
+        selected,
+        counted: [],
+        tripped: null,
+      });
+    }
+    return new SelectionGuard(states);
+  }
+
+  /** False once this maker's protection on the instrument has tripped (in this transaction or before). */
+  maySelect(makerAccountId: string, instrumentId: string): boolean {
+    const state = this.states.get(keyOf(makerAccountId, instrumentId));
+    return !state || (state.triggeredAt === null && state.tripped === null);
+  }
+
+  /** Counts a selection decided in this transaction; it may trip the setting (written by `flush`). */
+  count(quote: QuoteRow, instrument: Instrument): void {
+    const state = this.states.get(keyOf(quote.maker_account_id, instrument.instrumentId));
+    if (!state || state.triggeredAt !== null) return;
+    const notional = quoteNotional(instrument, {
+      makerPays: { token: quote.maker_pays_token, amount: quote.maker_pays_amount },
+      makerReceives: { token: quote.maker_receives_token, amount: quote.maker_receives_amount },
+    });
+    state.counted.push({ quoteId: quote.id, notional });
+    state.selected = { count: state.selected.count + 1, notional: state.selected.notional + notional };
+    state.tripped ??= protectionTrip(state.limits, state.selected);
+  }
+
+  /** Writes the counted selections and any trip, with the maker's `protection` frame on `quoteStatus`. */
+  async flush(tx: Tx, now: number): Promise<void> {
+    for (const state of this.states.values()) {
+      if (state.counted.length === 0) continue;
+      await tx.deleteFrom('maker_protection_selections')
+        .where('maker_account_id', '=', state.makerAccountId)
+        .where('instrument_id', '=', state.instrumentId)
+        .where('selected_at', '<=', now - state.limits.windowMs)
+        .execute();
+      await tx.insertInto('maker_protection_selections')
+        .values(state.counted.map((c) => ({ quote_id: c.quoteId, maker_account_id: state.makerAccountId, instrument_id: state.instrumentId, notional: c.notional, selected_at: now })))
+        .onConflict((oc) => oc.column('quote_id').doNothing())
+        .execute();
+      if (state.tripped === null) continue;
+      await tx.updateTable('maker_protections')
+        .set({ triggered_at: now, trigger_reason: state.tripped, updated_at: now })
+        .where('maker_account_id', '=', state.makerAccountId)
+        .where('instrument_id', '=', state.instrumentId)
+        .execute();
+      await appendEvent(tx, { accountId: state.makerAccountId, topic: 'quoteStatus', frame: { kind: 'protection', instrumentId: state.instrumentId, triggeredAt: now, reason: state.tripped } }, now);
+    }
+  }
+}
+
+async function selectedInWindow(tx: Tx, makerAccountId: string, instrumentId: string, after: number): Promise<SelectedInWindow> {
+  const row = await tx
+    .selectFrom('maker_protection_selections')
+    .select((eb) => [eb.fn.countAll<string>().as('count'), sql<string | null>`sum(notional)`.as('notional')])
+    .where('maker_account_id', '=', makerAccountId)
+    .where('instrument_id', '=', instrumentId)
+    .where('selected_at', '>', after)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), notional: BigInt(row.notional ?? 0) };
+}
+
+/**
+ * A selection that already happened elsewhere (a perp quote selected once its venue order filled):
+ * it cannot be refused, only counted, and may trip the setting.
+ */
+export async function countSelection(tx: Tx, quote: QuoteRow, instrument: Instrument, now: number): Promise<void> {
+  const guard = await SelectionGuard.lock(tx, [{ makerAccountId: quote.maker_account_id, instrumentId: instrument.instrumentId }], now);
+  guard.count(quote, instrument);
+  await guard.flush(tx, now);
+}
