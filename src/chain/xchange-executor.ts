@@ -12,7 +12,8 @@
  * The executor sends nothing itself: a passing simulation enqueues the `execute` call (and a
  * missing allowance an `approval` call) for the custody broadcaster, which owns custody's nonces
  * (docs/decisions.md, Settlement). A quote with an execution queued, in flight or confirmed is not
- * attempted again; one that reverted or was lost is, until the deadline.
+ * attempted again; one that reverted or was lost is, until the deadline. The call carries the
+ * swap's expiration, so a backed-up broadcaster never signs it after that (it could only revert).
  */
 import type { Logger } from 'pino';
 import { BaseError, ContractFunctionRevertedError, encodeFunctionData, maxUint256, type Address, type Hex } from 'viem';
@@ -112,7 +113,7 @@ export class XchangeExecutor {
       const gas = Number(((await publicClient.estimateContractGas(call)) * 3n) / 2n);
       const callData = encodeFunctionData({ abi: xchangeAdapterAbi, functionName: 'execute', args: [message, signature] });
       await inTransaction(deps.db, async (tx) => {
-        await enqueueCustodyCall(tx, deps, { purpose: 'xchange', ownerId: quoteId, token: outgoingSymbol, tokenAddress: outgoing.token, amount: outgoing.amount, toAddress: adapter, callData, gas }, deps.clock.now());
+        await enqueueCustodyCall(tx, deps, { purpose: 'xchange', ownerId: quoteId, token: outgoingSymbol, tokenAddress: outgoing.token, amount: outgoing.amount, toAddress: adapter, callData, gas, notAfterSecs: Number(message.expiration) }, deps.clock.now());
         await tx.updateTable('xchange_executions').set({ last_error: null }).where('quote_id', '=', quoteId).execute();
       });
     } catch (error) {

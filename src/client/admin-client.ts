@@ -33,6 +33,9 @@ export class AdminClient {
     return this.call<{ address: string; account: string; token: string; amount: string }>('POST', '/devnet/venue-faucet', body);
   }
   invariants() { return this.call<{ ok: boolean; violations: Array<Record<string, unknown>> }>('GET', '/invariants'); }
+  /** Promised payouts still owed (custody transfer views). */
+  unpaidPayouts() { return this.call<{ items: Array<Record<string, unknown>> }>('GET', '/payouts/unpaid'); }
+  retryPayout(quoteId: string) { return this.call<Record<string, unknown>>('POST', `/payouts/${quoteId}/retry`); }
   settings() { return this.call<Record<string, number>>('GET', '/settings'); }
   putSettings(body: Record<string, number>) { return this.call<Record<string, number>>('PUT', '/settings', body); }
 }

@@ -39,6 +39,7 @@ export const errorCodes = {
   CUSTODY_TX_PAID: { status: 409, meaning: 'Operator resolve FAILED of a withdrawal whose custody transaction was mined and succeeded; details.txHash.' },
   CUSTODY_CHAIN_UNAVAILABLE: { status: 503, meaning: 'The chain could not be read to check an operator decision against it; nothing changed.' },
   CUSTODY_TRANSFER_NOT_CANCELLABLE: { status: 409, meaning: 'Operator cancel of a custody transfer that is not signed and unconfirmed (SIGNED or SENT); details.status.' },
+  PAYOUT_NOT_OWED: { status: 409, meaning: 'Operator retry of a promised payout that is queued, in flight or paid (only one that ended REVERTED, CANCELLED or UNRESOLVED can be queued again); details.status.' },
   CONFLICT: { status: 409, meaning: 'The object is not in a state that allows this operation.' },
   MAKER_PROTECTION_TRIGGERED: { status: 409, meaning: "The maker's market-maker protection on this instrument tripped; no new quotes until POST /v1/rfq/maker/protection/reset. details.instrumentId, details.triggeredAt, details.reason." },
   TOO_MANY_OPEN_RFQS: { status: 409, meaning: 'The account already holds maxOpenRfqsPerAccount PENDING RFQs; details.maxOpenRfqsPerAccount.' },

@@ -34,6 +34,10 @@ commands:
       run the ledger checks; exits 1 when any is violated
   faucet <address> <TOKEN> <amount>
       embedded devnet only: mint test tokens on-chain (human units); prints the txHash
+  payouts unpaid
+      promised payouts still owed (their last transfer REVERTED, CANCELLED or UNRESOLVED)
+  payouts retry <quoteId>
+      queue an unpaid promised payout again, once its cause is fixed (custody funded ...)
   settings get
   settings set key=value [key=value ...]
       read or change operator settings (integers)
@@ -84,6 +88,8 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   faucet: [],
   'settings get': [],
   'settings set': [],
+  'payouts unpaid': [],
+  'payouts retry': [],
 };
 
 class UsageError extends Error {}
@@ -228,6 +234,15 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     case 'faucet': {
       const [address, token, amount] = expectArgs(args, 3, 'faucet <address> <TOKEN> <amount>');
       call = (admin) => admin.faucet({ address: address!, token: token!, amount: amount! });
+      break;
+    }
+    case 'payouts unpaid':
+      expectArgs(args, 0, 'payouts unpaid');
+      call = (admin) => admin.unpaidPayouts();
+      break;
+    case 'payouts retry': {
+      const [quoteId] = expectArgs(args, 1, 'payouts retry <quoteId>');
+      call = (admin) => admin.retryPayout(encodeURIComponent(quoteId!));
       break;
     }
     case 'settings get':

@@ -9,6 +9,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PGlitePool } from './pglite-pool.ts';
+import { PgListener } from './pg-listener.ts';
 import type { DB } from './schema.ts';
 
 const NUMERIC_OID = 1700;
@@ -48,40 +49,14 @@ async function openPostgres(url: string, poolSize: number): Promise<Store> {
     // An idle client lost its connection; the pool replaces it. Queries in flight see their own error.
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  let listener: pg.Client | null = null;
-  const handlers = new Map<string, Set<(payload: string) => void>>();
-  const ensureListener = async (): Promise<pg.Client> => {
-    if (listener) return listener;
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    client.on('notification', (message) => {
-      for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? '');
-    });
-    client.on('error', () => {
-      // Surfaced to readiness through ping(); the dispatcher resyncs from the outbox on reconnect.
-    });
-    listener = client;
-    return client;
-  };
+  const listener = new PgListener(url);
   return {
     db,
     kind: 'postgres',
-    async listen(channel, onPayload) {
-      const client = await ensureListener();
-      let set = handlers.get(channel);
-      if (!set) {
-        set = new Set();
-        handlers.set(channel, set);
-        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-      }
-      set.add(onPayload);
-      return async () => {
-        set.delete(onPayload);
-      };
-    },
+    listen: (channel, onPayload) => listener.listen(channel, onPayload),
     ping: () => pingStore(db),
     async close() {
-      await listener?.end().catch(() => undefined);
+      await listener.close();
       await db.destroy();
     },
   };

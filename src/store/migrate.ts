@@ -28,6 +28,8 @@ import * as quarantinedChainLogs from './migrations/0031-quarantined-chain-logs.
 import * as openRfqsByAccount from './migrations/0034-open-rfqs-by-account.ts';
 import * as challengeSources from './migrations/0035-challenge-sources.ts';
 import * as makerProtection from './migrations/0055-maker-protection.ts';
+import * as custodyCallDeadline from './migrations/0046-custody-call-deadline.ts';
+import * as payoutRetries from './migrations/0047-payout-retries.ts';
 import * as writeQuotesOneDefinition from './migrations/0061-write-quotes-one-definition.ts';
 
 const migrations: Record<string, Migration> = {
@@ -56,6 +58,8 @@ const migrations: Record<string, Migration> = {
   '0035-challenge-sources': challengeSources,
   '0037-admin-rfq-listing': adminRfqListing,
   '0055-maker-protection': makerProtection,
+  '0046-custody-call-deadline': custodyCallDeadline,
+  '0047-payout-retries': payoutRetries,
   '0061-write-quotes-one-definition': writeQuotesOneDefinition,
 };
 

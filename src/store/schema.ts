@@ -12,7 +12,7 @@ import type { WithdrawalStatus } from '../domain/funds/withdrawal-state.ts';
  * signed) -> SIGNED (nonce, raw transaction and hash persisted) -> SENT -> CONFIRMED | REVERTED |
  * UNRESOLVED.
  */
-export type CustodyTransferStatus = 'QUEUED' | 'SIGNED' | 'SENT' | 'CONFIRMED' | 'REVERTED' | 'CANCELLED' | 'UNRESOLVED';
+export type CustodyTransferStatus = 'QUEUED' | 'SIGNED' | 'SENT' | 'CONFIRMED' | 'REVERTED' | 'CANCELLED' | 'UNRESOLVED' | 'EXPIRED';
 
 type Json<T> = ColumnType<T, string, string>;
 
@@ -232,6 +232,8 @@ export interface CustodyTransfersTable {
   cancel_requested_at: number | null;
   /** Migration 0030: handed to the operator after the broadcaster's bounds (still watched). */
   escalated_at: number | null;
+  /** Migration 0046: a call that must not be signed once the next block is past this unix second (xchange: the swap's expiration). */
+  not_after_secs: number | null;
 }
 /** Every signed transaction of a custody transfer (migration 0030); attempt 0 is the original. */
 export interface CustodyTxAttemptsTable {

@@ -93,6 +93,9 @@ export async function startTestChain(options: { blockTimeSecs?: number; confirma
   };
 }
 
+/** Custody's own key, for a test that must act as custody outside the broadcaster (before it signs anything). */
+export const custodyTestAccount = (): PrivateKeyAccount => testAccount(keyOf('custody'));
+
 /** A fresh wallet whose key the chain helpers can use to sign. */
 export function testAccount(key?: Hex): PrivateKeyAccount {
   const privateKey = key ?? generatePrivateKey();

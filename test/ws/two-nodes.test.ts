@@ -8,7 +8,10 @@ import assert from 'node:assert/strict';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { generateSecretKey } from '../../src/runtime/node.ts';
+import pg from 'pg';
 import { INGEST_PATH, TestSocket, openSession, subscribe, type Frame } from './test-socket.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('ws across two nodes [postgres]', { skip: !backends().includes('postgres') && 'needs TEST_DATABASE_URL' }, () => {
   let database: TestDatabase;
@@ -65,5 +68,36 @@ describe('ws across two nodes [postgres]', { skip: !backends().includes('postgre
     ingest.close();
     const withdrawn = await socket.next((f) => f.kind === 'price');
     assert.deepEqual([withdrawn.bid, withdrawn.ask], [null, null]);
+  });
+
+  it('the LISTEN connection reconnects after its backend is terminated: prices from node B still reach node A', async () => {
+    const taker = await a.newUser();
+    const maker = await b.newMaker(['ETH-USDC']);
+    const socket = await openSession(a.url, taker.client, sockets);
+    await subscribe(socket, { topic: 'prices', instrumentId: 'ETH-USDC-SPOT' });
+    const admin = new pg.Client({ connectionString: (database.location as { url: string }).url });
+    await admin.connect();
+    try {
+      const listeners = async () =>
+        (await admin.query<{ pid: number }>("select pid from pg_stat_activity where datname = current_database() and application_name = 'rfq-listen'")).rows.map((r) => r.pid);
+      const killed = await listeners();
+      assert.equal(killed.length, 2, 'one LISTEN connection per node');
+      for (const pid of killed) await admin.query('select pg_terminate_backend($1)', [pid]);
+      // Each node opens a new one on its own (bounded wait: reconnects back off up to a few seconds).
+      let fresh: number[] = [];
+      for (let i = 0; i < 100 && fresh.length < 2; i++) {
+        await sleep(100);
+        fresh = (await listeners()).filter((pid) => !killed.includes(pid));
+      }
+      assert.equal(fresh.length, 2, 'both nodes listen again');
+
+      const ingest = await openSession(b.url, maker.client, sockets, INGEST_PATH);
+      ingest.send({ kind: 'ladder', instrumentId: 'ETH-USDC-SPOT', bids: [['2980', '1']], asks: [['3020', '1']], ts: Date.now() });
+      const tick = await socket.next((f) => f.kind === 'price' && (f.bid as Frame | null)?.price === '2980');
+      assert.deepEqual([tick.bid, tick.ask], [{ price: '2980', size: '1' }, { price: '3020', size: '1' }]);
+      ingest.close();
+    } finally {
+      await admin.end();
+    }
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Operator surface for funds (DESIGN.md section 6): withdrawals, unattributed deposits, and the
- * custody broadcaster's transfers (list; cancel of a stuck one).
+ * custody broadcaster's transfers (list; cancel of a stuck one), unpaid promised payouts (list; retry).
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -11,6 +11,7 @@ import { approveWithdrawal, rejectWithdrawal, resolveWithdrawal } from '../../se
 import { listCustodyTransfers } from '../../services/funds/read-custody-transfers.ts';
 import { cancelCustodyTransfer } from '../../services/funds/cancel-custody-transfer.ts';
 import { resolveSettlementAnomaly } from '../../services/funds/resolve-anomaly.ts';
+import { listUnpaidPayouts, retryPayout } from '../../services/funds/payout-debts.ts';
 import { PageQuery, errorResponses } from '../schemas/common.ts';
 import { UnattributedDepositsPage, Withdrawal, WithdrawalIdParams, WithdrawalStatus, WithdrawalsPage } from '../schemas/funds.ts';
 import { CustodyTransfer, CustodyTransferIdParams, CustodyTransferPurpose, CustodyTransferStatus, CustodyTransfersPage } from '../schemas/custody-transfers.ts';
@@ -77,6 +78,25 @@ export function adminFundsRoutes(context: ApiContext) {
         response: { 200: CustodyTransfer, ...errorResponses },
       },
     }, async (request) => cancelCustodyTransfer(deps, request.params.id) as never);
+
+    app.get('/admin/v1/payouts/unpaid', {
+      config: admin,
+      schema: {
+        summary: 'Promised payouts still owed: the last payout transfer of each ended REVERTED, CANCELLED or UNRESOLVED (the debt stays in maker_settlement)',
+        tags,
+        response: { 200: Type.Object({ items: Type.Array(CustodyTransfer) }), ...errorResponses },
+      },
+    }, async () => listUnpaidPayouts(deps) as never);
+
+    app.post('/admin/v1/payouts/:quoteId/retry', {
+      config: admin,
+      schema: {
+        summary: 'Queue an unpaid promised payout again (same maker address, token and amount)',
+        tags,
+        params: Type.Object({ quoteId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+        response: { 200: CustodyTransfer, ...errorResponses },
+      },
+    }, async (request) => retryPayout(deps, request.params.quoteId) as never);
 
     app.post('/admin/v1/settlement-anomalies/resolve', {
       config: admin,

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { DecimalString, EvmAddress, Nullable, Page, TokenSymbol, UnixMillis } from './common.ts';
 
-export const CustodyTransferStatus = Type.Union(['QUEUED', 'SIGNED', 'SENT', 'CONFIRMED', 'REVERTED', 'CANCELLED', 'UNRESOLVED'].map((s) => Type.Literal(s)));
+export const CustodyTransferStatus = Type.Union(['QUEUED', 'SIGNED', 'SENT', 'CONFIRMED', 'REVERTED', 'CANCELLED', 'UNRESOLVED', 'EXPIRED'].map((s) => Type.Literal(s)));
 export const CustodyTransferPurpose = Type.Union(['withdrawal', 'payout', 'xchange', 'approval'].map((s) => Type.Literal(s)));
 const TxHash = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
 
@@ -23,6 +23,8 @@ export const CustodyTransfer = Type.Object({
   lastError: Nullable(Type.String()),
   cancelRequestedAt: Nullable(UnixMillis),
   escalatedAt: Nullable(UnixMillis),
+  /** A call never signed once the next block is past this unix second (xchange: the swap's expiration). */
+  notAfterSecs: Nullable(Type.Integer()),
   createdAt: UnixMillis,
   updatedAt: UnixMillis,
 });

@@ -7,7 +7,9 @@
  *    and its hash (attempt 0 in `custody_tx_attempts`); only then
  * 2. replace: a transaction still unmined after `bumpAfterMs` is replaced at the same nonce by
  *    one paying at least 12.5% more (the node refuses a smaller bump), at most the operator's fee
- *    cap; an operator cancel replaces it by a zero-value transfer to custody itself. Every
+ *    cap; an operator cancel replaces it by a zero-value transfer to custody itself, and so does
+ *    the broadcaster for a call past its deadline (`not_after_secs`: an xchange `execute` that can
+ *    only revert now is never signed again; one still queued then ends EXPIRED unsigned). Every
  *    replacement is persisted before it is sent, and any of them may be the one mined;
  * 3. send: hand the latest persisted bytes to the node; after a restart the same bytes are sent
  *    again (same hash: the node dedupes them);
@@ -23,6 +25,7 @@ import type { Logger } from 'pino';
 import { encodeFunctionData, erc20Abi, getAddress, keccak256, parseGwei, parseTransaction, type Hex } from 'viem';
 import { sql } from 'kysely';
 import { inTransaction } from '../../store/outbox.ts';
+import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { applyCustodyOutcome, statusAfter, type EndingOutcome } from '../../services/funds/custody-outcomes.ts';
 import type { CustodyTransferRow } from '../../services/funds/custody-transfers.ts';
@@ -110,6 +113,15 @@ export class CustodyBroadcaster {
     return this.#o.deps.db.selectFrom('custody_tx_attempts').select(['attempt', 'kind', 'tx_hash', 'raw_tx', 'signed_at']).where('transfer_id', '=', transferId).orderBy('attempt', 'desc').execute();
   }
 
+  /**
+   * The earliest timestamp the next block can have: after the latest block's, and not before the
+   * wall clock (a devnet may mine rarely). A call whose deadline is below it can only revert.
+   */
+  async #nextBlockSecs(): Promise<number> {
+    const latest = await this.#rpc<{ timestamp: Hex }>('eth_getBlockByNumber', ['latest', false]);
+    return Math.max(Number(latest.timestamp) + 1, Math.floor(this.#o.deps.clock.now() / 1000));
+  }
+
   async #minedNonceCount(): Promise<number> {
     return Number(await this.#rpc<Hex>('eth_getTransactionCount', [this.#o.chain.custodyAddress, 'latest']));
   }
@@ -122,12 +134,18 @@ export class CustodyBroadcaster {
     const fees = await this.#fees();
     const pendingCount = Number(await this.#rpc<Hex>('eth_getTransactionCount', [chain.custodyAddress, 'pending']));
     const minedCount = await this.#minedNonceCount();
+    const nextBlockSecs = await this.#nextBlockSecs();
     const from = chain.custodyAddress;
     let signed = 0;
     for (const { id } of queued) {
       const done = await inTransaction(deps.db, async (tx) => {
         const row = await tx.selectFrom('custody_transfers').selectAll().where('id', '=', id).where('status', '=', 'QUEUED').forUpdate().skipLocked().executeTakeFirst();
         if (!row) return false;
+        if (row.not_after_secs !== null && nextBlockSecs > row.not_after_secs) {
+          // A backed-up queue must not sign a call that can only revert (and cost gas) on-chain.
+          await this.#expire(tx, row, `not signed: its deadline ${row.not_after_secs} passed while queued (the next block is at ${nextBlockSecs} or later)`);
+          return false;
+        }
         await tx.insertInto('custody_nonces').values({ address: from, next_nonce: pendingCount }).onConflict((oc) => oc.column('address').doNothing()).execute();
         const stored = await tx.selectFrom('custody_nonces').select('next_nonce').where('address', '=', from).forUpdate().executeTakeFirstOrThrow();
         // Nonces below the mined count were used by someone else: never sign into them.
@@ -172,7 +190,7 @@ export class CustodyBroadcaster {
     const now = deps.clock.now();
     const rows = await deps.db
       .selectFrom('custody_transfers')
-      .select(['id', 'nonce', 'cancel_requested_at'])
+      .select(['id', 'nonce', 'cancel_requested_at', 'not_after_secs'])
       .where('status', 'in', ['SIGNED', 'SENT'])
       .where('nonce', 'is not', null)
       .orderBy('nonce')
@@ -180,13 +198,17 @@ export class CustodyBroadcaster {
       .execute();
     if (rows.length === 0) return 0;
     const minedCount = await this.#minedNonceCount();
+    const nextBlockSecs = rows.some((r) => r.not_after_secs !== null) ? await this.#nextBlockSecs() : 0;
     let estimate: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | null = null;
     let replaced = 0;
     for (const row of rows) {
       if (row.nonce! < minedCount) continue; // mined (or taken): the confirm phase decides
       const [latest] = await this.#attempts(row.id);
       if (!latest) continue;
-      const cancel = row.cancel_requested_at !== null && latest.kind !== 'cancel';
+      // A call past its deadline can only revert now: never re-signed as such, its nonce is freed
+      // by a zero-value cancel instead (at once: waiting for a bump would only hold later nonces).
+      const expired = row.not_after_secs !== null && nextBlockSecs > row.not_after_secs;
+      const cancel = (row.cancel_requested_at !== null || expired) && latest.kind !== 'cancel';
       if (!cancel && now - latest.signed_at < this.#o.bumpAfterMs) continue;
       estimate ??= await this.#fees();
       const previous = parseTransaction(latest.raw_tx as Hex);
@@ -322,6 +344,14 @@ export class CustodyBroadcaster {
       }
     }
     return ended;
+  }
+
+  /** Ends a queued call unsigned: its deadline passed before its turn. */
+  async #expire(tx: Tx, row: CustodyTransferRow, reason: string): Promise<void> {
+    const now = this.#o.deps.clock.now();
+    const updated = await tx.updateTable('custody_transfers').set({ status: 'EXPIRED', last_error: reason, updated_at: now }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+    await applyCustodyOutcome(tx, this.#o.deps, updated, { kind: 'expired', reason }, now);
+    this.#o.logger.warn({ transfer: row.id, purpose: row.purpose, ownerId: row.owner_id, notAfterSecs: row.not_after_secs }, 'custody call expired unsigned');
   }
 
   /** Hands a transfer past the broadcaster's bounds to the operator, once; it stays SENT and watched. */

@@ -10,7 +10,7 @@
  *   custody). A reverted or lost payout books nothing: the debt stays in `maker_settlement` for
  *   the operator, visible in the transfer's status.
  * - xchange: only the execution record moves (its tx hash, or why it did not execute; a revert or
- *   loss leaves the quote to the executor's next attempt until the deadline). The swap's ledger is
+ *   loss or expiry leaves the quote to the executor's next attempt until the deadline). The swap's ledger is
  *   booked by the chain follower from `XchangeSettled`, aligned with the custody check's block.
  * - approval: nothing to book (no tokens move).
  */
@@ -30,12 +30,14 @@ export type CustodyOutcome =
   | { kind: 'reverted'; blockNumber: number }
   /** The operator's zero-value cancel was mined at the transfer's nonce: nothing was paid. */
   | { kind: 'cancelled'; blockNumber: number; reason: string }
-  | { kind: 'lost'; reason: string };
+  | { kind: 'lost'; reason: string }
+  /** A call still queued when its deadline passed: never signed, nothing sent. */
+  | { kind: 'expired'; reason: string };
 
 /** The outcomes that end a transfer. */
 export type EndingOutcome = Exclude<CustodyOutcome, { kind: 'signed' } | { kind: 'stuck' }>;
 
-const STATUS_AFTER: Record<EndingOutcome['kind'], CustodyTransferStatus> = { confirmed: 'CONFIRMED', reverted: 'REVERTED', cancelled: 'CANCELLED', lost: 'UNRESOLVED' };
+const STATUS_AFTER: Record<EndingOutcome['kind'], CustodyTransferStatus> = { confirmed: 'CONFIRMED', reverted: 'REVERTED', cancelled: 'CANCELLED', lost: 'UNRESOLVED', expired: 'EXPIRED' };
 
 /**
  * Ends (or, for `signed`, advances) the transfer's owner. The caller has already moved the transfer

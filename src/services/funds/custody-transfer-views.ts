@@ -23,6 +23,7 @@ export function custodyTransferView(row: CustodyTransferRow, attempts: readonly 
     lastError: row.last_error,
     cancelRequestedAt: row.cancel_requested_at,
     escalatedAt: row.escalated_at,
+    notAfterSecs: row.not_after_secs,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -10,7 +10,8 @@
  * Statuses: QUEUED (nothing signed) -> SIGNED (nonce, raw transaction and hash persisted) -> SENT
  * (handed to the node at least once) -> CONFIRMED | REVERTED | UNRESOLVED (its nonce was used by a
  * transaction that is none of ours) | CANCELLED (the operator's zero-value cancel was mined at its
- * nonce: nothing was paid). A SENT transfer may have several signed transactions at its nonce
+ * nonce: nothing was paid; the broadcaster also cancels a call unmined past its deadline) | EXPIRED
+ * (a call whose deadline passed while it was queued: never signed, migration 0046). A SENT transfer may have several signed transactions at its nonce
  * (`custody_tx_attempts`: fee bumps, a cancel); any of them may be the one mined.
  */
 import type { Selectable } from 'kysely';
@@ -41,22 +42,29 @@ export interface EnqueueCall {
   toAddress: string;
   callData: string;
   gas: number;
+  /** The last unix second the call can succeed on-chain (xchange: the swap's expiration); never signed after it. */
+  notAfterSecs?: number;
 }
 
 export async function enqueueCustodyTransfer(tx: Tx, deps: ServiceDeps, transfer: EnqueueTransfer, now: number): Promise<string> {
-  return (await insertRow(tx, deps, { ...transfer, callData: null, gas: null }, now, false))!;
+  return (await insertRow(tx, deps, { ...transfer, callData: null, gas: null, notAfterSecs: null }, now, false))!;
+}
+
+/** Enqueues a payout again (the operator's retry of an unpaid one); null if a live payout of the quote exists (migration 0047). */
+export async function enqueuePayoutRetry(tx: Tx, deps: ServiceDeps, transfer: Omit<EnqueueTransfer, 'purpose'>, now: number): Promise<string | null> {
+  return insertRow(tx, deps, { ...transfer, purpose: 'payout', callData: null, gas: null, notAfterSecs: null }, now, true);
 }
 
 /** Enqueues a call unless one for the same owner is still open; returns its id, or null if one was. */
 export async function enqueueCustodyCall(tx: Tx, deps: ServiceDeps, call: EnqueueCall, now: number): Promise<string | null> {
   // The partial unique index of open calls (0016) makes "unless one is open" race-free.
-  return insertRow(tx, deps, call, now, true);
+  return insertRow(tx, deps, { ...call, notAfterSecs: call.notAfterSecs ?? null }, now, true);
 }
 
 async function insertRow(
   tx: Tx,
   deps: ServiceDeps,
-  row: Omit<EnqueueTransfer, 'purpose'> & { purpose: CustodyTransferPurpose; callData: string | null; gas: number | null },
+  row: Omit<EnqueueTransfer, 'purpose'> & { purpose: CustodyTransferPurpose; callData: string | null; gas: number | null; notAfterSecs: number | null },
   now: number,
   unlessOpen: boolean,
 ): Promise<string | null> {
@@ -85,6 +93,7 @@ async function insertRow(
       gas: row.gas,
       cancel_requested_at: null,
       escalated_at: null,
+      not_after_secs: row.notAfterSecs,
       created_at: now,
       updated_at: now,
     })

@@ -5,6 +5,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { rfqMakerWrapperAbi } from '../../../src/chain/artifacts/index.ts';
@@ -12,7 +14,7 @@ import { RfqClient } from '../../../src/client/rfq-client.ts';
 import { connectSigner } from '../../../src/chain/clients.ts';
 import { quoteHash, quoteNonce, rfqPermitTypedData } from '../../../src/chain/permit.ts';
 import { backends } from '../../helpers/backends.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
+import { ADMIN_TOKEN, startHarness, type Harness } from '../../helpers/harness.ts';
 import { rejects } from '../../helpers/rejects.ts';
 import { startTestChain, testAccount, type TestChain } from '../../helpers/chain.ts';
 import {
@@ -192,18 +194,22 @@ for (const backend of backends()) {
     });
 
     /** A taker with USDC deposited and a promised-mode maker, both signed in; an RFQ accepted on the maker's quote. */
-    async function promisedTrade(options: { headroomSecs: number; windowMs: number }) {
+    async function promisedTrade(options: { headroomSecs: number; windowMs: number; price?: string; fundedByAdjustment?: string }) {
       await h.admin.putSettings({ settlementHeadroomSecs: options.headroomSecs });
       const taker = await wallet(h, chain);
-      await depositOnChain(chain, taker.account, 'USDC', USDC('3000'));
-      await waitFor('taker credited', () => balanceOf(taker.client, 'USDC'), (b) => b?.total === '3000');
+      if (options.fundedByAdjustment) {
+        await h.fund(taker.account.address, { USDC: options.fundedByAdjustment });
+      } else {
+        await depositOnChain(chain, taker.account, 'USDC', USDC('3000'));
+        await waitFor('taker credited', () => balanceOf(taker.client, 'USDC'), (b) => b?.total === '3000');
+      }
       const makerAccount = testAccount();
       await chain.fundGas(makerAccount.address);
       await h.admin.putMaker(makerAccount.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['promised'] });
       const maker = new RfqClient(h.url);
       await maker.signIn(makerAccount);
       const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1', windowMs: options.windowMs });
-      const { quoteId } = await maker.submitQuote({ rfqId, instrumentId: 'ETH-USDC-SPOT', side: 'BUY', makerPays: { token: 'ETH', amount: '1' }, makerReceives: { token: 'USDC', amount: '2000' } });
+      const { quoteId } = await maker.submitQuote({ rfqId, instrumentId: 'ETH-USDC-SPOT', side: 'BUY', makerPays: { token: 'ETH', amount: '1' }, makerReceives: { token: 'USDC', amount: options.price ?? '2000' } });
       await taker.client.accept(rfqId, { quoteId });
       const selected = await waitFor('maker sees SELECTED', () => maker.makerQuotes(), (p) => p.items.some((q) => q.quoteId === quoteId && q.status === 'SELECTED'));
       const quote = selected.items.find((q) => q.quoteId === quoteId)! as unknown as Record<string, unknown>;
@@ -232,6 +238,40 @@ for (const backend of backends()) {
       assert.equal(makerDeposits.length, 0);
       const payout = await waitFor('payout confirmed', () => h.node.store.db.selectFrom('custody_transfers').selectAll().where('purpose', '=', 'payout').where('owner_id', '=', quote['quoteId'] as string).executeTakeFirst(), (t) => t?.status === 'CONFIRMED');
       assert.equal(payout!.amount, USDC('2000'));
+      await settledInvariants(h, chain);
+    });
+
+    it('promised: a payout that reverts stays owed, is listed, and is paid exactly once when the operator retries it', async () => {
+      // The taker is funded on the ledger only, and custody holds far less USDC than the payout:
+      // the payout transfer reverts on-chain, and the service's debt stays in maker_settlement.
+      const price = '5000000';
+      const { taker, makerAccount, rfqId, quoteId } = await promisedTrade({ headroomSecs: 60, windowMs: 10_000, price, fundedByAdjustment: '6000000' });
+      const payouts = () => h.node.store.db.selectFrom('custody_transfers').select(['id', 'status']).where('purpose', '=', 'payout').where('owner_id', '=', quoteId).orderBy('created_at').execute();
+      const owedToMakers = async () => BigInt((await h.node.store.db.selectFrom('ledger_postings').select((eb) => eb.fn.sum<string>('delta').as('total')).where('book', '=', 'maker_settlement').where('token', '=', 'USDC').executeTakeFirst())?.total ?? 0);
+      await chain.mint('ETH', makerAccount.address, parseUnits('1', 18));
+      await chain.transfer(makerAccount, 'ETH', chain.custody, parseUnits('1', 18));
+      await waitFor('SETTLED', () => taker.client.getRfq(rfqId), (r) => r.status === 'SETTLED');
+      await waitFor('payout reverted', payouts, (rows) => rows[0]?.status === 'REVERTED');
+      assert.equal(await chain.balanceOf('USDC', makerAccount.address), 0n);
+      assert.equal(await owedToMakers(), USDC(price), 'the debt stays in maker_settlement');
+
+      const unpaid = (await h.admin.unpaidPayouts()).items.filter((t) => t['ownerId'] === quoteId);
+      assert.deepEqual(unpaid.map((t) => [t['status'], t['amount'], t['toAddress'], t['token']]), [['REVERTED', price, makerAccount.address, 'USDC']]);
+      // The CLI lists it too (a child process: this process serves the node).
+      const cli = await promisify(execFile)(process.execPath, [new URL('../../../src/runtime/admin-cli.ts', import.meta.url).pathname, '--url', h.url, '--token', ADMIN_TOKEN, '--compact', 'payouts', 'unpaid']);
+      assert.ok((JSON.parse(cli.stdout) as { items: Array<{ ownerId: string }> }).items.some((t) => t.ownerId === quoteId));
+
+      // The operator funds custody, then queues the payout again; a second retry is refused.
+      await chain.mint('USDC', chain.custody, USDC(price));
+      const retried = await h.admin.retryPayout(quoteId);
+      assert.equal(retried['status'], 'QUEUED');
+      await rejects(h.admin.retryPayout(quoteId), 409, 'PAYOUT_NOT_OWED');
+      await waitFor('retried payout confirmed', payouts, (rows) => rows.length === 2 && rows[1]!.status === 'CONFIRMED');
+      assert.equal(await chain.balanceOf('USDC', makerAccount.address), USDC(price), 'paid exactly once');
+      assert.equal(await owedToMakers(), 0n);
+      assert.ok(!(await h.admin.unpaidPayouts()).items.some((t) => t['ownerId'] === quoteId));
+      await rejects(h.admin.retryPayout(quoteId), 409, 'PAYOUT_NOT_OWED');
+      await rejects(h.admin.retryPayout('qt_none'), 404, 'NOT_FOUND');
       await settledInvariants(h, chain);
     });
 
