@@ -57,9 +57,9 @@ const migrations: Record<string, Migration> = {
   '0034-open-rfqs-by-account': openRfqsByAccount,
   '0035-challenge-sources': challengeSources,
   '0037-admin-rfq-listing': adminRfqListing,
-  '0055-maker-protection': makerProtection,
   '0046-custody-call-deadline': custodyCallDeadline,
   '0047-payout-retries': payoutRetries,
+  '0055-maker-protection': makerProtection,
   '0061-write-quotes-one-definition': writeQuotesOneDefinition,
 };
 
