@@ -7,7 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, invalidField } from '../domain/errors.ts';
 import { controlCharacterPath } from '../domain/text/control-characters.ts';
-import { canonicalString } from '../domain/auth/hmac.ts';
+import { MAKER_SCOPE_HINT } from '../domain/auth/maker-scope.ts';
 import { authenticateRequest } from '../services/auth/authenticate-request.ts';
 import { readCredentialStanding } from '../services/auth/credential-standing.ts';
 import { mapError } from './error-map.ts';
@@ -125,12 +125,12 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
       accessKey,
       timestamp: header(request, 'service-api-timestamp'),
       signature: header(request, 'service-api-signature'),
-      canonical: (timestamp) => canonicalString({ timestamp, method: request.method, path, query, body: request.rawBody }),
+      signed: { method: request.method, path, query, body: request.rawBody },
       deferClaim: request.routeOptions.config.deferTimestampClaim === true,
     });
     applyRateLimit(reply, context.rateLimiter.hit(`key:${request.auth.accessKey}`, context.rateLimit.perKeyPerSec, Date.now()));
     if (auth === 'maker') {
-      if (!request.auth.makerScoped) throw new ServiceError('MAKER_SCOPE_REQUIRED', 'this endpoint needs a maker-scoped credential');
+      if (!request.auth.makerScoped) throw new ServiceError('MAKER_SCOPE_REQUIRED', MAKER_SCOPE_HINT);
       // Live, not frozen at issuance (DESIGN.md section 11): a deactivated or suspended maker is
       // refused on every node at once, and so is a key revoked on another node (a deferred claim
       // has not yet met the store's revocation check).

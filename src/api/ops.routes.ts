@@ -1,13 +1,17 @@
-/** Liveness, readiness, Prometheus metrics and the server clock. */
+/** The index (`/`, `/v1`), liveness, readiness, Prometheus metrics and the server clock. */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { UnixMillis } from './schemas/common.ts';
 import type { ApiContext } from './context.ts';
+import { serviceIndex } from './service-index.ts';
 
 export function opsRoutes(context: ApiContext) {
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    // An index rather than a 404 for whoever opens the bare URL.
+    for (const path of ['/', '/v1']) app.get(path, { config: { auth: 'none' }, schema: { hide: true } as object }, async () => serviceIndex());
+
     app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } as object }, async () => ({ status: 'ok' }));
 
     app.get('/readyz', { config: { auth: 'none' }, schema: { hide: true } as object }, async (_request, reply) => {

@@ -18,8 +18,28 @@ export async function mintTestToken(p: {
   return mintRawTestToken({ ...p, raw: parseUnits(p.amount, p.decimals) });
 }
 
+/**
+ * One queue per (RPC endpoint, owner key): mints by the same key run one after another. Run
+ * concurrently, two mints read the same pending nonce and the second is refused ("replacement
+ * transaction underpriced"); mined one at a time, each reads the nonce the previous one left.
+ */
+const mintQueues = new Map<string, Promise<unknown>>();
+
+function serialised<T>(key: string, run: () => Promise<T>): Promise<T> {
+  const next = (mintQueues.get(key) ?? Promise.resolve()).then(run, run);
+  const tail = next.catch(() => undefined);
+  mintQueues.set(key, tail);
+  // Forget an idle queue so the map does not grow with every devnet a process starts.
+  void tail.then(() => { if (mintQueues.get(key) === tail) mintQueues.delete(key); });
+  return next;
+}
+
 /** As mintTestToken, with the amount already in raw units (the service parses with its money module). */
-export async function mintRawTestToken(p: { rpcUrl: string; ownerKey: Hex; token: Address; to: Address; raw: bigint }): Promise<Hash> {
+export function mintRawTestToken(p: { rpcUrl: string; ownerKey: Hex; token: Address; to: Address; raw: bigint }): Promise<Hash> {
+  return serialised(`${p.rpcUrl}\n${p.ownerKey}`, () => mintNow(p));
+}
+
+async function mintNow(p: { rpcUrl: string; ownerKey: Hex; token: Address; to: Address; raw: bigint }): Promise<Hash> {
   const c = await connectSigner(p.rpcUrl, p.ownerKey);
   const hash = await c.walletClient.writeContract({
     address: p.token,

@@ -32,10 +32,32 @@ export class AdminClient {
   venueFaucet(body: { address: string; token: string; amount: string; account: 'perp' | 'spot' }) {
     return this.call<{ address: string; account: string; token: string; amount: string }>('POST', '/devnet/venue-faucet', body);
   }
+  withdrawals(query: { status?: string | undefined; cursor?: string | undefined; limit?: string } = {}) {
+    return this.call<{ items: Array<Record<string, unknown>>; hasMore: boolean; nextCursor?: string | null }>('GET', '/withdrawals', undefined, query);
+  }
+  approveWithdrawal(id: string) { return this.call<Record<string, unknown>>('POST', `/withdrawals/${id}/approve`, {}); }
+  rejectWithdrawal(id: string, reason?: string) { return this.call<Record<string, unknown>>('POST', `/withdrawals/${id}/reject`, reason ? { reason } : {}); }
+  resolveWithdrawal(id: string, body: { outcome: 'COMPLETED' | 'FAILED'; txHash?: string }) { return this.call<Record<string, unknown>>('POST', `/withdrawals/${id}/resolve`, body); }
+  unattributedDeposits(query: { cursor?: string | undefined; limit?: string } = {}) {
+    return this.call<{ items: Array<Record<string, unknown>>; hasMore: boolean; nextCursor?: string | null }>('GET', '/deposits/unattributed', undefined, query);
+  }
+  settlementAnomalies() { return this.call<{ anomalies: Array<Record<string, unknown>> }>('GET', '/settlement-anomalies'); }
   invariants() { return this.call<{ ok: boolean; violations: Array<Record<string, unknown>> }>('GET', '/invariants'); }
   /** Promised payouts still owed (custody transfer views). */
   unpaidPayouts() { return this.call<{ items: Array<Record<string, unknown>> }>('GET', '/payouts/unpaid'); }
   retryPayout(quoteId: string) { return this.call<Record<string, unknown>>('POST', `/payouts/${quoteId}/retry`); }
   settings() { return this.call<Record<string, number>>('GET', '/settings'); }
   putSettings(body: Record<string, number>) { return this.call<Record<string, number>>('PUT', '/settings', body); }
+  /** `/v0` (DESIGN.md section 10): every account's orders and withdrawals, and per-account fee rates. */
+  v0Orders(query: { status?: string; account?: string; limit?: string; cursor?: string } = {}) {
+    return this.call<{ items: Array<Record<string, unknown>>; hasMore: boolean; nextCursor?: string | null }>('GET', '/v0/orders', undefined, query);
+  }
+  v0Withdrawals(query: { state?: string; account?: string; limit?: string; cursor?: string } = {}) {
+    return this.call<{ items: Array<Record<string, unknown>>; hasMore: boolean; nextCursor?: string | null }>('GET', '/v0/withdrawals', undefined, query);
+  }
+  v0FeeRates(address: string) { return this.call<V0FeeRatesView>('GET', `/v0/fee-rates/${address}`); }
+  putV0FeeRates(address: string, body: { takerPpm: number; makerPpm: number }) { return this.call<V0FeeRatesView>('PUT', `/v0/fee-rates/${address}`, body); }
+  clearV0FeeRates(address: string) { return this.call<V0FeeRatesView>('DELETE', `/v0/fee-rates/${address}`); }
 }
+
+export interface V0FeeRatesView { address: string; takerPpm: number; makerPpm: number; source: 'account' | 'default' }

@@ -8,7 +8,7 @@ export interface LoginResponse { userId: string; account: string; accessKey: str
 export interface ApiKeyView { accessKey: string; createdAt: number; expiresAt: number }
 export interface Instrument { instrumentId: string; base: string; quote: string; type: 'SPOT' | 'PERP'; instrumentType: 'SPOT' | 'PERP'; minQuoteNotional?: string; takerFeeTenthBp: number; enabled?: boolean }
 export interface Balance { token: string; available: string; locked: string; total: string; rail: 'EVM' | 'VENUE' }
-export interface LedgerView { ledgerId: string; token: string; delta: string; source: string; createdAt: number; rail: 'EVM' | 'VENUE' }
+export interface LedgerView { ledgerId: string; token: string; delta: string; source: string; createdAt: number; rail: 'EVM' | 'VENUE'; rfqId?: string }
 export interface QuoteLeg { token: string; amount: string }
 
 export interface Rfq {
@@ -33,7 +33,7 @@ export interface Quote {
 export interface MakerQuote {
   rfqId: string; quoteId: string; version: number; instrumentId: string; side: Side; status: QuoteStatus;
   makerPays: QuoteLeg; makerReceives: QuoteLeg; receivedAt: number; settlementMode: 'permit2' | 'promised' | 'xchange';
-  acceptableForMs?: number | null; expiryMs?: number | null; settlementDeadline?: number | null; deliveryDeadline?: number | null; permitSignature?: string | null; spender?: string | null;
+  acceptableForMs?: number | null; expiryMs?: number | null; settlementDeadline?: number | null; deliveryDeadline?: number | null; permitSignature?: string | null; spender?: string | null; quoteHash?: string; permit2Nonce?: string;
   windowStartsAt?: number | null; windowEndsAt?: number | null; settledAt?: number | null; txHash?: string | null;
   xchange?: XchangeBundle;
 }

@@ -22,7 +22,7 @@ commands:
   instrument put <BASE-QUOTE-TYPE> --fee <tenthBp> [--base B] [--quote Q] [--type SPOT|PERP]
                  [--min-notional X] [--disabled]
       create or update an instrument; --base/--quote/--type default to the parts of the id;
-      --fee is the taker fee in tenths of a basis point (250 = 2.5 bp)
+      --fee is the taker fee in tenths of a basis point (250 = 25 bp = 0.25 %)
   maker put <address> --pairs ETH-USDC,BTC-USDC --modes permit2[,promised,xchange]
             [--spender 0x..] [--adapter-signer 0x..] [--inactive] [--unsuspend]
       register or update a maker; prints its makerId
@@ -32,6 +32,17 @@ commands:
       post a ledger ADJUSTMENT (negative amounts debit; "-- -5" or a bare -5 both work)
   invariants
       run the ledger checks; exits 1 when any is violated
+  withdrawals list [--status PENDING|APPROVED|PROCESSING|COMPLETED|FAILED|UNRESOLVED] [--cursor C]
+      users' withdrawals, newest first (page envelope)
+  withdrawals approve <id>
+  withdrawals reject <id> [--reason "..."]
+      decide a PENDING withdrawal (approve: custody sends it; reject: FAILED, lock released)
+  withdrawals resolve <id> --outcome COMPLETED|FAILED [--tx-hash 0x..]
+      settle an UNRESOLVED withdrawal by hand after checking the chain
+  deposits unattributed [--cursor C]
+      transfers into custody from addresses with no account (credited to nobody)
+  anomalies
+      settlement anomalies: what the chain follower could not settle normally
   faucet <address> <TOKEN> <amount>
       embedded devnet only: mint test tokens on-chain (human units); prints the txHash
   payouts unpaid
@@ -41,6 +52,14 @@ commands:
   settings get
   settings set key=value [key=value ...]
       read or change operator settings (integers)
+  v0 orders [--status S] [--account 0x..] [--limit N] [--cursor C]
+      every account's /v0 orders, newest first (status: pending, open, filled,
+      partially_filled, cancelled, expired, failed)
+  v0 withdrawals [--status S] [--account 0x..] [--limit N] [--cursor C]
+      every account's /v0 withdrawals, newest first (status: pending, completed, failed)
+  v0 fees <address> [--taker-ppm N --maker-ppm N | --default]
+      an account's /v0 spot fee rates; with both rates, set them (parts per million of the
+      token received); --default removes its own rates so the defaults apply
 
 options:
   --url URL        service base URL (env RFQ_URL, default http://127.0.0.1:8080)
@@ -72,6 +91,16 @@ const options = {
   unsuspend: { type: 'boolean' },
   memo: { type: 'string' },
   rail: { type: 'string' },
+  status: { type: 'string' },
+  account: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+  'taker-ppm': { type: 'string' },
+  'maker-ppm': { type: 'string' },
+  default: { type: 'boolean' },
+  reason: { type: 'string' },
+  outcome: { type: 'string' },
+  'tx-hash': { type: 'string' },
 } as const;
 
 type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
@@ -86,13 +115,24 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'balance adjust': ['memo', 'rail'],
   invariants: [],
   faucet: [],
+  'withdrawals list': ['status', 'cursor'],
+  'withdrawals approve': [],
+  'withdrawals reject': ['reason'],
+  'withdrawals resolve': ['outcome', 'tx-hash'],
+  'deposits unattributed': ['cursor'],
+  anomalies: [],
   'settings get': [],
   'settings set': [],
   'payouts unpaid': [],
   'payouts retry': [],
+  'v0 orders': ['status', 'account', 'limit', 'cursor'],
+  'v0 withdrawals': ['status', 'account', 'limit', 'cursor'],
+  'v0 fees': ['taker-ppm', 'maker-ppm', 'default'],
 };
 
 class UsageError extends Error {}
+
+const WITHDRAWAL_STATUSES = ['PENDING', 'APPROVED', 'PROCESSING', 'COMPLETED', 'FAILED', 'UNRESOLVED'];
 
 /** Exit codes: a refused call and a usage mistake differ so scripts can tell them apart. */
 const EXIT_FAILED = 1;
@@ -161,7 +201,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UsageError('no command given (try --help)');
-  const single = positionals[0] === 'invariants' || positionals[0] === 'faucet';
+  const single = positionals[0] === 'invariants' || positionals[0] === 'faucet' || positionals[0] === 'anomalies';
   const command = single ? positionals[0]! : positionals.slice(0, 2).join(' ');
   const allowed = COMMAND_OPTIONS[command];
   if (!allowed) throw new UsageError(`unknown command ${JSON.stringify(command)} (try --help)`);
@@ -245,6 +285,39 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       call = (admin) => admin.retryPayout(encodeURIComponent(quoteId!));
       break;
     }
+    case 'withdrawals list': {
+      expectArgs(args, 0, 'withdrawals list [--status S] [--cursor C]');
+      const status = values.status;
+      if (status !== undefined && !WITHDRAWAL_STATUSES.includes(status)) throw new UsageError(`--status must be one of ${WITHDRAWAL_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+      call = (admin) => admin.withdrawals({ status, cursor: values.cursor });
+      break;
+    }
+    case 'withdrawals approve': {
+      const [id] = expectArgs(args, 1, 'withdrawals approve <id>');
+      call = (admin) => admin.approveWithdrawal(encodeURIComponent(id!));
+      break;
+    }
+    case 'withdrawals reject': {
+      const [id] = expectArgs(args, 1, 'withdrawals reject <id> [--reason "..."]');
+      call = (admin) => admin.rejectWithdrawal(encodeURIComponent(id!), values.reason);
+      break;
+    }
+    case 'withdrawals resolve': {
+      const [id] = expectArgs(args, 1, 'withdrawals resolve <id> --outcome COMPLETED|FAILED [--tx-hash 0x..]');
+      const outcome = required(values, 'outcome');
+      if (outcome !== 'COMPLETED' && outcome !== 'FAILED') throw new UsageError(`--outcome must be COMPLETED or FAILED, got ${JSON.stringify(outcome)}`);
+      const txHash = values['tx-hash'];
+      call = (admin) => admin.resolveWithdrawal(encodeURIComponent(id!), { outcome, ...(txHash ? { txHash } : {}) });
+      break;
+    }
+    case 'deposits unattributed':
+      expectArgs(args, 0, 'deposits unattributed [--cursor C]');
+      call = (admin) => admin.unattributedDeposits({ cursor: values.cursor });
+      break;
+    case 'anomalies':
+      expectArgs(args, 0, 'anomalies');
+      call = (admin) => admin.settlementAnomalies();
+      break;
     case 'settings get':
       expectArgs(args, 0, 'settings get');
       call = (admin) => admin.settings();
@@ -258,6 +331,31 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         changes[pair.slice(0, index)] = integer(pair.slice(index + 1), `setting ${pair.slice(0, index)}`);
       }
       call = (admin) => admin.putSettings(changes);
+      break;
+    }
+    case 'v0 orders':
+    case 'v0 withdrawals': {
+      expectArgs(args, 0, `${command} [--status S] [--account 0x..] [--limit N] [--cursor C]`);
+      const query: Record<string, string> = {};
+      if (values.account !== undefined) query.account = values.account;
+      if (values.limit !== undefined) query.limit = String(integer(values.limit, '--limit'));
+      if (values.cursor !== undefined) query.cursor = values.cursor;
+      // Orders have a status, withdrawals a state; the CLI says --status for both.
+      if (command === 'v0 orders') call = (admin) => admin.v0Orders({ ...query, ...(values.status !== undefined ? { status: values.status } : {}) });
+      else call = (admin) => admin.v0Withdrawals({ ...query, ...(values.status !== undefined ? { state: values.status } : {}) });
+      break;
+    }
+    case 'v0 fees': {
+      const [address] = expectArgs(args, 1, 'v0 fees <address> [--taker-ppm N --maker-ppm N | --default]');
+      const taker = values['taker-ppm'];
+      const maker = values['maker-ppm'];
+      if ((taker === undefined) !== (maker === undefined)) throw new UsageError('--taker-ppm and --maker-ppm go together');
+      if (values.default && taker !== undefined) throw new UsageError('--default removes the rates; it does not take --taker-ppm/--maker-ppm');
+      if (values.default) call = (admin) => admin.clearV0FeeRates(address!);
+      else if (taker !== undefined) {
+        const rates = { takerPpm: integer(taker, '--taker-ppm'), makerPpm: integer(maker!, '--maker-ppm') };
+        call = (admin) => admin.putV0FeeRates(address!, rates);
+      } else call = (admin) => admin.v0FeeRates(address!);
       break;
     }
     default:
@@ -293,7 +391,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
       fail('TIMEOUT', `no answer from ${url}`);
     } else {
-      fail('UNREACHABLE', `cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+      fail('UNREACHABLE', `cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}; is the service running? Point the CLI at it with --url or RFQ_URL`);
     }
     return EXIT_FAILED;
   }

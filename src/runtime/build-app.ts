@@ -14,6 +14,7 @@ import { authRoutes } from '../api/v1/auth.routes.ts';
 import type { NodeContext } from './node-context.ts';
 import { CLOSE_SHUTDOWN } from '../ws/frames.ts';
 import { routePlugins } from './route-plugins.ts';
+import { API_VERSION, SERVICE_NAME } from '../api/service-index.ts';
 
 /** HTTP limits per node (RFQ_HTTP_* settings): a slow or idle client cannot hold a connection. */
 export interface HttpLimits {
@@ -62,7 +63,7 @@ export async function buildApp(context: NodeContext, logger: Logger, limits: Htt
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'rfq-service', version: '1.0.0', description: 'RFQ venue: REST v1, operator surface. See docs/ for the WebSocket reference.' },
+      info: { title: SERVICE_NAME, version: API_VERSION, description: 'RFQ venue: REST v1, operator surface. See docs/ for the WebSocket reference.' },
       components: {
         securitySchemes: {
           hmac: { type: 'http', scheme: 'bearer', description: 'Access key as bearer plus Service-API-Timestamp and Service-API-Signature headers' },

@@ -30,10 +30,7 @@ export interface ChainWiring {
 
 export function wireChain(context: NodeContext, chain: ChainContext, logger: Logger): ChainWiring {
   // A maker's spender must be the wrapper the project's factory deployed for that maker (DESIGN 5).
-  context.spenderCheck = async (maker, spender) => {
-    const wrapper = await wrapperOfMaker(chain, getAddress(maker));
-    return wrapper !== null && wrapper === getAddress(spender);
-  };
+  context.spenderCheck = async (maker) => ({ wrapper: await wrapperOfMaker(chain, getAddress(maker)), factory: chain.settings.wrapperFactoryAddress });
   const wiring: ChainWiring = { handlers: [], background: [] };
   context.service.settlement.permit2 = permit2Gateway(chain, context.service.refdata, logger);
   // funds: promised mode, deposits (promised deliveries first: the deposit handler skips them)

@@ -1,7 +1,7 @@
 /**
  * The taker CLI's remembered credential: one JSON file (mode 0600, since it holds the API
- * secret), default `./.rfq-data/cli-credentials.json`, overridable by `--credentials` or
- * `RFQ_CREDENTIALS`. It records the server URL the key was issued by, so later commands need no
+ * secret), default `<RFQ_DATA_DIR or ./.rfq-data>/cli-credentials.json` (where `npm start` keeps
+ * the operator token), overridable by `--credentials` or `RFQ_CREDENTIALS`. It records the server URL the key was issued by, so later commands need no
  * `--url`.
  */
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -19,8 +19,11 @@ export interface SavedCredential {
   expiresAt?: number;
 }
 
+/** `--credentials`, else RFQ_CREDENTIALS, else beside the stack's other files in RFQ_DATA_DIR (default ./.rfq-data). */
 export function credentialsPath(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  return path.resolve(flag ?? (env.RFQ_CREDENTIALS && env.RFQ_CREDENTIALS !== '' ? env.RFQ_CREDENTIALS : DEFAULT_CREDENTIALS_FILE));
+  if (flag) return path.resolve(flag);
+  if (env.RFQ_CREDENTIALS) return path.resolve(env.RFQ_CREDENTIALS);
+  return env.RFQ_DATA_DIR ? path.resolve(env.RFQ_DATA_DIR, 'cli-credentials.json') : path.resolve(DEFAULT_CREDENTIALS_FILE);
 }
 
 /** The saved credential, or null when the file does not exist. */

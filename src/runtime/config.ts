@@ -230,7 +230,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const [name, key] of [['RFQ_VENUE_OMNIBUS_KEY', omnibusKey], ['RFQ_VENUE_AGENT_KEY', agentKey]] as const) {
     if (key !== null && !/^0x[0-9a-fA-F]{64}$/.test(key)) problems.push(`${name}: must be a 0x-prefixed 32-byte hex private key`);
   }
-  if ((omnibusKey === null) !== (agentKey === null)) problems.push('RFQ_VENUE_OMNIBUS_KEY and RFQ_VENUE_AGENT_KEY: set both (the omnibus and its approved API wallet) or neither');
+  // DESIGN.md section 10: the omnibus and its API wallet are generated when embedded, required in production.
+  if (mode === 'production') {
+    if (omnibusKey === null) problems.push('RFQ_VENUE_OMNIBUS_KEY: required in production mode (the /v0 omnibus venue account\'s private key, 0x hex)');
+    if (agentKey === null) problems.push('RFQ_VENUE_AGENT_KEY: required in production mode (the private key of the API wallet the omnibus approved, 0x hex)');
+  } else if ((omnibusKey === null) !== (agentKey === null)) {
+    problems.push('RFQ_VENUE_OMNIBUS_KEY and RFQ_VENUE_AGENT_KEY: set both (the omnibus and its approved API wallet) or neither');
+  }
   const layout = text('RFQ_V0_LAYOUT') ?? 'flat';
   if (layout !== 'wrapped' && layout !== 'flat') problems.push(`RFQ_V0_LAYOUT: must be wrapped or flat, got ${JSON.stringify(layout)}`);
   const v0: V0Config = Object.freeze({ omnibusKey, agentKey, layout: layout === 'wrapped' ? 'wrapped' : 'flat' });

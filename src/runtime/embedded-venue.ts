@@ -30,6 +30,8 @@ const AGENT_NAME = 'rfq-v0';
 /** What the demo taker holds at the venue on its first start (human USDC). */
 const DEMO_TAKER_PERP_USDC = '100000';
 const DEMO_TAKER_SPOT_USDC = '100000';
+/** What the demo taker sends from its venue spot USDC to the `/v0` omnibus: its `/v0` balance (human USDC). */
+const DEMO_TAKER_V0_USDC = '10000';
 /** The venue's cap on a perp builder fee; the taker approves up to it so every perp quote's fee fits. */
 const DEMO_TAKER_MAX_BUILDER_FEE = '0.1%';
 
@@ -95,4 +97,28 @@ export async function fundDemoTakerAtVenue(venue: EmbeddedVenue, dataDir: string
   await exchangeFor(venue, key).approveBuilderFee({ maxFeeRate: DEMO_TAKER_MAX_BUILDER_FEE, builder: venue.builderAddress });
   await writeFile(marker, `${JSON.stringify({ at: Date.now(), user, perpUsdc: DEMO_TAKER_PERP_USDC, spotUsdc: DEMO_TAKER_SPOT_USDC })}\n`);
   return 'funded';
+}
+
+/**
+ * Once per data directory (its own marker, so a directory funded before this existed gets it
+ * too): the demo taker sends spot USDC from its venue account to the `/v0` omnibus, the way a
+ * user funds `/v0` (DESIGN.md section 10), so the omnibus worker credits it on the `VENUE` rail
+ * with the omnibus holding the tokens, and a `/v0` order works right after `npm start`.
+ */
+export async function depositDemoTakerToV0(venue: EmbeddedVenue, dataDir: string, omnibusAddress: Address): Promise<{ outcome: 'deposited' | 'already deposited'; taker: Address }> {
+  const marker = path.join(dataDir, 'demo-taker-v0-deposited');
+  const key = await keyFile(path.join(dataDir, 'demo-taker-key'));
+  const taker = privateKeyToAccount(key).address;
+  try {
+    await readFile(marker, 'utf8');
+    return { outcome: 'already deposited', taker };
+  } catch {
+    // not deposited yet
+  }
+  const info = new InfoClient({ transport: new HttpTransport({ apiUrl: venue.url, isTestnet: venue.network === 'testnet', timeout: 10_000 }) });
+  const usdc = (await info.spotMeta()).tokens.find((t) => t.name === 'USDC');
+  if (!usdc) throw new Error('the venue simulator lists no USDC spot token');
+  await exchangeFor(venue, key).spotSend({ destination: omnibusAddress, token: `USDC:${usdc.tokenId}`, amount: DEMO_TAKER_V0_USDC });
+  await writeFile(marker, `${JSON.stringify({ at: Date.now(), user: taker, omnibus: omnibusAddress, usdc: DEMO_TAKER_V0_USDC })}\n`);
+  return { outcome: 'deposited', taker };
 }

@@ -11,11 +11,12 @@ import { embeddedSecrets } from './embedded-secrets.ts';
 import { startNode, type RunningNode, type NodeOptions } from './node.ts';
 import { embeddedVenueKeys } from './embedded-secrets.ts';
 import { seedEmbeddedPerpInstruments, seedEmbeddedReferenceData, startEmbeddedChain } from './embedded-stack.ts';
-import { approveOmnibusAgent, fundDemoTakerAtVenue, startEmbeddedVenue, venueFaucetOf, type EmbeddedVenue } from './embedded-venue.ts';
+import { approveOmnibusAgent, depositDemoTakerToV0, fundDemoTakerAtVenue, startEmbeddedVenue, venueFaucetOf, type EmbeddedVenue } from './embedded-venue.ts';
 import { startDemoStack, type DemoStack } from './demo-stack.ts';
 import type { ChainSettings } from '../chain/chain-context.ts';
 import type { DevnetStack } from '../chain/devnet-stack.ts';
-import { parseGwei, type Address, type Hex } from 'viem';
+import { getAddress, parseGwei, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 
 async function main(): Promise<void> {
   const startedAt = performance.now();
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
   }
   const venueUrl = config.venueUrl ?? embeddedVenue?.url ?? null;
   const builderAddress = (config.venue.builderAddress as Address | null) ?? embeddedVenue?.builderAddress ?? null;
+  const v0 = await v0Options(config, step, embeddedVenue);
   step(config.databaseUrl ? 'connecting to PostgreSQL' : 'opening embedded PGlite store');
   const node: RunningNode = await startNode({
     store: config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize } : { kind: 'pglite', dataDir: storeDir },
@@ -92,7 +94,7 @@ async function main(): Promise<void> {
     embedded: config.mode === 'embedded',
     logger,
     chain,
-    v0: await v0Options(config, step, embeddedVenue),
+    v0,
     ...(embeddedVenue ? { embeddedVenue: { url: embeddedVenue.url, faucet: venueFaucetOf(embeddedVenue) } } : {}),
     ...(venueUrl
       ? {
@@ -131,6 +133,7 @@ async function main(): Promise<void> {
         startMakers: config.demoMakers,
       });
       if (embeddedVenue) step(`demo taker at the venue: ${await fundDemoTakerAtVenue(embeddedVenue, config.dataDir)}`);
+      if (embeddedVenue && v0?.venue) step(`demo taker on /v0: ${await fundDemoTakerOnV0(embeddedVenue, config.dataDir, v0.venue.omnibusKey, node)}`);
     } catch (error) {
       process.stderr.write(`rfq-service: the demo makers and taker could not be set up: ${error instanceof Error ? error.message : String(error)}\n`);
       await demo?.stop();
@@ -150,6 +153,7 @@ async function main(): Promise<void> {
       `  demo makers ${demo.makers.length} (RFQ_DEMO_MAKERS=0 to start none)\n` +
         `  demo taker  ${taker.address}\n    accessKey ${taker.accessKey}\n    secret    ${taker.secret}\n` +
         `    login:    npm run rfq -- --url ${node.url} login --access-key ${taker.accessKey} --secret ${taker.secret}\n` +
+        (embeddedVenue && v0?.venue ? `    /v0:      RFQ_URL=${node.url} RFQ_V0_KEY=$(cat ${path.join(config.dataDir, 'demo-taker-key')}) npm run v0 -- getBalances\n` : '') +
         '    then:     npm run rfq -- buy 0.5 ETH-USDC --window 5s\n',
     );
   }
@@ -173,6 +177,21 @@ async function main(): Promise<void> {
 }
 
 await main();
+
+/**
+ * The demo taker's `/v0` balance: a spotSend to the omnibus (once per data directory), then
+ * ready only when the omnibus worker has credited it, so `npm run v0 -- createOrder` works at once.
+ */
+async function fundDemoTakerOnV0(venue: EmbeddedVenue, dataDir: string, omnibusKey: string, node: RunningNode): Promise<string> {
+  const { outcome, taker } = await depositDemoTakerToV0(venue, dataDir, privateKeyToAccount(omnibusKey as Hex).address);
+  if (!node.v0Worker) return `${outcome} (no v0 worker on this node to credit it)`;
+  const deadline = Date.now() + 60_000;
+  while (!(await node.store.db.selectFrom('venue_deposits').select('hash').where('from_address', '=', getAddress(taker)).executeTakeFirst())) {
+    if (Date.now() > deadline) throw new Error('the demo taker /v0 deposit was not credited within 60 s');
+    await node.v0Worker.settled();
+  }
+  return `${outcome}, credited`;
+}
 
 /**
  * `/v0` on the venue: the omnibus keys come from the configuration (production) or are generated

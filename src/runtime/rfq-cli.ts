@@ -45,8 +45,9 @@ INSTRUMENT is an id such as ETH-USDC-SPOT (ETH-USDC means ETH-USDC-SPOT).
 global options:
   --url URL            service base URL (env RFQ_URL, else the URL saved at login,
                        else http://127.0.0.1:8080)
-  --credentials FILE   where the credential is remembered (env RFQ_CREDENTIALS,
-                       default ${DEFAULT_CREDENTIALS_FILE}); written mode 0600, holds the API secret
+  --credentials FILE   where the credential is remembered (env RFQ_CREDENTIALS, default
+                       cli-credentials.json in RFQ_DATA_DIR, else ${DEFAULT_CREDENTIALS_FILE});
+                       written mode 0600, holds the API secret
   --json               print one JSON document on stdout (for scripts; use
                        \`npm run --silent rfq -- --json ...\` so npm prints no banner)
   --no-ws              follow over REST polling only, without the WebSocket
@@ -102,6 +103,9 @@ const EXIT_USAGE = 2;
 const EXIT_NOT_SETTLED = 3;
 
 class UsageError extends Error {}
+
+/** The service URL this run talks to and where it came from, for an UNREACHABLE that says what to change. */
+const target = { url: '', from: '' };
 /** A failure with a code of the CLI's own (not the server's): NOT_LOGGED_IN, UNREACHABLE ... */
 class CliError extends Error {
   readonly code: string;
@@ -218,6 +222,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const file = credentialsPath(values.credentials, env);
   const saved = command === 'login' ? null : await readCredential(file);
   const url = values.url ?? (env.RFQ_URL || undefined) ?? saved?.url ?? 'http://127.0.0.1:8080';
+  target.url = url;
+  target.from = values.url ? '--url' : env.RFQ_URL ? 'RFQ_URL' : saved?.url ? `the URL saved at login in ${file}` : 'the default';
   try {
     new URL(url);
   } catch {
@@ -276,6 +282,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     case 'sell': {
       const [size, instrument] = expectArgs(args, 2, `${command} <size> <INSTRUMENT> [--limit X] [--auto] [--window D]`);
       if (values.auto && (values['no-accept'] || values['accept-after'])) throw new UsageError('--auto leaves the choice to the auction: --no-accept and --accept-after do not apply');
+      if (values.auto && command === 'buy' && values.limit === undefined) throw new UsageError('buy --auto needs --limit X: the most you pay, fee included, in the quote token');
       const request = {
         side: command.toUpperCase() as Side,
         baseQty: size!,
@@ -375,7 +382,7 @@ try {
   } else if (error instanceof TypeError && (error as { cause?: unknown }).cause !== undefined) {
     // fetch() failures: the cause names the network problem (ECONNREFUSED ...).
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    report(json, 'UNREACHABLE', `cannot reach the service: ${cause?.code ?? cause?.message ?? error.message}`);
+    report(json, 'UNREACHABLE', `cannot reach the service at ${target.url} (${target.from}): ${cause?.code ?? cause?.message ?? error.message}; is it running? Point the CLI at it with --url or RFQ_URL`, { details: { url: target.url, from: target.from } });
     process.exitCode = EXIT_FAILED;
   } else {
     report(json, 'INTERNAL', error instanceof Error ? error.message : String(error));

@@ -7,6 +7,8 @@
  * Target: RFQ_URL (default http://127.0.0.1:8080); key: --key or RFQ_V0_KEY; layout: --layout.
  * The SIWE domain and chain id are RFQ_SIWE_DOMAIN / RFQ_CHAIN_ID (defaults localhost / 31337).
  */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage, generateSiweNonce } from 'viem/siwe';
 
@@ -66,7 +68,8 @@ export async function runV0Cli(argv: string[], env: Record<string, string | unde
   return reply.status === 200 ? 0 : 1;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+// Run as a script, also through a symlinked path (import.meta.url is the resolved file).
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) {
   try {
     process.exitCode = await runV0Cli(process.argv.slice(2), process.env, (line) => process.stdout.write(`${line}\n`));
   } catch (error) {

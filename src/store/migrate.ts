@@ -27,6 +27,7 @@ import * as custodyTxReplacements from './migrations/0030-custody-tx-replacement
 import * as quarantinedChainLogs from './migrations/0031-quarantined-chain-logs.ts';
 import * as openRfqsByAccount from './migrations/0034-open-rfqs-by-account.ts';
 import * as challengeSources from './migrations/0035-challenge-sources.ts';
+import * as adminV0Listing from './migrations/0043-admin-v0-listing.ts';
 import * as makerProtection from './migrations/0055-maker-protection.ts';
 import * as custodyCallDeadline from './migrations/0046-custody-call-deadline.ts';
 import * as payoutRetries from './migrations/0047-payout-retries.ts';
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '0034-open-rfqs-by-account': openRfqsByAccount,
   '0035-challenge-sources': challengeSources,
   '0037-admin-rfq-listing': adminRfqListing,
+  '0043-admin-v0-listing': adminV0Listing,
   '0046-custody-call-deadline': custodyCallDeadline,
   '0047-payout-retries': payoutRetries,
   '0055-maker-protection': makerProtection,

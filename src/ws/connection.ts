@@ -9,7 +9,6 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import { ServiceError } from '../domain/errors.ts';
-import { wsAuthCanonical } from '../domain/auth/hmac.ts';
 import { authenticateRequest, type AuthContext } from '../services/auth/authenticate-request.ts';
 import { CLOSE_AUTH_FAILED, CLOSE_CONNECTION_CAP, CLOSE_RATE_LIMITED, CLOSE_SLOW_CONSUMER, errorFrame } from './frames.ts';
 import type { AuditedSession, SessionHub } from './hub.ts';
@@ -109,7 +108,7 @@ export abstract class WsConnection implements AuditedSession {
         accessKey,
         timestamp: String(signedAt),
         signature,
-        canonical: () => wsAuthCanonical(signedAt, this.path),
+        signed: { method: 'GET', path: this.path, query: '', body: '' },
       });
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;

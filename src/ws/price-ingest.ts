@@ -15,6 +15,7 @@ import { PRICES_WS_PATH, errorFrame, parseIngestFrame } from './frames.ts';
 import type { SessionHub } from './hub.ts';
 import type { WsContext } from './ws-context.ts';
 import type { PriceBook } from './price-book.ts';
+import { instrumentNotFound } from '../domain/rfq/instrument-not-found.ts';
 
 export class PriceIngestSession extends WsConnection {
   private makerId = '';
@@ -73,8 +74,9 @@ export class PriceIngestSession extends WsConnection {
     const deps = this.context.service;
     const now = deps.clock.now();
     try {
-      const instrument = (await deps.refdata.current()).instruments.get(instrumentId);
-      if (!instrument) throw new ServiceError('INSTRUMENT_NOT_FOUND', `instrument ${JSON.stringify(instrumentId)} does not exist`);
+      const { instruments } = await deps.refdata.current();
+      const instrument = instruments.get(instrumentId);
+      if (!instrument) throw instrumentNotFound(String(instrumentId), instruments.keys());
       if (!instrument.enabled) throw new ServiceError('INSTRUMENT_DISABLED', `instrument ${instrumentId} is disabled`);
       // The maker record is cached for a second (as on the quote path): a suspension bites within it.
       const maker = activeMakerFrom(await deps.quoteCaches.maker(deps.db, this.accountId, now), now);

@@ -6,6 +6,7 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import { ServiceError } from '../domain/errors.ts';
+import { MAKER_SCOPE_HINT } from '../domain/auth/maker-scope.ts';
 import { activeMaker, makerServes, pairOf } from '../services/rfq/maker-access.ts';
 import { startAccountTopic, type TopicStart } from './baselines.ts';
 import { WsConnection } from './connection.ts';
@@ -169,7 +170,7 @@ export class WsSession extends WsConnection implements HubSession {
   /** Null when the session may hold the topic; else why not (UNSUPPORTED_CHANNEL). */
   private async refusal(topic: string, instrumentId: string | undefined): Promise<string | null> {
     if (topic === 'quoteStatus') {
-      if (!this.makerScoped) return 'quoteStatus needs a maker-scoped credential';
+      if (!this.makerScoped) return `quoteStatus: ${MAKER_SCOPE_HINT}`;
       // The maker standing is live, not frozen at the credential's issuance.
       try {
         await activeMaker(this.context.service.db, this.accountId, this.context.service.clock.now());

@@ -7,6 +7,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
+import WebSocket from 'ws';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { backends, createTestDatabase } from '../helpers/backends.ts';
@@ -172,6 +173,28 @@ for (const backend of backends()) {
       h = await startHarness(backend);
     });
     after(async () => h.close());
+
+    it('GET / and GET /v1 answer with an index (name, version, where to go next), not 404', async () => {
+      const openapi = (await json(await fetch(`${h.url}/openapi.json`))) as unknown as { info: { title: string; version: string } };
+      for (const path of ['/', '/v1']) {
+        const response = await fetch(`${h.url}${path}`);
+        assert.equal(response.status, 200, path);
+        const index = (await json(response)) as unknown as { name: string; version: string; links: Record<string, string> };
+        assert.deepEqual([index.name, index.version], [openapi.info.title, openapi.info.version]);
+        // Every link it gives is served: the sockets open, every other path answers (not 404).
+        for (const [name, link] of Object.entries(index.links)) {
+          if (name === 'websocket' || name === 'priceIngest') {
+            const socket = new WebSocket(`${h.url.replace(/^http/, 'ws')}${link}`);
+            await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
+            socket.close();
+            continue;
+          }
+          const target = await fetch(`${h.url}${link}`, name === 'legacy' ? { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } } : {});
+          assert.notEqual(target.status, 404, `${name}: ${link}`);
+          await target.body?.cancel();
+        }
+      }
+    });
 
     it('GET /healthz answers ok', async () => {
       const response = await fetch(`${h.url}/healthz`);

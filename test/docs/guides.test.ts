@@ -1,6 +1,6 @@
 /**
- * Runs the guides: every runnable block of docs/operator-guide.md, docs/taker-quickstart.md and
- * docs/http-reference.md as a child process (the CLIs through `npm run`, curl for HTTP) against a
+ * Runs the guides: every runnable block of docs/operator-guide.md, docs/taker-quickstart.md,
+ * docs/v0-guide.md (against the venue simulator) and docs/http-reference.md as a child process (the CLIs through `npm run`, curl for HTTP) against a
  * real harness node on a test chain, with exit statuses and documented output shapes checked
  * (convention in runnable-blocks.ts). The quickstart's trades settle for real: a test maker quotes
  * every RFQ in xchange mode, so `buy` ends SETTLED and exits 0 as the guide says. Also: the
@@ -22,7 +22,9 @@ import { ADMIN_TOKEN, startHarness, type Harness } from '../helpers/harness.ts';
 import { startTestChain, testAccount, type TestChain } from '../helpers/chain.ts';
 import { RfqClient } from '../../src/client/rfq-client.ts';
 import { loadConfig } from '../../src/runtime/config.ts';
-import { isRunnable, outputPattern, parseBlocks, ShellSession, type Block } from './runnable-blocks.ts';
+import { startV0Stack } from '../helpers/v0.ts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { isRunnable, keyPaths, outputPattern, parseBlocks, ShellSession, type Block } from './runnable-blocks.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const guide = (name: string) => readFile(path.join(ROOT, 'docs', name), 'utf8');
@@ -40,6 +42,9 @@ const SKIPPED: Record<string, Array<{ starts: string; reason: string }>> = {
     { starts: 'npm start', reason: 'the embedded stack has its own end-to-end test; the guide runs against a harness node seeded the same way' },
   ],
   'http-reference.md': [],
+  'v0-guide.md': [
+    { starts: 'export RFQ_URL=', reason: 'the test exports RFQ_URL and RFQ_V0_KEY for its own node and funded wallet' },
+  ],
 };
 
 function checkSkips(name: string, blocks: Block[]): void {
@@ -142,12 +147,6 @@ async function startXchangeMaker(h: Harness, chain: TestChain): Promise<{ stop()
   return { stop: () => { stopped = true; }, accepted };
 }
 
-/** Every key path of a JSON value (`a.b.c`), sorted: its shape without the values. */
-function keyPaths(value: unknown, prefix = ''): string[] {
-  if (value === null || typeof value !== 'object') return [prefix];
-  return Object.entries(value).flatMap(([key, inner]) => keyPaths(inner, prefix ? `${prefix}.${key}` : key)).sort();
-}
-
 describe('guides', () => {
   const backend = backends().at(-1)!;
   let chain: TestChain;
@@ -185,7 +184,7 @@ describe('guides', () => {
       });
       assert.ok(ran >= 8, `ran ${ran} blocks`);
       // docs/maker-integration.md's quote body names exactly the fields of a bundle the server took.
-      const example = parseBlocks(await guide('maker-integration.md')).filter((b) => b.lang === 'json');
+      const example = parseBlocks(await guide('maker-integration.md')).filter((b) => b.lang === 'json' && b.attrs.xchange);
       assert.equal(example.length, 1);
       assert.ok(maker.accepted.length > 0);
       assert.deepEqual(keyPaths(JSON.parse(example[0]!.body)), keyPaths(maker.accepted[0]));
@@ -201,6 +200,30 @@ describe('guides', () => {
       assert.ok((await runGuide('http-reference.md', { RFQ_URL: h.url, RFQ_ADMIN_TOKEN: ADMIN_TOKEN })) >= 1);
     } finally {
       await h.close();
+    }
+  });
+
+  it('docs/v0-guide.md: every runnable block against the venue simulator', async () => {
+    const stack = await startV0Stack(backend, { logLevel: 'silent' });
+    try {
+      // Step 1 of the guide: a wallet that sent USDC and HYPE to the omnibus by spotSend.
+      const key = generatePrivateKey();
+      const account = privateKeyToAccount(key);
+      await stack.deposit(account, 'USDC', '1000');
+      await stack.deposit(account, 'HYPE', '5');
+      const token = await stack.login(account);
+      await stack.waitFor(async () => (await stack.call('getBalances', {}, { token })).body.balances?.length === 2, 'deposits credited');
+      const ran = await runGuide('v0-guide.md', { RFQ_URL: stack.harness.url, RFQ_V0_KEY: key });
+      assert.ok(ran >= 5, `ran ${ran} blocks`);
+      // What the blocks did: an IOC buy that filled, a resting sell that was cancelled, a withdrawal.
+      const orders = await stack.call('listDelegatedOrders', {}, { token });
+      assert.deepEqual(orders.body.orders.map((o: { side: string; status: string }) => `${o.side} ${o.status}`), ['sell cancelled', 'buy filled']);
+      const withdrawals = await stack.call('getUserWithdrawals', {}, { token });
+      assert.equal(withdrawals.body.withdrawals.length, 1);
+      await stack.settle();
+      assert.deepEqual((await stack.invariants()).violations, []);
+    } finally {
+      await stack.close();
     }
   });
 

@@ -1,12 +1,13 @@
 /**
- * The README's HMAC worked examples are checked against the client's signer and an independent
- * HMAC computed here, so the documented recipe cannot drift from the implementation.
+ * The README's HMAC worked examples, and docs/websocket.md's `auth` one, are checked against the
+ * client's signer and an independent HMAC computed here, so the documented recipe cannot drift
+ * from the implementation.
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { canonicalString, signCanonical } from '../../src/domain/auth/hmac.ts';
+import { canonicalString, signCanonical, wsAuthCanonical } from '../../src/domain/auth/hmac.ts';
 
 interface Example { secret: string; timestamp: string; method: string; path: string; query: string; body: string; signature: string }
 
@@ -32,4 +33,16 @@ it('README worked examples match the signer and an independent HMAC', async () =
     assert.equal(independent, example.signature, `${example.method} ${example.path}`);
     assert.equal(signCanonical(example.secret, canonical), example.signature);
   }
+});
+
+it('docs/websocket.md: the auth example signs the socket path, and its frame carries that signature', async () => {
+  const doc = await readFile(new URL('../../docs/websocket.md', import.meta.url), 'utf8');
+  const [example, ...more] = parseExamples(doc);
+  assert.ok(example);
+  assert.equal(more.length, 0);
+  const independent = createHmac('sha256', Buffer.from(example.secret, 'base64')).update(`${example.timestamp}\nGET\n${example.path}\n\n`).digest('base64');
+  assert.equal(independent, example.signature);
+  assert.equal(signCanonical(example.secret, wsAuthCanonical(Number(example.timestamp), example.path)), example.signature);
+  const frame = JSON.parse(/```json\n(\{"kind":"auth".*\})\n```/.exec(doc)![1]!) as { signedAt: number; signature: string };
+  assert.deepEqual([String(frame.signedAt), frame.signature], [example.timestamp, example.signature]);
 });

@@ -17,8 +17,9 @@
  * - ```env           KEY=value lines: a configuration the test loads through loadConfig.
  * - other blocks (```text, ```json ...) are prose; a test may check them by other means.
  *
- * Placeholders `<rfqId>` and `<quoteId>` in a runnable block stand for the id printed by the most
- * recent earlier block that printed one (waiting for a background block still running).
+ * Placeholders `<rfqId>`, `<quoteId>` and `<orderUuid>` (a `/v0` wrapped createOrder's UUID) in a
+ * runnable block stand for the id printed by the most recent earlier block that printed one
+ * (waiting for a background block still running).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -51,6 +52,12 @@ export function parseBlocks(markdown: string): Block[] {
   return blocks;
 }
 
+/** Every key path of a JSON value (`a.b.c`), sorted: its shape without the values. */
+export function keyPaths(value: unknown, prefix = ''): string[] {
+  if (value === null || typeof value !== 'object') return [prefix];
+  return Object.entries(value).flatMap(([key, inner]) => keyPaths(inner, prefix ? `${prefix}.${key}` : key)).sort();
+}
+
 export const isRunnable = (block: Block) => block.lang === 'sh' && !block.attrs.skip;
 
 /** The regular expression a `text output` block stands for. */
@@ -74,6 +81,8 @@ interface Started { block: Block; child: ChildProcess; stdout: string; stderr: s
 const ID_PATTERNS: Record<string, RegExp> = {
   '<rfqId>': /rfq_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g,
   '<quoteId>': /qt_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g,
+  // A wrapped-layout `/v0` createOrder's UUID (the requestId beside it is a UUID too: not that one).
+  '<orderUuid>': /(?<="orderId": ")[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=")/g,
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -11,6 +11,8 @@ import { startHarness, type Harness, type HarnessOptions } from './harness.ts';
 import type { Backend } from './backends.ts';
 
 export type { VenueSim };
+/** A simulator in this process (`startSim`) or in its own (`sim/venue/launch.ts`): the stack needs only its URL. */
+export type VenueSimLike = Pick<VenueSim, 'url' | 'stop'>;
 
 export const STATEMENT = 'Sign in with Ethereum to the app.';
 
@@ -25,7 +27,7 @@ export interface V0Reply {
 }
 
 export interface V0Stack {
-  sim: VenueSim;
+  sim: VenueSimLike;
   harness: Harness;
   omnibusKey: `0x${string}`;
   agentKey: `0x${string}`;
@@ -47,7 +49,7 @@ export interface V0Stack {
 
 export const TOKEN_IDS: Record<string, string> = { USDC: '0x6d1e7cde53ba9467b783cb7c530ce054', HYPE: '0x0d01dc56dcaaca66ad901c959b4011ec' };
 
-export async function startV0Stack(backend: Backend, options: HarnessOptions & { sim?: VenueSim; omnibusKey?: `0x${string}`; agentKey?: `0x${string}` } = {}): Promise<V0Stack> {
+export async function startV0Stack(backend: Backend, options: HarnessOptions & { sim?: VenueSimLike; omnibusKey?: `0x${string}`; agentKey?: `0x${string}` } = {}): Promise<V0Stack> {
   const sim = options.sim ?? (await startSim());
   const omnibusKey = options.omnibusKey ?? generatePrivateKey();
   const agentKey = options.agentKey ?? generatePrivateKey();

@@ -64,7 +64,7 @@ for (const backend of backends()) {
     it('--help prints usage and exits 0; no or unknown command is a usage error (exit 2)', async () => {
       const help = await cli(['--help']);
       assert.equal(help.code, 0);
-      for (const command of ['token put', 'instrument put', 'maker put', 'maker list', 'balance adjust', 'invariants', 'faucet', 'settings get', 'settings set']) {
+      for (const command of ['token put', 'instrument put', 'maker put', 'maker list', 'balance adjust', 'invariants', 'faucet', 'settings get', 'settings set', 'withdrawals list', 'withdrawals approve', 'withdrawals reject', 'withdrawals resolve', 'deposits unattributed', 'anomalies']) {
         assert.ok(help.stdout.includes(command), `usage mentions ${command}`);
       }
       assert.equal((await cli(['maker', 'put', '--help'])).code, 0);
@@ -185,6 +185,26 @@ for (const backend of backends()) {
     it('faucet passes the mint through; this node has no devnet, so it is refused', async () => {
       failed(await cli([...auth, 'faucet', '0x000000000000000000000000000000000000dEaD', 'USDC']), 2, 'USAGE');
       failed(await cli([...auth, 'faucet', '0x000000000000000000000000000000000000dEaD', 'USDC', '5']), 1, 'NOT_AVAILABLE');
+    });
+
+    it('withdrawals list|approve|reject|resolve, deposits unattributed and anomalies', async () => {
+      // A listed token with an address (no chain on this node: approving only hands it to a broadcaster).
+      await h.admin.putToken('WDT', { decimals: 6, address: privateKeyToAccount(generatePrivateKey()).address });
+      const user = await h.newUser();
+      await h.fund(user.account.address, { WDT: '100' });
+      const first = await user.client.createWithdrawal({ token: 'WDT', amount: '10' });
+      const second = await user.client.createWithdrawal({ token: 'WDT', amount: '20' });
+      const pending = ok(await cli([...auth, 'withdrawals', 'list', '--status', 'PENDING']));
+      assert.deepEqual(pending.items.map((w: { withdrawalId: string }) => w.withdrawalId).sort(), [first.withdrawalId, second.withdrawalId].sort());
+      assert.equal(ok(await cli([...auth, 'withdrawals', 'approve', first.withdrawalId])).status, 'APPROVED');
+      const rejected = ok(await cli([...auth, 'withdrawals', 'reject', second.withdrawalId, '--reason', 'address under review']));
+      assert.deepEqual([rejected.status, rejected.failureReason], ['FAILED', 'address under review']);
+      assert.match(failed(await cli([...auth, 'withdrawals', 'approve', second.withdrawalId]), 1, 'WITHDRAWAL_NOT_PENDING'), /HTTP 409/);
+      failed(await cli([...auth, 'withdrawals', 'resolve', first.withdrawalId, '--outcome', 'FAILED']), 1, 'WITHDRAWAL_NOT_UNRESOLVED');
+      failed(await cli([...auth, 'withdrawals', 'resolve', first.withdrawalId, '--outcome', 'MAYBE']), 2, 'USAGE');
+      failed(await cli([...auth, 'withdrawals', 'list', '--status', 'DONE']), 2, 'USAGE');
+      assert.deepEqual(ok(await cli([...auth, 'deposits', 'unattributed'])), { items: [], hasMore: false });
+      assert.deepEqual(ok(await cli([...auth, 'anomalies'])), { anomalies: [] });
     });
 
     it('settings get and set', async () => {

@@ -29,6 +29,8 @@ const PRODUCTION = {
   RFQ_SIWE_DOMAIN: 'rfq.example.org',
   RFQ_CHAIN_ID: '8453',
   RFQ_VENUE_BUILDER_ADDRESS: '0x2222222222222222222222222222222222222222',
+  RFQ_VENUE_OMNIBUS_KEY: `0x${'cd'.repeat(32)}`,
+  RFQ_VENUE_AGENT_KEY: `0x${'ef'.repeat(32)}`,
 };
 
 function problemsOf(env: Record<string, string | undefined>): string[] {
@@ -103,7 +105,7 @@ describe('config', () => {
 
   it('production mode (DATABASE_URL set) refuses with one line per missing setting', () => {
     const problems = problemsOf({ DATABASE_URL: PRODUCTION.DATABASE_URL });
-    const missing = ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_SIWE_DOMAIN', 'RFQ_CHAIN_ID'];
+    const missing = ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_SIWE_DOMAIN', 'RFQ_CHAIN_ID', 'RFQ_VENUE_OMNIBUS_KEY', 'RFQ_VENUE_AGENT_KEY'];
     assert.equal(problems.length, missing.length, problems.join('\n'));
     for (const name of missing) {
       const lines = about(problems, name);
@@ -113,8 +115,25 @@ describe('config', () => {
     // CHAIN_RPC_URL or VENUE_URL alone also selects production mode.
     assert.equal(about(problemsOf({ VENUE_URL: PRODUCTION.VENUE_URL }), 'DATABASE_URL').length, 1);
     assert.equal(about(problemsOf({ CHAIN_RPC_URL: PRODUCTION.CHAIN_RPC_URL }), 'DATABASE_URL').length, 1);
-    // An explicit RFQ_MODE=production with nothing set names all ten.
-    assert.equal(problemsOf({ RFQ_MODE: 'production' }).length, 10);
+    // An explicit RFQ_MODE=production with nothing set names all twelve.
+    assert.equal(problemsOf({ RFQ_MODE: 'production' }).length, 12);
+  });
+
+  it('production requires the /v0 omnibus key and its API wallet key, each named on its own line (DESIGN.md section 10)', () => {
+    const { RFQ_VENUE_OMNIBUS_KEY: _omnibus, RFQ_VENUE_AGENT_KEY: _agent, ...withoutV0 } = PRODUCTION;
+    assert.deepEqual(problemsOf(withoutV0), [
+      "RFQ_VENUE_OMNIBUS_KEY: required in production mode (the /v0 omnibus venue account's private key, 0x hex)",
+      'RFQ_VENUE_AGENT_KEY: required in production mode (the private key of the API wallet the omnibus approved, 0x hex)',
+    ]);
+    const { RFQ_VENUE_AGENT_KEY: _a, ...withoutAgent } = PRODUCTION;
+    assert.deepEqual(problemsOf(withoutAgent).map((p) => p.split(':')[0]), ['RFQ_VENUE_AGENT_KEY']);
+    assert.deepEqual(problemsOf({ ...PRODUCTION, RFQ_VENUE_OMNIBUS_KEY: '0x1234' }), ['RFQ_VENUE_OMNIBUS_KEY: must be a 0x-prefixed 32-byte hex private key']);
+    const config = loadConfig(PRODUCTION, CWD);
+    assert.equal(config.v0.omnibusKey, PRODUCTION.RFQ_VENUE_OMNIBUS_KEY);
+    assert.equal(config.v0.agentKey, PRODUCTION.RFQ_VENUE_AGENT_KEY);
+    // Embedded mode generates both when neither is set, and still refuses one without the other.
+    assert.equal(loadConfig({}, CWD).v0.omnibusKey, null);
+    assert.deepEqual(problemsOf({ RFQ_VENUE_AGENT_KEY: PRODUCTION.RFQ_VENUE_AGENT_KEY }), ['RFQ_VENUE_OMNIBUS_KEY and RFQ_VENUE_AGENT_KEY: set both (the omnibus and its approved API wallet) or neither']);
   });
 
   it('production refuses an operator token under 32 characters (issue 14)', () => {
@@ -154,6 +173,8 @@ describe('config', () => {
       RFQ_SIWE_DOMAIN: 'rfq.example.org',
       RFQ_VENUE_NETWORK: 'devnet',
       RFQ_VENUE_BUILDER_ADDRESS: '0xabc',
+      RFQ_VENUE_OMNIBUS_KEY: PRODUCTION.RFQ_VENUE_OMNIBUS_KEY,
+      RFQ_VENUE_AGENT_KEY: PRODUCTION.RFQ_VENUE_AGENT_KEY,
     });
     const expect: Array<[string, RegExp]> = [
       ['PORT', /integer from 0 to 65535, got "abc"/],
@@ -237,10 +258,10 @@ describe('production start (src/runtime/main.ts)', () => {
       assert.equal(result.code, 2, `exit code 2, got ${result.code}; stderr:\n${result.stderr}`);
       const lines = result.stderr.trim().split('\n');
       assert.match(lines[0]!, /^rfq-service: refusing to start, invalid configuration:$/);
-      for (const name of ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_SIWE_DOMAIN', 'RFQ_CHAIN_ID']) {
+      for (const name of ['CHAIN_RPC_URL', 'VENUE_URL', 'RFQ_ADMIN_TOKEN', 'RFQ_SECRET_KEY', 'RFQ_CUSTODY_KEY', 'RFQ_WRAPPER_FACTORY_ADDRESS', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_SIWE_DOMAIN', 'RFQ_CHAIN_ID', 'RFQ_VENUE_OMNIBUS_KEY', 'RFQ_VENUE_AGENT_KEY']) {
         assert.equal(lines.filter((line) => line.includes(name)).length, 1, `one stderr line for ${name}:\n${result.stderr}`);
       }
-      assert.equal(lines.length, 10, `heading plus nine problems:\n${result.stderr}`);
+      assert.equal(lines.length, 12, `heading plus eleven problems:\n${result.stderr}`);
       assert.equal(lines.filter((line) => line.includes('DATABASE_URL')).length, 0);
       assert.equal(result.stdout, '', 'nothing started, nothing printed');
       assert.deepEqual(await readdir(cwd), [], 'no data directory created in production mode');

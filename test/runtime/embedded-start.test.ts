@@ -144,6 +144,20 @@ async function venueInfo(url: string, body: Record<string, unknown>): Promise<an
   return response.json();
 }
 
+/** Runs the `/v0` CLI as the banner's `/v0:` line shows (the demo taker's key from the data directory). */
+function v0Cli(url: string, args: string[]): Promise<{ status: number | null; json: any; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    readFile(path.join(dataDir, 'demo-taker-key'), 'utf8').then((key) => {
+      const child = spawn(NODE, ['src/runtime/v0-cli.ts', ...args], { env: cleanEnv({ RFQ_URL: url, RFQ_V0_KEY: key.trim() }), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.once('exit', (status) => resolve({ status, json: stdout.trim() === '' ? null : JSON.parse(stdout), stderr }));
+    }, reject);
+  });
+}
+
 /** Live processes whose command line names this test's data directory (the venue simulator's state is under it). */
 async function processesUsing(dir: string): Promise<string[]> {
   const found: string[] = [];
@@ -226,6 +240,25 @@ describe('npm start: a living venue', { timeout: 6 * 60_000 }, () => {
     }
     const afterTrades = totals((await taker.balances()).balances);
     assert.deepEqual(afterTrades, expected);
+
+    // `/v0` right after start: the demo taker's USDC sent to the omnibus is credited before the
+    // banner, and an IOC buy placed with the CLI fills at the simulator's HYPE/USDC book.
+    assert.match(first.output(), /• demo taker on \/v0: deposited, credited/);
+    assert.match(first.output(), /\/v0: +RFQ_URL=\S+ RFQ_V0_KEY=\$\(cat \S+demo-taker-key\) npm run v0 -- getBalances/);
+    const v0Balances = await v0Cli(first.url, ['getBalances']);
+    assert.equal(v0Balances.status, 0, v0Balances.stderr);
+    assert.equal(v0Balances.json.balances.find((b: { token: string }) => b.token === 'USDC')?.available, '10000000000', JSON.stringify(v0Balances.json));
+    const v0Order = await v0Cli(first.url, ['createOrder', 'side=buy', 'orderType=limit', 'baseToken=HYPE', 'quoteToken=USDC', 'amount=1', 'price=41']);
+    assert.equal(v0Order.status, 0, `${v0Order.stderr}\n${JSON.stringify(v0Order.json)}`);
+    let v0Status = 'pending';
+    for (const deadline = Date.now() + 30_000; ['pending', 'open'].includes(v0Status) && Date.now() < deadline;) {
+      const listed = await v0Cli(first.url, ['listDelegatedOrders', 'limit=1']);
+      assert.equal(listed.status, 0, listed.stderr);
+      assert.equal(listed.json.orders[0].clientOrderId, v0Order.json.orderId);
+      v0Status = listed.json.orders[0].status;
+    }
+    assert.equal(v0Status, 'filled', 'the /v0 order filled at the venue simulator');
+
     const invariants = await admin.invariants();
     assert.deepEqual(invariants, { ok: true, violations: [] });
 
@@ -240,6 +273,7 @@ describe('npm start: a living venue', { timeout: 6 * 60_000 }, () => {
     assert.equal(second.accessKey, first.accessKey);
     assert.match(second.output(), /• demo taker 0x[0-9a-fA-F]{40}: already funded/);
     assert.match(second.output(), /• demo taker at the venue: already funded/);
+    assert.match(second.output(), /• demo taker on \/v0: already deposited, credited/);
     assert.equal(second.builderAddress, first.builderAddress);
     const resumedMargin = (await venueInfo(second.venueUrl, { type: 'clearinghouseState', user: second.takerAddress })) as { marginSummary: { accountValue: string } };
     assert.equal(parseUnits(resumedMargin.marginSummary.accountValue), parseUnits('100000'), 'the venue state resumes');

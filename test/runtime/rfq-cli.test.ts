@@ -91,15 +91,24 @@ for (const backend of backends()) {
       for (const command of ['login', 'logout', 'balances', 'instruments', 'ledger', 'buy', 'sell', 'accept', 'status', 'cancel', '--json', '--auto', '--limit']) {
         assert.ok(help.stdout.includes(command), `usage mentions ${command}`);
       }
-      assert.match(help.stdout, /\.\/\.rfq-data\/cli-credentials\.json/);
+      assert.match(help.stdout, /RFQ_DATA_DIR, else \.\/\.rfq-data\/cli-credentials\.json/);
       assert.match(help.stdout, /RFQ_CREDENTIALS/);
       failed(await cli([]), 2, 'USAGE');
       failed(await cli(['frobnicate']), 2, 'USAGE');
       failed(await cli(['buy', '1']), 2, 'USAGE');
       failed(await cli(['buy', '1', 'ETH-USDC', '--window', 'soon']), 2, 'USAGE');
       failed(await cli(['balances', '--limit', '3']), 2, 'USAGE');
+      // A BUY left to the auction needs a price cap: the message names the flag to add.
+      assert.match(failed(await cli(['buy', '1', 'ETH-USDC', '--auto']), 2, 'USAGE'), /needs --limit X/);
       failed(await cli(['login', '--private-key', '0x1234']), 2, 'USAGE');
       assert.match(failed(await cli(['--url', h.url, 'balances'], { RFQ_CREDENTIALS: path.join(scratch, 'none.json') }), 2, 'NOT_LOGGED_IN'), /login/);
+    });
+
+    it('keeps the credential in RFQ_DATA_DIR when no file is named, beside the operator token', async () => {
+      const dataDir = path.join(scratch, 'data');
+      const login = json(exited(await cli(['--url', h.url, '--json', 'login', '--private-key', generatePrivateKey()], { RFQ_DATA_DIR: dataDir }), 0));
+      assert.equal(login.credentialsFile, path.join(dataDir, 'cli-credentials.json'));
+      exited(await cli(['balances'], { RFQ_DATA_DIR: dataDir }), 0);
     });
 
     it('logs in with a wallet key, remembers the credential (0600, URL included) and shows balances', async () => {
@@ -207,7 +216,12 @@ for (const backend of backends()) {
       assert.deepEqual([json(unknown).error.code, json(unknown).error.status], ['INSTRUMENT_NOT_FOUND', 400]);
       failed(await cli([...as, 'status', 'rfq_nope']), 1, 'NOT_FOUND');
       failed(await cli([...as, 'sell', '1000', 'ETH-USDC', '--auto', '--window', '1s']), 1, 'INSUFFICIENT_BALANCE');
-      failed(await cli(['--url', 'http://127.0.0.1:9', ...as, 'balances']), 1, 'UNREACHABLE');
+      // Unreachable names the URL it tried, where it came from, and how to change it.
+      const down = await cli(['--url', 'http://127.0.0.1:9', ...as, '--json', 'balances']);
+      assert.match(failed(down, 1, 'UNREACHABLE'), /http:\/\/127\.0\.0\.1:9 \(--url\).*--url or RFQ_URL/);
+      assert.deepEqual(json(down).error.details, { url: 'http://127.0.0.1:9', from: '--url' });
+      const saved = await cli([...as, 'balances'], { RFQ_URL: 'http://127.0.0.1:9' });
+      assert.match(failed(saved, 1, 'UNREACHABLE'), /\(RFQ_URL\)/);
     });
   });
 }

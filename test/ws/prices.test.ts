@@ -75,7 +75,8 @@ for (const backend of backends()) {
       assert.equal((await errorFor(ladder(ETH, [['3000', '1']], [['2999', '1']]))).code, 'INVALID_REQUEST'); // crossed
       assert.equal((await errorFor(ladder(ETH, [['-1', '1']], []))).code, 'INVALID_REQUEST');
       assert.equal((await errorFor(ladder(ETH, [['3000', '0.0000000000000000001']], []))).code, 'AMOUNT_OVER_PRECISE');
-      assert.equal((await errorFor(ladder('DOGE-USDC-SPOT', [], []))).code, 'INSTRUMENT_NOT_FOUND');
+      const unknown = await errorFor(ladder('DOGE-USDC-SPOT', [], []));
+      assert.deepEqual([unknown.code, unknown.details], ['INSTRUMENT_NOT_FOUND', { instrumentId: 'DOGE-USDC-SPOT', available: ['BTC-USDC-SPOT', 'ETH-USDC-SPOT'] }]);
       assert.equal((await errorFor(ladder('BTC-USDC-SPOT', [], []))).code, 'MAKER_NOT_APPROVED');
       assert.equal((await errorFor({ kind: 'ladder', instrumentId: ETH, bids: [], asks: [] })).code, 'INVALID_REQUEST'); // no ts
       assert.equal((await errorFor({ kind: 'ping' })).code, 'INVALID_REQUEST'); // native keepalive only

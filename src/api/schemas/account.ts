@@ -30,6 +30,8 @@ export const LedgerView = Type.Object({
   rail: Rail,
   delta: SignedDecimalString,
   source: Type.String(),
+  /** Additive: the RFQ this entry belongs to, on the entries of a trade. */
+  rfqId: Type.Optional(Type.String()),
   createdAt: UnixMillis,
 });
 export const LedgerPage = Type.Object({

@@ -113,6 +113,10 @@ export const MakerQuote = Type.Object({
   deliveryDeadline: Type.Optional(UnixSeconds),
   permitSignature: Type.Optional(Type.String()),
   spender: Type.Optional(Type.String()),
+  /** Additive, permit2 once selected: keccak256(utf8(quoteId)), the wrapper's `quoteHash` argument. */
+  quoteHash: Type.Optional(Type.String()),
+  /** Additive, permit2 once selected: the permit's nonce (uint256 of quoteHash) as a decimal string. */
+  permit2Nonce: Type.Optional(Type.String()),
   windowStartsAt: Type.Optional(UnixMillis),
   windowEndsAt: Type.Optional(UnixMillis),
   settledAt: Type.Optional(UnixMillis),

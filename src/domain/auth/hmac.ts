@@ -16,6 +16,25 @@ export function canonicalString(request: CanonicalRequest): string {
   return [request.timestamp, request.method.toUpperCase(), request.path, request.query, request.body].join('\n');
 }
 
+/**
+ * What a SIGNATURE_MISMATCH tells the caller so it can find its own mistake: the five lines of the
+ * canonical string and what the server took for each from this request. Never the secret, the
+ * expected signature or the body itself (its length tells an empty-vs-sent mix-up).
+ */
+export function canonicalShape(request: CanonicalRequest) {
+  return {
+    canonical: '<timestamp>\\n<METHOD>\\n<path>\\n<query>\\n<body>',
+    lines: [
+      'the Service-API-Timestamp header, unix milliseconds',
+      'the method, uppercase',
+      'the path as sent, without the query',
+      "the query string as sent, without '?', or empty",
+      'the raw body as sent, or empty',
+    ],
+    seen: { timestamp: request.timestamp, method: request.method.toUpperCase(), path: request.path, query: request.query, bodyBytes: Buffer.byteLength(request.body, 'utf8') },
+  };
+}
+
 /** base64(HMAC-SHA256(base64decode(secret), canonical)). */
 export function signCanonical(secretBase64: string, canonical: string): string {
   return createHmac('sha256', Buffer.from(secretBase64, 'base64')).update(canonical, 'utf8').digest('base64');

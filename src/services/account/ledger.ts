@@ -1,4 +1,7 @@
-/** The caller's ledger entries, newest first, paged by an opaque (createdAt, id) cursor. */
+/**
+ * The caller's ledger entries, newest first, paged by an opaque (createdAt, id) cursor; an entry
+ * of a trade carries its `rfqId` (additive).
+ */
 import { formatAmount } from '../../domain/money/index.ts';
 import type { ServiceDeps } from '../deps.ts';
 import type { Rail } from '../../store/ledger.ts';
@@ -8,15 +11,16 @@ export async function readLedger(deps: ServiceDeps, accountId: string, page: { l
   const limit = page.limit ?? 50;
   const after = page.cursor ? decodeCursor(page.cursor, 'cursor') : null;
   let query = deps.db
-    .selectFrom('ledger_postings')
-    .select(['posting_id', 'token', 'rail', 'delta', 'source', 'created_at'])
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
-    .orderBy('posting_id', 'desc')
+    .selectFrom('ledger_postings as p')
+    .innerJoin('ledger_movements as m', 'm.movement_id', 'p.movement_id')
+    .select(['p.posting_id', 'p.token', 'p.rail', 'p.delta', 'p.source', 'p.created_at', 'm.reference'])
+    .where('p.account_id', '=', accountId)
+    .orderBy('p.created_at', 'desc')
+    .orderBy('p.posting_id', 'desc')
     .limit(limit + 1);
   if (after) {
     query = query.where((eb) =>
-      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('posting_id', '<', after.id)])]),
+      eb.or([eb('p.created_at', '<', after.at), eb.and([eb('p.created_at', '=', after.at), eb('p.posting_id', '<', after.id)])]),
     );
   }
   const [rows, reference] = await Promise.all([query.execute(), deps.refdata.current()]);
@@ -30,6 +34,8 @@ export async function readLedger(deps: ServiceDeps, accountId: string, page: { l
       rail: r.rail as Rail,
       delta: formatAmount(r.delta, reference.tokens.get(r.token)?.decimals ?? 0),
       source: r.source,
+      // Additive: the RFQ a trade's entries belong to (its movement's reference is the RFQ id).
+      ...(r.reference?.startsWith('rfq_') ? { rfqId: r.reference } : {}),
       createdAt: r.created_at,
     })),
     hasMore,

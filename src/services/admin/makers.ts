@@ -22,8 +22,11 @@ export interface MakerInput {
   suspended?: boolean;
 }
 
-/** Checks a spender is a wrapper the project's factory deployed for this maker (chain adapter). */
-export type SpenderCheck = (maker: string, spender: string) => Promise<boolean>;
+/**
+ * The wrapper the project's factory deployed for this maker (null: none yet) and the factory's
+ * address (chain adapter). A permit2 maker's spender must be that wrapper.
+ */
+export type SpenderCheck = (maker: string) => Promise<{ wrapper: string | null; factory: string }>;
 
 export interface MakerView {
   makerId: string;
@@ -50,6 +53,21 @@ export async function ensureAccount(tx: Tx, deps: ServiceDeps, address: string):
   return row.id;
 }
 
+/** Refuses a spender other than wrapperOf(maker), naming the expected one or how to deploy it. */
+async function assertFactoryWrapper(address: string, spender: string, spenderCheck: SpenderCheck): Promise<void> {
+  const { wrapper, factory } = await spenderCheck(address);
+  if (wrapper === spender) return;
+  const message = wrapper === null
+    ? `spender must be wrapperOf(${address}) on the RfqMakerWrapperFactory ${factory}, and none is deployed: call deploy(${address}) on the factory, then register with that wrapper`
+    : `spender must be wrapperOf(${address}) on the RfqMakerWrapperFactory ${factory}: ${wrapper}`;
+  throw new ServiceError('INVALID_REQUEST', message, {
+    errors: [{ field: 'spender', reason: 'notFactoryWrapper', message }],
+    expected: wrapper,
+    deployed: wrapper !== null,
+    factory,
+  });
+}
+
 export async function putMaker(deps: ServiceDeps, rawAddress: string, input: MakerInput, spenderCheck?: SpenderCheck): Promise<MakerView> {
   const address = normaliseAddress(rawAddress, 'address');
   const pairs = [...new Set(input.pairs)];
@@ -65,9 +83,7 @@ export async function putMaker(deps: ServiceDeps, rawAddress: string, input: Mak
   if (spenderCheck && input.settlementModes.includes('permit2') && !spender) {
     throw invalidField('spender', 'required', 'spender (the maker\'s RfqMakerWrapperFactory wrapper) is required for permit2 mode');
   }
-  if (spender && spenderCheck && !(await spenderCheck(address, spender))) {
-    throw invalidField('spender', 'notFactoryWrapper', 'spender must be wrapperOf(maker) on the RfqMakerWrapperFactory');
-  }
+  if (spender && spenderCheck) await assertFactoryWrapper(address, spender, spenderCheck);
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (tx) => {
     const accountId = await ensureAccount(tx, deps, address);

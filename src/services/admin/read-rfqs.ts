@@ -10,6 +10,7 @@ import type { ServiceDeps } from '../deps.ts';
 import { decodeCursor, pageOf } from '../paging.ts';
 import type { QuoteRow, RfqRow } from '../rfq/rows.ts';
 import { quoteView, rfqView } from '../rfq/views.ts';
+import { instrumentNotFound } from '../../domain/rfq/instrument-not-found.ts';
 
 export interface AdminRfqFilter {
   status?: RfqStatus | undefined;
@@ -69,7 +70,7 @@ async function quotesOf(deps: ServiceDeps, rfqIds: string[]): Promise<Map<string
 
 function instrumentOf(instruments: Map<string, Instrument>, instrumentId: string): Instrument {
   const instrument = instruments.get(instrumentId);
-  if (!instrument) throw new ServiceError('INSTRUMENT_NOT_FOUND', `no instrument ${instrumentId}`, { instrumentId });
+  if (!instrument) throw instrumentNotFound(instrumentId, instruments.keys());
   return instrument;
 }
 

@@ -6,7 +6,7 @@
  * The claim comes last so a forged request cannot burn a legitimate timestamp.
  */
 import { ServiceError } from '../../domain/errors.ts';
-import { signatureMatches } from '../../domain/auth/hmac.ts';
+import { canonicalShape, canonicalString, signatureMatches, type CanonicalRequest } from '../../domain/auth/hmac.ts';
 import type { ServiceDeps } from '../deps.ts';
 import type { CredentialCache, Credential } from './credential-cache.ts';
 import { assertTimestampClaimed, type TimestampClaims } from './timestamp-claims.ts';
@@ -15,7 +15,8 @@ export interface SignedRequest {
   accessKey: string | null;
   timestamp: string | null;
   signature: string | null;
-  canonical: (timestamp: string) => string;
+  /** What was signed besides the timestamp: method, path, query and raw body as received. */
+  signed: Omit<CanonicalRequest, 'timestamp'>;
   /** Leave the replay claim to the use case, which makes it inside its own write (one round trip). */
   deferClaim?: boolean;
 }
@@ -50,12 +51,18 @@ export async function authenticateRequest(deps: AuthenticateDeps, request: Signe
   }
   const signedAt = Number(request.timestamp);
   if (Math.abs(now - signedAt) > deps.service.auth.timestampSkewMs) {
-    throw new ServiceError('TIMESTAMP_OUT_OF_WINDOW', 'Service-API-Timestamp is more than 30 s from the server clock', {
+    // A value a thousand times too small is the usual mistake: seconds where milliseconds belong.
+    const seconds = Math.abs(now - signedAt * 1000) <= deps.service.auth.timestampSkewMs + 1000;
+    throw new ServiceError('TIMESTAMP_OUT_OF_WINDOW', seconds
+      ? 'Service-API-Timestamp looks like unix seconds: send unix milliseconds'
+      : 'Service-API-Timestamp is more than 30 s from the server clock', {
       serverTime: now,
+      ...(seconds ? { hint: 'milliseconds' } : {}),
     });
   }
-  if (!signatureMatches(credential.secret, request.canonical(request.timestamp), request.signature)) {
-    throw new ServiceError('SIGNATURE_MISMATCH', 'signature does not match the request');
+  const canonical: CanonicalRequest = { timestamp: request.timestamp, ...request.signed };
+  if (!signatureMatches(credential.secret, canonicalString(canonical), request.signature)) {
+    throw new ServiceError('SIGNATURE_MISMATCH', 'signature does not match the request: details show the canonical string the server built from it', canonicalShape(canonical));
   }
   if (request.deferClaim !== true) assertTimestampClaimed(await deps.claims.claim(credential.accessKey, signedAt), now);
   return {

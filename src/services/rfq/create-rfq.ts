@@ -22,6 +22,7 @@ import type { Tx } from '../../store/transaction.ts';
 import { emitBalances, emitOpenRfq, emitRfqStatus } from './events.ts';
 import type { RfqRow } from './rows.ts';
 import { parsePerpBaseQty } from '../perp/perp-rfq.ts';
+import { instrumentNotFound } from '../../domain/rfq/instrument-not-found.ts';
 
 export interface CreateRfqInput {
   instrumentId: string;
@@ -43,8 +44,9 @@ export interface CreateRfqResult {
 }
 
 export async function resolveInstrument(deps: ServiceDeps, instrumentId: string): Promise<Instrument> {
-  const instrument = (await deps.refdata.current()).instruments.get(instrumentId);
-  if (!instrument) throw new ServiceError('INSTRUMENT_NOT_FOUND', `no instrument ${instrumentId}`, { instrumentId });
+  const { instruments } = await deps.refdata.current();
+  const instrument = instruments.get(instrumentId);
+  if (!instrument) throw instrumentNotFound(instrumentId, instruments.keys());
   return instrument;
 }
 

@@ -101,6 +101,7 @@ export function makerQuoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' 
     ...present('deliveryDeadline', row.delivery_deadline_secs),
     ...present('permitSignature', row.permit_signature),
     ...present('spender', row.spender),
+    ...permit2Relay(row),
     ...present('windowStartsAt', row.window_starts_at),
     ...present('windowEndsAt', row.window_ends_at),
     ...present('settledAt', row.settled_at),
@@ -111,6 +112,16 @@ export function makerQuoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' 
     ...present('perpFillAvgPx', row.perp_fill_avg_px),
     ...present('perpMakerFilledSize', row.perp_maker_filled_size),
   };
+}
+
+/**
+ * Additive (DESIGN 5): what a permit2 winner passes to its wrapper's `settle`, so a maker in any
+ * language relays without deriving anything: `quoteHash = keccak256(utf8(quoteId))` (stored at
+ * selection) and the permit's `nonce`, the same 32 bytes as a uint256 in decimal.
+ */
+function permit2Relay(row: Pick<QuoteRow, 'settlement_mode' | 'quote_hash'>): { quoteHash?: string; permit2Nonce?: string } {
+  if (row.settlement_mode !== 'permit2' || !row.quote_hash) return {};
+  return { quoteHash: row.quote_hash, permit2Nonce: BigInt(row.quote_hash).toString() };
 }
 
 /** What makers see of an open RFQ: no taker, no quoteLimit; on a SELL the fee-carved baseQty. */

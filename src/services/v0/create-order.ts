@@ -116,6 +116,6 @@ export async function createOrder(deps: V0Deps, identity: string, layout: V0Layo
       throw error;
     }
   });
-  void deps.venue.wake();
+  void deps.venue.wake(created.id);
   return created;
 }

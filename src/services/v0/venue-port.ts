@@ -46,8 +46,10 @@ export interface V0Venue {
   /** Answers within a short timeout whether the venue responds now. */
   reachable(): Promise<boolean>;
   /** Committed work is waiting (an order to send, a cancel, a withdrawal): run the worker now.
-   * Resolves after its next complete pass. */
-  wake(): Promise<void>;
+   * Resolves after its next complete pass. With the id of an order just recorded, that order is
+   * placed at once on its own (signed, sent, its fills booked) and the promise resolves when done,
+   * so an order never waits behind the rest of a pass. */
+  wake(orderId?: string): Promise<void>;
 }
 
 export interface V0Settings {

@@ -21,7 +21,7 @@ export class OmnibusVenue implements V0Venue {
   readonly omnibusAddress: string;
   readonly #options: OmnibusVenueOptions;
   #meta: { value: VenueSpotMeta; at: number } | null = null;
-  #wake: () => Promise<void> = () => Promise.resolve();
+  #wake: (orderId?: string) => Promise<void> = () => Promise.resolve();
 
   constructor(options: OmnibusVenueOptions) {
     this.#options = options;
@@ -29,12 +29,12 @@ export class OmnibusVenue implements V0Venue {
   }
 
   /** The worker registers how to be woken. */
-  onWake(wake: () => Promise<void>): void {
+  onWake(wake: (orderId?: string) => Promise<void>): void {
     this.#wake = wake;
   }
 
-  wake(): Promise<void> {
-    return this.#wake();
+  wake(orderId?: string): Promise<void> {
+    return this.#wake(orderId);
   }
 
   async spotMeta(): Promise<VenueSpotMeta> {

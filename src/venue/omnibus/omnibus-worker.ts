@@ -7,7 +7,7 @@
  */
 import { signL1Action, signUserSignedAction } from '@nktkas/hyperliquid/signing';
 import { SpotSendTypes } from '@nktkas/hyperliquid/api/exchange';
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { getAddress } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Logger } from 'pino';
@@ -17,6 +17,7 @@ import { completeWithdrawal, failWithdrawal } from '../../services/v0/withdrawal
 import { creditVenueDeposit } from '../../services/v0/credit-deposit.ts';
 import { VenueUnavailableError, type VenueSpotMeta } from '../../services/v0/venue-port.ts';
 import type { V0Deps } from '../../services/v0/v0-deps.ts';
+import type { V0OrdersTable } from '../../store/schema.ts';
 import { allocateNonce, sendStoredAction, storeSignedAction } from './signed-actions.ts';
 import { firstStatus, type VenueExchangeReply, type VenueHttp } from './venue-http.ts';
 import type { OmnibusVenue } from './omnibus-venue.ts';
@@ -38,10 +39,14 @@ export interface OmnibusWorkerOptions {
 }
 
 const BATCH = 50;
+/** Orders placed at once beside the passes; more than this wait for a pass. */
+const MAX_PLACING = 32;
 /** USDC is one ledger token on both rails, in micro-USDC (DESIGN.md section 10), whatever the venue's weiDecimals. */
 const USDC = 'USDC';
 const USDC_LEDGER_DECIMALS = 6;
 const NO_MATCH = /could not immediately match/i;
+/** Fills may be timestamped by the venue's clock a little before they can be read, or before ours. */
+const FILL_CLOCK_SLACK_MS = 10_000;
 
 interface VenueFillRow { coin: string; px: string; sz: string; side: string; time: number; hash: string; oid: number; tid: number; fee: string; feeToken: string; cloid?: string }
 interface LedgerUpdate { time: number; hash: string; delta: { type: string; token?: string; amount?: string; user?: string; destination?: string; fee?: string } }
@@ -54,11 +59,16 @@ export class OmnibusWorker {
   #running: Promise<void> | null = null;
   #again = false;
   #ledgerCursorMs = 0;
+  /** The latest fill time read (in memory: a restart reads from its oldest live order again). */
+  #fillsSeenUpToMs = 0;
   #waiters: Array<() => void> = [];
+  /** Orders and withdrawals being worked on right now (by a pass or by placeOrder): nobody else touches them. */
+  readonly #claimed = new Set<string>();
+  readonly #placing = new Set<Promise<void>>();
 
   constructor(options: OmnibusWorkerOptions) {
     this.#o = options;
-    options.venue.onWake(() => this.settled());
+    options.venue.onWake((orderId) => (orderId === undefined ? this.settled() : this.placeOrder(orderId)));
   }
 
   start(): void {
@@ -90,6 +100,7 @@ export class OmnibusWorker {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     await this.#running;
+    await Promise.all(this.#placing);
     for (const w of this.#waiters.splice(0)) w();
   }
 
@@ -108,6 +119,47 @@ export class OmnibusWorker {
     if (!this.#stopped) this.#timer = setTimeout(() => this.wake(), this.#o.pollIntervalMs);
   }
 
+  /**
+   * Places one just-recorded order on its own, at once: signed and stored, sent, its answer
+   * applied and its fills booked, without waiting for (or behind) a pass. Whatever it cannot
+   * finish (no answer, the venue down, too many at once) the passes finish as for any order.
+   */
+  placeOrder(orderId: string): Promise<void> {
+    if (this.#stopped || this.#placing.size >= MAX_PLACING || !this.#claim(orderId)) return Promise.resolve();
+    const placing = this.#place(orderId).finally(() => {
+      this.#placing.delete(placing);
+      this.#release(orderId);
+    });
+    this.#placing.add(placing);
+    return placing;
+  }
+
+  async #place(orderId: string): Promise<void> {
+    try {
+      const meta = await this.#o.venue.spotMeta();
+      const order = await this.#db.selectFrom('v0_orders').selectAll().where('id', '=', orderId).where('status', '=', 'pending').executeTakeFirst();
+      if (!order || order.cancel_requested) return;
+      await this.#signOrder(order, meta);
+      const action = await this.#db.selectFrom('venue_actions').select(['id', 'kind', 'owner_id', 'send_attempts']).where('owner_id', '=', orderId).where('kind', '=', 'order').where('status', '=', 'SIGNED').executeTakeFirst();
+      if (!action) return;
+      if (!(await this.#send(action, meta))) return;
+      await this.#bookFills(meta, orderId);
+    } catch (error) {
+      this.#o.logger.warn({ err: error, order: orderId }, 'v0 order not placed at once; left to the worker pass');
+    }
+  }
+
+  /** Takes `id` for this caller unless someone is working on it (synchronous: no await between test and set). */
+  #claim(id: string): boolean {
+    if (this.#claimed.has(id)) return false;
+    this.#claimed.add(id);
+    return true;
+  }
+
+  #release(id: string): void {
+    this.#claimed.delete(id);
+  }
+
   /** One pass over everything outstanding. */
   async pass(): Promise<void> {
     const meta = await this.#o.venue.spotMeta().catch(() => null);
@@ -116,11 +168,11 @@ export class OmnibusWorker {
     await this.#signOrders(meta);
     await this.#signCancels();
     await this.#signWithdrawals(meta);
-    // The ledger first: a transfer already applied completes instead of being resent.
     await this.#followLedger(meta);
     await this.#sendUnsent(meta);
-    await this.#bookFills(meta);
     await this.#reconcile(meta);
+    await this.#bookFills(meta);
+
   }
 
   #tokensKnown = false;
@@ -152,24 +204,33 @@ export class OmnibusWorker {
       .orderBy('created_at')
       .limit(BATCH)
       .execute();
-    const tokens = new Map(meta.tokens.map((t) => [t.name, t]));
     for (const order of orders) {
-      if (order.cancel_requested) {
-        await cancelUnsentOrder(this.#o.deps, order.id);
-        continue;
+      if (!this.#claim(order.id)) continue;
+      try {
+        await this.#signOrder(order, meta);
+      } finally {
+        this.#release(order.id);
       }
-      const base = tokens.get(order.base_token);
-      if (!base) {
-        await failOrder(this.#o.deps, order.id, `the venue no longer lists ${order.base_token}`);
-        continue;
-      }
-      const action = {
-        type: 'order',
-        orders: [{ a: order.asset, b: order.side === 'buy', p: venueDecimal(order.price, PRICE_DECIMALS), s: venueDecimal(order.amount, base.weiDecimals), r: false, t: { limit: { tif: order.tif } }, c: order.cloid }],
-        grouping: 'na',
-      };
-      await this.#signAndStore(this.#o.agent, 'order', order.id, async (nonce) => ({ action, nonce, signature: await signL1Action({ wallet: this.#o.agent, action, nonce, isTestnet: this.#o.network === 'testnet' }) }));
     }
+  }
+
+  /** Signs and stores an order not yet sent (or finishes it: cancelled before sending, or a market gone). */
+  async #signOrder(order: Selectable<V0OrdersTable>, meta: VenueSpotMeta): Promise<void> {
+    if (order.cancel_requested) {
+      await cancelUnsentOrder(this.#o.deps, order.id);
+      return;
+    }
+    const base = meta.tokens.find((t) => t.name === order.base_token);
+    if (!base) {
+      await failOrder(this.#o.deps, order.id, `the venue no longer lists ${order.base_token}`);
+      return;
+    }
+    const action = {
+      type: 'order',
+      orders: [{ a: order.asset, b: order.side === 'buy', p: venueDecimal(order.price, PRICE_DECIMALS), s: venueDecimal(order.amount, base.weiDecimals), r: false, t: { limit: { tif: order.tif } }, c: order.cloid }],
+      grouping: 'na',
+    };
+    await this.#signAndStore(this.#o.agent, 'order', order.id, async (nonce) => ({ action, nonce, signature: await signL1Action({ wallet: this.#o.agent, action, nonce, isTestnet: this.#o.network === 'testnet' }) }));
   }
 
   async #signCancels(): Promise<void> {
@@ -220,16 +281,19 @@ export class OmnibusWorker {
     }
   }
 
-  /** Allocates the signer's next nonce, signs, and stores the request, all in one transaction. */
+  /**
+   * Allocates the signer's next nonce (committed at once, so the allocator's row is never held
+   * while signing), signs, and stores the request before anything sends it. A nonce allocated but
+   * never stored (a crash while signing) is a harmless gap: the venue only needs them to increase.
+   * The caller holds the owner's claim, so nobody else signs for it meanwhile.
+   */
   async #signAndStore(signer: PrivateKeyAccount, kind: 'order' | 'cancel' | 'spotSend', ownerId: string, sign: (nonce: number) => Promise<Record<string, unknown>>): Promise<void> {
     const now = this.#now();
-    await this.#db.transaction().execute(async (tx) => {
-      const existing = await tx.selectFrom('venue_actions').select('id').where('owner_id', '=', ownerId).where('kind', '=', kind).executeTakeFirst();
-      if (existing) return;
-      const nonce = await allocateNonce(tx, signer.address, now);
-      const request = await sign(nonce);
-      await storeSignedAction(tx, { id: this.#o.deps.service.ids.uuid(), signer: signer.address, nonce, kind, ownerId, request }, now);
-    });
+    const existing = await this.#db.selectFrom('venue_actions').select('id').where('owner_id', '=', ownerId).where('kind', '=', kind).executeTakeFirst();
+    if (existing) return;
+    const nonce = await this.#db.transaction().execute((tx) => allocateNonce(tx, signer.address, now));
+    const request = await sign(nonce);
+    await this.#db.transaction().execute((tx) => storeSignedAction(tx, { id: this.#o.deps.service.ids.uuid(), signer: signer.address, nonce, kind, ownerId, request }, now));
   }
 
   /** Sends every stored action that has no answer yet (first sends and resends alike: same bytes). */
@@ -242,14 +306,27 @@ export class OmnibusWorker {
       .orderBy('created_at')
       .limit(BATCH)
       .execute();
-    for (const action of actions) {
-      const outcome = await sendStoredAction(this.#db, this.#o.http, action.id, this.#o.exchangeTimeoutMs, () => this.#now());
-      if (!outcome.answered) {
-        this.#o.logger.warn({ action: action.id, error: outcome.error }, 'venue action unanswered; kept for a resend');
-        continue;
+    // Actions are independent (each its own nonce and owner), so they go out together: one slow
+    // answer does not hold up the rest, and a burst of orders costs one round trip, not one each.
+    const results = await Promise.allSettled(actions.filter((action) => this.#claim(action.owner_id)).map(async (action) => {
+      try {
+        await this.#send(action, meta);
+      } finally {
+        this.#release(action.owner_id);
       }
-      await this.#applyReply(action.kind, action.owner_id, outcome.reply, meta, action.send_attempts + 1);
+    }));
+    for (const result of results) if (result.status === 'rejected') this.#o.logger.warn({ err: result.reason }, 'venue action not applied; retried next pass');
+  }
+
+  /** Sends one stored action and applies the answer. Returns false when none came (kept for a resend). */
+  async #send(action: { id: string; kind: string; owner_id: string; send_attempts: number }, meta: VenueSpotMeta): Promise<boolean> {
+    const outcome = await sendStoredAction(this.#db, this.#o.http, action.id, this.#o.exchangeTimeoutMs, () => this.#now());
+    if (!outcome.answered) {
+      this.#o.logger.warn({ action: action.id, error: outcome.error }, 'venue action unanswered; kept for a resend');
+      return false;
     }
+    await this.#applyReply(action.kind, action.owner_id, outcome.reply, meta, action.send_attempts + 1);
+    return true;
   }
 
   async #applyReply(kind: string, ownerId: string, reply: VenueExchangeReply, meta: VenueSpotMeta, attempt = 1): Promise<void> {
@@ -271,12 +348,9 @@ export class OmnibusWorker {
     }
     if (typeof status === 'object' && status !== null) {
       if ('resting' in status) await markOrderResting(this.#o.deps, ownerId, Number(status.resting.oid));
-      else if ('filled' in status) {
-        const order = await this.#db.selectFrom('v0_orders').select(['base_token', 'tif']).where('id', '=', ownerId).executeTakeFirstOrThrow();
-        const wei = meta.tokens.find((t) => t.name === order.base_token)?.weiDecimals ?? 0;
-        await this.#bookFills(meta);
-        await finishOrder(this.#o.deps, ownerId, venueUnitsDown(String(status.filled.totalSz), wei), Number(status.filled.oid));
-      } else if ('error' in status) {
+      // Its fills are booked by the pass's fill step; the order ends once they all are.
+      else if ('filled' in status) await this.#finishFilled(ownerId, String(status.filled.totalSz), Number(status.filled.oid), meta);
+      else if ('error' in status) {
         if (NO_MATCH.test(String(status.error))) await finishOrder(this.#o.deps, ownerId, 0n, null);
         else await failOrder(this.#o.deps, ownerId, String(status.error));
       }
@@ -296,46 +370,64 @@ export class OmnibusWorker {
       return;
     }
     const filled = venueUnitsDown(venueOrder.origSz, wei) - venueUnitsDown(venueOrder.sz, wei);
-    await this.#bookFills(meta);
     await finishOrder(this.#o.deps, orderId, filled, venueOrder.oid);
   }
 
-  /** Books the omnibus's fills of live orders (each trade id once). */
-  async #bookFills(meta: VenueSpotMeta): Promise<void> {
-    const live = await this.#db.selectFrom('v0_orders').select(['id', 'cloid', 'oid', 'base_token']).where('status', 'in', ['pending', 'open']).limit(1000).execute();
+  /** An IOC the venue answered `filled`: its total is recorded; the fill step books the fills. */
+  async #finishFilled(orderId: string, totalSz: string, oid: number, meta: VenueSpotMeta): Promise<void> {
+    const order = await this.#db.selectFrom('v0_orders').select('base_token').where('id', '=', orderId).executeTakeFirstOrThrow();
+    const wei = meta.tokens.find((t) => t.name === order.base_token)?.weiDecimals ?? 0;
+    await finishOrder(this.#o.deps, orderId, venueUnitsDown(totalSz, wei), oid);
+  }
+
+  /**
+   * Books the omnibus's fills of live orders, each trade id once. Only the window that can hold
+   * them is read (`userFillsByTime` from the oldest live order, or from the last fill seen once a
+   * read has covered that), and trade ids already booked are skipped with one query, so a pass
+   * costs the same whatever the account's history. With `onlyOrderId`, that order's fills alone,
+   * read from its creation (the shared cursor is left alone).
+   */
+  async #bookFills(meta: VenueSpotMeta, onlyOrderId?: string): Promise<void> {
+    // An order recorded after this moment is not in `live`: the cursor never passes it.
+    const liveAt = this.#now();
+    let liveQuery = this.#db.selectFrom('v0_orders').select(['id', 'cloid', 'oid', 'base_token', 'created_at']).where('status', 'in', ['pending', 'open']);
+    if (onlyOrderId !== undefined) liveQuery = liveQuery.where('id', '=', onlyOrderId);
+    const live = await liveQuery.orderBy('created_at').limit(1000).execute();
     if (live.length === 0) return;
+    const from = (onlyOrderId !== undefined ? live[0]!.created_at : Math.max(live[0]!.created_at, this.#fillsSeenUpToMs)) - FILL_CLOCK_SLACK_MS;
     let fills: VenueFillRow[];
     try {
-      fills = await this.#o.http.info<VenueFillRow[]>({ type: 'userFills', user: this.#o.venue.omnibusAddress }, this.#o.infoTimeoutMs);
+      fills = await this.#o.http.info<VenueFillRow[]>({ type: 'userFillsByTime', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, from) }, this.#o.infoTimeoutMs);
     } catch (error) {
       if (error instanceof VenueUnavailableError) return;
       throw error;
     }
     const byCloid = new Map(live.map((o) => [o.cloid, o]));
     const byOid = new Map(live.filter((o) => o.oid !== null).map((o) => [o.oid!, o]));
+    const mine = fills.map((fill) => ({ fill, order: (fill.cloid ? byCloid.get(fill.cloid.toLowerCase()) : undefined) ?? byOid.get(fill.oid) })).filter((m) => m.order !== undefined);
+    const booked = mine.length === 0 ? new Set<string>() : new Set((await this.#db.selectFrom('v0_fills').select('tid').where('tid', 'in', mine.map((m) => String(m.fill.tid))).execute()).map((r) => r.tid));
     const tokens = new Map(meta.tokens.map((t) => [t.name, t]));
     const decimals = new Map((await this.#db.selectFrom('tokens').select(['symbol', 'decimals']).execute()).map((t) => [t.symbol, t.decimals]));
-    for (const fill of fills) {
-      const order = (fill.cloid ? byCloid.get(fill.cloid.toLowerCase()) : undefined) ?? byOid.get(fill.oid);
-      if (!order) continue;
-      const base = tokens.get(order.base_token);
+    for (const { fill, order } of mine) {
+      if (booked.has(String(fill.tid))) continue;
+      const base = tokens.get(order!.base_token);
       if (!base) continue;
-      const feeToken = fill.feeToken;
-      const feeDecimals = decimals.get(feeToken);
+      const feeDecimals = decimals.get(fill.feeToken);
       await bookFill(
         this.#o.deps,
-        order.id,
+        order!.id,
         {
           tid: String(fill.tid),
           price: venueUnitsDown(fill.px, PRICE_DECIMALS),
           size: venueUnitsDown(fill.sz, base.weiDecimals),
           time: fill.time,
           venueFee: feeDecimals === undefined ? 0n : venueUnitsUp(fill.fee, feeDecimals),
-          venueFeeToken: feeToken,
+          venueFeeToken: fill.feeToken,
         },
         { baseWeiDecimals: base.weiDecimals },
       );
     }
+    if (onlyOrderId === undefined) for (const fill of fills) this.#fillsSeenUpToMs = Math.max(this.#fillsSeenUpToMs, Math.min(fill.time, liveAt));
   }
 
   /** Deposits to the omnibus and the omnibus's own transfers out, from its ledger updates. */
@@ -385,15 +477,25 @@ export class OmnibusWorker {
       .limit(BATCH)
       .execute();
     for (const row of unclear) {
-      const reply = await this.#o.http.info<OrderStatusReply>({ type: 'orderStatus', user: this.#o.venue.omnibusAddress, oid: row.cloid }, this.#o.infoTimeoutMs).catch(() => null);
-      if (reply === null) continue;
-      if (reply.status === 'unknownOid' || !reply.order) {
-        const outcome = await sendStoredAction(this.#db, this.#o.http, row.action_id, this.#o.exchangeTimeoutMs, () => this.#now());
-        if (outcome.answered) await this.#applyReply('order', row.order_id, outcome.reply, meta);
-        continue;
+      // An order still being placed (its send not yet answered or timed out) is not unclear yet.
+      if (!this.#claim(row.order_id)) continue;
+      try {
+        await this.#reconcileOrder(row, meta);
+      } finally {
+        this.#release(row.order_id);
       }
-      await this.#db.updateTable('venue_actions').set({ status: 'ACKED', updated_at: this.#now() }).where('id', '=', row.action_id).execute();
-      await this.#finishFromStatus(row.order_id, meta);
     }
+  }
+
+  async #reconcileOrder(row: { action_id: string; order_id: string; cloid: string }, meta: VenueSpotMeta): Promise<void> {
+    const reply = await this.#o.http.info<OrderStatusReply>({ type: 'orderStatus', user: this.#o.venue.omnibusAddress, oid: row.cloid }, this.#o.infoTimeoutMs).catch(() => null);
+    if (reply === null) return;
+    if (reply.status === 'unknownOid' || !reply.order) {
+      const outcome = await sendStoredAction(this.#db, this.#o.http, row.action_id, this.#o.exchangeTimeoutMs, () => this.#now());
+      if (outcome.answered) await this.#applyReply('order', row.order_id, outcome.reply, meta);
+      return;
+    }
+    await this.#db.updateTable('venue_actions').set({ status: 'ACKED', updated_at: this.#now() }).where('id', '=', row.action_id).execute();
+    await this.#finishFromStatus(row.order_id, meta);
   }
 }

@@ -32,6 +32,14 @@ for (const backend of backends()) {
       assert.equal(await chain.balanceOf('ETH', to), 1n);
     });
 
+    it('mints concurrently requested amounts, every one (one nonce each, not two mints on one)', async () => {
+      const to = testAccount().address;
+      const amounts = ['1', '2', '3', '4', '5', '6'];
+      const answers = await Promise.all(amounts.map((amount) => embedded.admin.faucet({ address: to, token: 'USDC', amount })));
+      assert.equal(new Set(answers.map((a) => a.txHash)).size, amounts.length);
+      assert.equal(await chain.balanceOf('USDC', to), parseUnits('21', 6));
+    });
+
     it('refuses bad amounts and unknown tokens', async () => {
       const to = testAccount().address;
       const precise = await rejects(embedded.admin.faucet({ address: to, token: 'USDC', amount: '1.0000001' }), 400, 'AMOUNT_OVER_PRECISE');

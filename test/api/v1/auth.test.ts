@@ -109,6 +109,27 @@ for (const backend of backends()) {
       assert.equal(tampered.status, 403);
     });
 
+    it('says what to fix: the canonical string the server built on a mismatch, milliseconds for a seconds timestamp', async () => {
+      const { client } = await h.newUser();
+      // Signed for limit=5, sent with limit=6: the server shows the five lines and what it saw.
+      const signedForOther = signRequest(client.credentials!, Date.now(), 'GET', '/v1/rfq/ledger', 'limit=5', '');
+      const tampered = await fetch(`${h.url}/v1/rfq/ledger?limit=6`, { headers: { ...signedForOther } });
+      const body = (await tampered.json()) as { error: { code: string; details: { lines: string[]; seen: Record<string, unknown>; canonical: string } } };
+      assert.equal(body.error.code, 'SIGNATURE_MISMATCH');
+      assert.equal(body.error.details.lines.length, 5);
+      assert.deepEqual(body.error.details.seen, { timestamp: signedForOther['service-api-timestamp'], method: 'GET', path: '/v1/rfq/ledger', query: 'limit=6', bodyBytes: 0 });
+      // Never the secret nor the expected signature.
+      const text = JSON.stringify(body);
+      assert.ok(!text.includes(client.credentials!.secret));
+      const expected = signRequest(client.credentials!, Number(signedForOther['service-api-timestamp']), 'GET', '/v1/rfq/ledger', 'limit=6', '')['service-api-signature'];
+      assert.ok(!text.includes(expected!));
+
+      const seconds = await rawSigned(h, client, '/v1/rfq/balances', Math.floor(Date.now() / 1000));
+      assert.deepEqual([seconds.status, seconds.body.error?.code, seconds.body.error?.details?.hint], [401, 'TIMESTAMP_OUT_OF_WINDOW', 'milliseconds']);
+      const late = await rawSigned(h, client, '/v1/rfq/balances', Date.now() - 60_000);
+      assert.equal(late.body.error?.details?.hint, undefined, 'a merely late timestamp gets no seconds hint');
+    });
+
     it('refuses expired and revoked keys', async () => {
       const { client, account } = await h.newUser();
       const short = new RfqClient(h.url);

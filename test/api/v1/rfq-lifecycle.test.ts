@@ -54,7 +54,10 @@ for (const backend of backends()) {
     it('refuses bad RFQ submissions with stable codes and creates nothing', async () => {
       const { client } = await fundedTaker();
       const base = { instrumentId: 'ETH-USDC-SPOT', side: 'BUY' as const, baseQty: '1' };
-      await rejects(client.createRfq({ ...base, instrumentId: 'DOGE-USDC-SPOT' }), 400, 'INSTRUMENT_NOT_FOUND');
+      const unknown = await rejects(client.createRfq({ ...base, instrumentId: 'DOGE-USDC-SPOT' }), 400, 'INSTRUMENT_NOT_FOUND');
+      // It lists what exists, so the caller sees the id to use.
+      assert.deepEqual(unknown.details, { instrumentId: 'DOGE-USDC-SPOT', available: ['BTC-USDC-SPOT', 'ETH-USDC-SPOT'] });
+      assert.match(unknown.message, /available: BTC-USDC-SPOT, ETH-USDC-SPOT/);
       const tooPrecise = await rejects(client.createRfq({ ...base, baseQty: '0.0000000000000000001' }), 400, 'AMOUNT_OVER_PRECISE');
       assert.equal(tooPrecise.details?.maxDecimals, 18);
       const usdcPrecise = await rejects(client.createRfq({ ...base, quoteLimit: '10.1234567' }), 400, 'AMOUNT_OVER_PRECISE');

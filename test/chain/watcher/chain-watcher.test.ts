@@ -48,8 +48,15 @@ for (const backend of backends()) {
       const maker = testAccount();
       const stranger = testAccount();
       const strangersWrapper = await chain.wrapperFor(stranger.address);
-      await rejects(h.admin.putMaker(maker.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['permit2'], spender: strangersWrapper }), 400, 'INVALID_REQUEST');
+      const factory = chain.stack.settings.wrapperFactoryAddress;
+      const none = await rejects(h.admin.putMaker(maker.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['permit2'], spender: strangersWrapper }), 400, 'INVALID_REQUEST');
+      // The refusal says what to do next: none deployed yet, so deploy(maker) on this factory.
+      assert.deepEqual({ ...none.details, errors: undefined }, { errors: undefined, expected: null, deployed: false, factory });
+      assert.match(none.message, new RegExp(`deploy\\(${maker.address}\\) on the factory`));
+      assert.equal((none.details!.errors as Array<{ reason: string }>)[0]!.reason, 'notFactoryWrapper');
       const wrapper = await chain.wrapperFor(maker.address);
+      const other = await rejects(h.admin.putMaker(maker.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['permit2'], spender: strangersWrapper }), 400, 'INVALID_REQUEST');
+      assert.deepEqual({ ...other.details, errors: undefined }, { errors: undefined, expected: wrapper, deployed: true, factory });
       const registered = await h.admin.putMaker(maker.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['permit2'], spender: wrapper });
       assert.equal(registered.spender, wrapper);
     });

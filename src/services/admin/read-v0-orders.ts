@@ -1,0 +1,59 @@
+/**
+ * Every account's `/v0` orders for the operator (GET /admin/v1/v0/orders), newest first in the
+ * page envelope of the other admin listings, optionally by status or by the owner's address.
+ * Amounts are as the venue counts them (x 10^weiDecimals of the base) and prices x 10^8, exact
+ * integer strings as `/v0` reports them; nothing here asks the venue, so the listing works while
+ * it is down.
+ */
+import { getAddress } from 'viem';
+import type { ServiceDeps } from '../deps.ts';
+import { decodeCursor, pageOf } from '../paging.ts';
+
+export type V0OrderStatus = 'pending' | 'open' | 'filled' | 'partially_filled' | 'cancelled' | 'expired' | 'failed';
+
+export interface AdminV0OrderFilter {
+  status?: V0OrderStatus | undefined;
+  /** The owner's address (any case; accounts keep the EIP-55 form). */
+  account?: string | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+export async function listV0Orders(deps: ServiceDeps, filter: AdminV0OrderFilter) {
+  const limit = filter.limit ?? 50;
+  let query = deps.db
+    .selectFrom('v0_orders')
+    .innerJoin('accounts', 'accounts.id', 'v0_orders.account_id')
+    .selectAll('v0_orders')
+    .select('accounts.address as account_address')
+    .orderBy('v0_orders.created_at', 'desc')
+    .orderBy('v0_orders.id', 'desc')
+    .limit(limit + 1);
+  if (filter.status) query = query.where('v0_orders.status', '=', filter.status);
+  if (filter.account) query = query.where('accounts.address', '=', getAddress(filter.account));
+  if (filter.cursor) {
+    const after = decodeCursor(filter.cursor, 'cursor');
+    query = query.where((eb) => eb.or([eb('v0_orders.created_at', '<', after.at), eb.and([eb('v0_orders.created_at', '=', after.at), eb('v0_orders.id', '<', after.id)])]));
+  }
+  const rows = await query.execute();
+  return pageOf(rows, limit, (r) => ({ at: r.created_at, id: r.id }), (r) => ({
+    orderId: r.id,
+    orderUuid: r.order_uuid,
+    clientOrderId: r.cloid,
+    accountAddress: r.account_address,
+    side: r.side,
+    orderType: r.order_type,
+    timeInForce: r.tif,
+    baseToken: r.base_token,
+    quoteToken: r.quote_token,
+    amount: r.amount.toString(),
+    price: r.price.toString(),
+    filledAmount: r.filled_amount.toString(),
+    status: r.status,
+    cancelRequested: r.cancel_requested,
+    venueOrderId: r.oid,
+    errorMessage: r.error_message,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  }));
+}
