@@ -6,25 +6,11 @@
  */
 import { sql } from 'kysely';
 import { ServiceError } from '../domain/errors.ts';
+import { assertBalanced, type Posting, type Rail } from '../domain/ledger/index.ts';
 import type { Tx } from './transaction.ts';
 
-export type Rail = 'EVM' | 'VENUE';
-export type LedgerSource = 'DEPOSIT' | 'WITHDRAWAL' | 'SETTLEMENT' | 'FEE' | 'ADJUSTMENT' | 'ORDER_FILL';
-/** System books that balance user postings; `user` postings carry an account id. */
-export type Book = 'user' | 'custody' | 'fees' | 'adjustments' | 'maker_settlement' | 'venue' | 'unattributed'
-  /** Custody movements the service could not attribute to a live trade (an RfqSettled after the RFQ failed); the operator resolves them. */
-  | 'suspense';
-
-export interface Posting {
-  book: Book;
-  accountId?: string;
-  token: string;
-  rail: Rail;
-  delta: bigint;
-  source: LedgerSource;
-  /** For user debits: take from `locked` (a consumed lock) instead of `available`. */
-  fromLocked?: boolean;
-}
+export type { Book, LedgerSource, Posting, Rail } from '../domain/ledger/index.ts';
+export { assertBalanced } from '../domain/ledger/index.ts';
 
 export interface Movement {
   movementId: string;
@@ -35,14 +21,6 @@ export interface Movement {
   /** Ids for the postings, one per posting, in order. */
   postingIds: string[];
   at: number;
-}
-
-export function assertBalanced(postings: Posting[]): void {
-  const sums = new Map<string, bigint>();
-  for (const p of postings) sums.set(p.token, (sums.get(p.token) ?? 0n) + p.delta);
-  for (const [token, sum] of sums) {
-    if (sum !== 0n) throw new Error(`ledger movement does not balance for ${token}: ${sum}`);
-  }
 }
 
 async function ensureBalanceRow(tx: Tx, accountId: string, token: string, rail: Rail): Promise<void> {
@@ -168,16 +146,25 @@ export async function endLock(
     .returning(['lock_id', 'account_id', 'token', 'rail', 'amount'])
     .executeTakeFirst();
   if (!row) return null;
-  if (how === 'release') {
-    await tx
-      .updateTable('balances')
-      .set({ available: sql`available + ${row.amount}`, locked: sql`locked - ${row.amount}` })
-      .where('account_id', '=', row.account_id)
-      .where('token', '=', row.token)
-      .where('rail', '=', row.rail)
-      .execute();
-  }
-  return { lockId: row.lock_id, accountId: row.account_id, token: row.token, rail: row.rail as Rail, amount: row.amount };
+  const lock: LiveLock = { lockId: row.lock_id, accountId: row.account_id, token: row.token, rail: row.rail as Rail, amount: row.amount };
+  if (how === 'release') await returnToAvailable(tx, lock, lock.amount);
+  return lock;
+}
+
+/**
+ * Moves `amount` of an ended lock from `locked` back to `available`: all of it on a release, or
+ * the part of a consumed lock that the caller's movement did not debit.
+ */
+export async function returnToAvailable(tx: Tx, lock: LiveLock, amount: bigint): Promise<void> {
+  if (amount <= 0n) return;
+  if (amount > lock.amount) throw new Error(`cannot return ${amount} of lock ${lock.lockId} (${lock.amount})`);
+  await tx
+    .updateTable('balances')
+    .set({ available: sql`available + ${amount}`, locked: sql`locked - ${amount}` })
+    .where('account_id', '=', lock.accountId)
+    .where('token', '=', lock.token)
+    .where('rail', '=', lock.rail)
+    .execute();
 }
 
 export interface LockChange {

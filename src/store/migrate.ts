@@ -32,6 +32,7 @@ import * as perpExecutionListing from './migrations/0052-perp-execution-listing.
 import * as makerProtection from './migrations/0055-maker-protection.ts';
 import * as custodyCallDeadline from './migrations/0046-custody-call-deadline.ts';
 import * as payoutRetries from './migrations/0047-payout-retries.ts';
+import * as writeQuotesOneDefinition from './migrations/0061-write-quotes-one-definition.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '0047-payout-retries': payoutRetries,
   '0052-perp-execution-listing': perpExecutionListing,
   '0055-maker-protection': makerProtection,
+  '0061-write-quotes-one-definition': writeQuotesOneDefinition,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -8,3 +8,4 @@ export * from './selection.ts';
 export * from './window.ts';
 export * from './rfq-state.ts';
 export * from './quote-state.ts';
+export * from './quote-admission.ts';

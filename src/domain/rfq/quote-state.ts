@@ -1,7 +1,9 @@
 /**
  * The quote state machine (spec, "States and transitions", Quote). The only code that decides a
- * quote's next status. Each event is allowed from exactly one status; anything else is a named
- * refusal, chosen by who sent the event:
+ * quote's next status and whether the taker's quote book changes with it (`decideQuote`); every
+ * transition also tells the maker (`quoteStatus`). The status is written by
+ * src/store/quote-status.ts (a re-quote by the quote-write SQL function). Each event is allowed
+ * from exactly one status; anything else is a named refusal, chosen by who sent the event:
  * - maker events (`makerCancel`, `requote`) on a quote that is no longer SUBMITTED: QUOTE_NOT_OPEN
  *   (spec: maker cancel answers 409 "quote no longer open");
  * - `select` (the taker's accept, or the auction close) on a non-SUBMITTED quote:
@@ -45,33 +47,50 @@ export const QUOTE_EVENTS = [
 interface QuoteRule {
   from: QuoteStatus;
   to: QuoteStatus;
+  /**
+   * The taker's live quote book changes outside a selection: a `quoteUpdate` frame tells the
+   * taker (a re-priced quote, or one it may no longer accept). Selection and expiry reach the
+   * taker through the RFQ's own status frame instead.
+   */
+  tellsTaker: boolean;
   refusal: ErrorCode;
 }
 
 const RULES: Record<QuoteEvent, QuoteRule> = {
-  requote: { from: 'SUBMITTED', to: 'SUBMITTED', refusal: 'QUOTE_NOT_OPEN' },
-  makerCancel: { from: 'SUBMITTED', to: 'CANCELLED', refusal: 'QUOTE_NOT_OPEN' },
-  select: { from: 'SUBMITTED', to: 'SELECTED', refusal: 'QUOTE_NOT_ACCEPTABLE' },
-  notSelect: { from: 'SUBMITTED', to: 'NOT_SELECTED', refusal: 'CONFLICT' },
-  expire: { from: 'SUBMITTED', to: 'EXPIRED', refusal: 'CONFLICT' },
-  perpRefused: { from: 'SUBMITTED', to: 'FAILED', refusal: 'CONFLICT' },
-  settle: { from: 'SELECTED', to: 'SETTLED', refusal: 'CONFLICT' },
-  fail: { from: 'SELECTED', to: 'FAILED', refusal: 'CONFLICT' },
+  requote: { from: 'SUBMITTED', to: 'SUBMITTED', tellsTaker: true, refusal: 'QUOTE_NOT_OPEN' },
+  makerCancel: { from: 'SUBMITTED', to: 'CANCELLED', tellsTaker: true, refusal: 'QUOTE_NOT_OPEN' },
+  select: { from: 'SUBMITTED', to: 'SELECTED', tellsTaker: false, refusal: 'QUOTE_NOT_ACCEPTABLE' },
+  notSelect: { from: 'SUBMITTED', to: 'NOT_SELECTED', tellsTaker: false, refusal: 'CONFLICT' },
+  expire: { from: 'SUBMITTED', to: 'EXPIRED', tellsTaker: false, refusal: 'CONFLICT' },
+  perpRefused: { from: 'SUBMITTED', to: 'FAILED', tellsTaker: true, refusal: 'CONFLICT' },
+  settle: { from: 'SELECTED', to: 'SETTLED', tellsTaker: false, refusal: 'CONFLICT' },
+  fail: { from: 'SELECTED', to: 'FAILED', tellsTaker: false, refusal: 'CONFLICT' },
 };
 
+export interface QuoteDecision {
+  status: QuoteStatus;
+  /** Send the taker a `quoteUpdate` for this quote (see QuoteRule). */
+  tellsTaker: boolean;
+}
+
 /**
- * The status after `event`, or a refusal.
+ * The status after `event` and whether the taker is told, or a refusal.
  * @throws ServiceError QUOTE_NOT_OPEN, QUOTE_NOT_ACCEPTABLE or CONFLICT, with `details.status`
  *   and `details.event` (and `details.reason` `status` on QUOTE_NOT_ACCEPTABLE).
  */
-export function transitionQuote(status: QuoteStatus, event: QuoteEvent): QuoteStatus {
+export function decideQuote(status: QuoteStatus, event: QuoteEvent): QuoteDecision {
   const rule = RULES[event];
   if (status !== rule.from) {
     const details: Record<string, unknown> = { status, event };
     if (rule.refusal === 'QUOTE_NOT_ACCEPTABLE') details['reason'] = 'status';
     throw new ServiceError(rule.refusal, `quote is ${status}; ${event} needs ${rule.from}`, details);
   }
-  return rule.to;
+  return { status: rule.to, tellsTaker: rule.tellsTaker };
+}
+
+/** The status after `event`, or a refusal (as `decideQuote`). */
+export function transitionQuote(status: QuoteStatus, event: QuoteEvent): QuoteStatus {
+  return decideQuote(status, event).status;
 }
 
 /** Open means the maker may still cancel or re-price it and it may still win: SUBMITTED only. */

@@ -1,7 +1,9 @@
 /**
  * The RFQ state machine (spec, "States and transitions", RFQ). The only code that decides an
- * RFQ's next status. Each event is allowed from exactly one status; anything else is a named
- * refusal:
+ * RFQ's next status and what the transition does to the taker's lock (`decideRfq`); the use cases
+ * apply that effect, the settlement's postings come from src/domain/ledger, and the status is
+ * written by src/store/rfq-status.ts. Each event is allowed from exactly one status; anything
+ * else is a named refusal:
  * - events that need a PENDING RFQ (accept, auction end, taker cancel, perp refusal) are refused
  *   with RFQ_NOT_PENDING, the code the taker sees when the RFQ has moved on;
  * - settlement outcomes need a QUOTED RFQ; arriving on any other status is an internal race or
@@ -42,36 +44,64 @@ export const RFQ_EVENTS = [
   'perpRefused',
 ] as const satisfies readonly RfqEvent[];
 
+/**
+ * What a transition does to the taker's lock on its pay leg. A spot RFQ holds one from selection
+ * (an autoAccept RFQ from submission, for its bound); a taker-driven RFQ holds none while PENDING;
+ * a perp RFQ never holds one (the taker trades from its venue account), so its effects find none.
+ */
+export type TakerLockEffect =
+  /** Nothing changes. */
+  | 'none'
+  /** Lock exactly what the winner costs; an autoAccept RFQ's bound is given back first. */
+  | 'lockWinnerCost'
+  /** Give the lock back to available, if there is one. */
+  | 'release'
+  /** End the lock into the settlement's postings (src/domain/ledger): the funds leave the taker. */
+  | 'consume';
+
 interface RfqRule {
   from: RfqStatus;
   to: RfqStatus;
+  takerLock: TakerLockEffect;
   refusal: ErrorCode;
 }
 
 const RULES = {
-  accept: { from: 'PENDING', to: 'QUOTED', refusal: 'RFQ_NOT_PENDING' },
-  autoSelect: { from: 'PENDING', to: 'QUOTED', refusal: 'RFQ_NOT_PENDING' },
-  auctionEndNoConformingQuote: { from: 'PENDING', to: 'FAILED', refusal: 'RFQ_NOT_PENDING' },
-  auctionEndNoAccept: { from: 'PENDING', to: 'CANCELLED', refusal: 'RFQ_NOT_PENDING' },
-  takerCancel: { from: 'PENDING', to: 'CANCELLED', refusal: 'RFQ_NOT_PENDING' },
-  perpRefused: { from: 'PENDING', to: 'PENDING', refusal: 'RFQ_NOT_PENDING' },
-  settled: { from: 'QUOTED', to: 'SETTLED', refusal: 'CONFLICT' },
-  settlementFailed: { from: 'QUOTED', to: 'FAILED', refusal: 'CONFLICT' },
+  accept: { from: 'PENDING', to: 'QUOTED', takerLock: 'lockWinnerCost', refusal: 'RFQ_NOT_PENDING' },
+  autoSelect: { from: 'PENDING', to: 'QUOTED', takerLock: 'lockWinnerCost', refusal: 'RFQ_NOT_PENDING' },
+  auctionEndNoConformingQuote: { from: 'PENDING', to: 'FAILED', takerLock: 'release', refusal: 'RFQ_NOT_PENDING' },
+  auctionEndNoAccept: { from: 'PENDING', to: 'CANCELLED', takerLock: 'none', refusal: 'RFQ_NOT_PENDING' },
+  takerCancel: { from: 'PENDING', to: 'CANCELLED', takerLock: 'release', refusal: 'RFQ_NOT_PENDING' },
+  perpRefused: { from: 'PENDING', to: 'PENDING', takerLock: 'none', refusal: 'RFQ_NOT_PENDING' },
+  settled: { from: 'QUOTED', to: 'SETTLED', takerLock: 'consume', refusal: 'CONFLICT' },
+  settlementFailed: { from: 'QUOTED', to: 'FAILED', takerLock: 'release', refusal: 'CONFLICT' },
 } as const satisfies Record<RfqEvent, RfqRule>;
 
 /** The status `event` leads to, as a type: callers keep the narrow union without a cast. */
 export type RfqStatusAfter<E extends RfqEvent> = (typeof RULES)[E]['to'];
+/** The lock effect of `event`, as a type. */
+export type TakerLockAfter<E extends RfqEvent> = (typeof RULES)[E]['takerLock'];
+
+export interface RfqDecision<E extends RfqEvent> {
+  status: RfqStatusAfter<E>;
+  takerLock: TakerLockAfter<E>;
+}
 
 /**
- * The status after `event`, or a refusal.
+ * The status after `event` and its effect on the taker's lock, or a refusal.
  * @throws ServiceError RFQ_NOT_PENDING or CONFLICT, with `details.status` and `details.event`.
  */
-export function transitionRfq<E extends RfqEvent>(status: RfqStatus, event: E): RfqStatusAfter<E> {
+export function decideRfq<E extends RfqEvent>(status: RfqStatus, event: E): RfqDecision<E> {
   const rule: RfqRule = RULES[event];
   if (status !== rule.from) {
     throw new ServiceError(rule.refusal, `RFQ is ${status}; ${event} needs ${rule.from}`, { status, event });
   }
-  return rule.to as RfqStatusAfter<E>;
+  return { status: rule.to, takerLock: rule.takerLock } as RfqDecision<E>;
+}
+
+/** The status after `event`, or a refusal (as `decideRfq`), for callers with no lock to act on. */
+export function transitionRfq<E extends RfqEvent>(status: RfqStatus, event: E): RfqStatusAfter<E> {
+  return decideRfq(status, event).status;
 }
 
 /** SETTLED, FAILED and CANCELLED are terminal. */

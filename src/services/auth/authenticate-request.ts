@@ -9,7 +9,7 @@ import { ServiceError } from '../../domain/errors.ts';
 import { canonicalShape, canonicalString, signatureMatches, type CanonicalRequest } from '../../domain/auth/hmac.ts';
 import type { ServiceDeps } from '../deps.ts';
 import type { CredentialCache, Credential } from './credential-cache.ts';
-import type { TimestampClaims } from './timestamp-claims.ts';
+import { assertTimestampClaimed, type TimestampClaims } from './timestamp-claims.ts';
 
 export interface SignedRequest {
   accessKey: string | null;
@@ -64,9 +64,7 @@ export async function authenticateRequest(deps: AuthenticateDeps, request: Signe
   if (!signatureMatches(credential.secret, canonicalString(canonical), request.signature)) {
     throw new ServiceError('SIGNATURE_MISMATCH', 'signature does not match the request: details show the canonical string the server built from it', canonicalShape(canonical));
   }
-  if (request.deferClaim !== true && !(await deps.claims.claim(credential.accessKey, signedAt))) {
-    throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime: now });
-  }
+  if (request.deferClaim !== true) assertTimestampClaimed(await deps.claims.claim(credential.accessKey, signedAt), now);
   return {
     accountId: credential.accountId,
     address: credential.address,

@@ -83,6 +83,16 @@ export class TimestampClaims {
   }
 }
 
+/**
+ * The replay rule's one verdict, for every place that claims a request's (access key, timestamp):
+ * authentication (`TimestampClaims.claim`), a use case's own transaction (`claimInTransaction`),
+ * the quote write's SQL claim (`out_reused`) and the claim made after a refusal
+ * (api/deferred-claim.ts). A pair already claimed is refused 401 TIMESTAMP_REUSED with the server time.
+ */
+export function assertTimestampClaimed(claimed: boolean, serverTime: number): void {
+  if (!claimed) throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime });
+}
+
 /** A request whose replay claim the authentication step left to the use case. */
 export interface DeferredClaim {
   accessKey: string;

@@ -14,6 +14,7 @@
  *   booked by the chain follower from `XchangeSettled`, aligned with the custody check's block.
  * - approval: nothing to book (no tokens move).
  */
+import { promisedPayoutPostings } from '../../domain/ledger/index.ts';
 import { postMovement } from '../../store/ledger.ts';
 import type { CustodyTransferStatus } from '../../store/schema.ts';
 import type { Tx } from '../../store/transaction.ts';
@@ -70,10 +71,7 @@ export async function applyCustodyOutcome(tx: Tx, deps: ServiceDeps, transfer: C
       memo: transfer.tx_hash ?? undefined,
       at: now,
       postingIds: [deps.ids.uuid(), deps.ids.uuid()],
-      postings: [
-        { book: 'maker_settlement', token: transfer.token, rail: 'EVM', delta: -transfer.amount, source: 'SETTLEMENT' },
-        { book: 'custody', token: transfer.token, rail: 'EVM', delta: transfer.amount, source: 'SETTLEMENT' },
-      ],
+      postings: promisedPayoutPostings({ token: transfer.token, amount: transfer.amount }),
     });
   }
 }

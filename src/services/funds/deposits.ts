@@ -9,6 +9,7 @@ import { getAddress } from 'viem';
 import type { Selectable } from 'kysely';
 import { transitionDeposit } from '../../domain/funds/deposit-state.ts';
 import { formatAmount } from '../../domain/money/index.ts';
+import { depositPostings } from '../../domain/ledger/index.ts';
 import { postMovement } from '../../store/ledger.ts';
 import type { DepositsTable } from '../../store/schema.ts';
 import type { ReferenceSnapshot } from '../../store/reference-data.ts';
@@ -77,12 +78,7 @@ export async function creditDeposit(tx: Tx, deps: ServiceDeps, transfer: Observe
     reference: `${transfer.txHash}:${transfer.logIndex}`,
     at: now,
     postingIds: [deps.ids.uuid(), deps.ids.uuid()],
-    postings: [
-      accountId
-        ? { book: 'user', accountId, token: transfer.token, rail: 'EVM', delta: transfer.amount, source: 'DEPOSIT' }
-        : { book: 'unattributed', token: transfer.token, rail: 'EVM', delta: transfer.amount, source: 'DEPOSIT' },
-      { book: 'custody', token: transfer.token, rail: 'EVM', delta: -transfer.amount, source: 'DEPOSIT' },
-    ],
+    postings: depositPostings(accountId, { token: transfer.token, amount: transfer.amount }),
   });
   const values = {
     account_id: accountId,

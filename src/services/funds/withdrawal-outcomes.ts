@@ -5,6 +5,7 @@
  */
 import { transitionWithdrawal, type WithdrawalEvent } from '../../domain/funds/withdrawal-state.ts';
 import { ServiceError } from '../../domain/errors.ts';
+import { withdrawalPostings } from '../../domain/ledger/index.ts';
 import { endLock, postMovement } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -38,10 +39,7 @@ export async function applyWithdrawalEvent(
       reference: row.id,
       at: now,
       postingIds: [deps.ids.uuid(), deps.ids.uuid()],
-      postings: [
-        { book: 'user', accountId: row.account_id, token: row.token, rail: 'EVM', delta: -row.amount, source: 'WITHDRAWAL', fromLocked: true },
-        { book: 'custody', token: row.token, rail: 'EVM', delta: row.amount, source: 'WITHDRAWAL' },
-      ],
+      postings: withdrawalPostings(row.account_id, { token: row.token, amount: row.amount }),
     });
   }
   const updated = await tx

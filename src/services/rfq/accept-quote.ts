@@ -9,7 +9,7 @@ import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { assertAuctionOpen, assertQuoteAcceptable } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { claimInTransaction, type DeferredClaim } from '../auth/timestamp-claims.ts';
+import { assertTimestampClaimed, claimInTransaction, type DeferredClaim } from '../auth/timestamp-claims.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { ownRfq, quoteTerms, quotesOfRfq, rfqTerms } from './rows.ts';
 import { selectQuote } from './select-quote.ts';
@@ -31,9 +31,7 @@ export interface AcceptResult {
 export async function acceptQuote(deps: ServiceDeps, accountId: string, rfqId: string, input: AcceptInput, claim?: DeferredClaim): Promise<AcceptResult> {
   const now = deps.clock.now();
   const outcome = await inTransaction(deps.db, async (tx) => {
-    if (!(await claimInTransaction(tx, claim))) {
-      throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime: deps.clock.now() });
-    }
+    assertTimestampClaimed(await claimInTransaction(tx, claim), deps.clock.now());
     const rfq = await ownRfq(tx, rfqId, accountId, 'update');
     const quotes = await quotesOfRfq(tx, rfq.id, 'update');
     const instrument = await resolveInstrument(deps, rfq.instrument_id);

@@ -4,12 +4,14 @@
  */
 import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { assertAuctionOpen, transitionQuote, transitionRfq } from '../../domain/rfq/index.ts';
-import { endLock } from '../../store/ledger.ts';
+import { assertAuctionOpen, decideRfq, transitionQuote } from '../../domain/rfq/index.ts';
+import { writeQuoteStatus } from '../../store/quote-status.ts';
+import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
 import { ownRfq, quotesOfRfq } from './rows.ts';
+import { endTakerLock } from './taker-lock.ts';
 import { rfqView } from './views.ts';
 
 export async function cancelRfq(deps: ServiceDeps, accountId: string, rfqId: string) {
@@ -20,23 +22,14 @@ export async function cancelRfq(deps: ServiceDeps, accountId: string, rfqId: str
     assertAuctionOpen(rfq.auction_ends_at, now);
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
     const quotes = await quotesOfRfq(tx, rfq.id, 'update');
-    const updated = await tx
-      .updateTable('rfqs')
-      .set({ status: transitionRfq(rfq.status, 'takerCancel'), failure_reason: 'cancelled by the taker', updated_at: now })
-      .where('id', '=', rfq.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const decision = decideRfq(rfq.status, 'takerCancel');
+    const updated = await writeRfqStatus(tx, { id: rfq.id, from: rfq.status, to: decision.status, fields: { failure_reason: 'cancelled by the taker' } }, now);
     for (const quote of quotes) {
       if (quote.status !== 'SUBMITTED') continue;
-      const expired = await tx
-        .updateTable('quotes')
-        .set({ status: transitionQuote(quote.status, 'expire'), updated_at: now })
-        .where('id', '=', quote.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const expired = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'expire') }, now);
       await emitQuoteStatus(tx, expired, updated, instrument, now);
     }
-    const released = await endLock(tx, 'rfq', rfq.id, 'release', 'takerCancel', now);
+    const released = await endTakerLock(tx, rfq.id, decision.takerLock, 'takerCancel', now);
     await emitRfqStatus(tx, updated, instrument, now);
     if (released) await emitBalances(tx, deps, accountId, now);
     return rfqView(updated, instrument);

@@ -8,18 +8,19 @@
  * released. Taker-driven: CANCELLED. Open quotes that were not selected become EXPIRED or
  * NOT_SELECTED. The statements are set-based, so a batch costs about as much as one close.
  */
-import { sql } from 'kysely';
 import {
   auctionEndEvent,
+  decideRfq,
   selectBest,
   takerLockAmount,
   transitionQuote,
-  transitionRfq,
   type Instrument,
   type QuoteStatus,
 } from '../../domain/rfq/index.ts';
 import { relockMany, type LockChange } from '../../store/ledger.ts';
 import { appendEvent, inTransaction } from '../../store/outbox.ts';
+import { writeQuoteStatus, writeQuoteStatuses } from '../../store/quote-status.ts';
+import { writeRfqStatuses } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { balanceSnapshotFrames } from '../account/balances.ts';
@@ -98,11 +99,14 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
     const candidates = own.filter((q) => guard.maySelect(q.maker_account_id, rfq.instrument_id));
     const best = rfq.auto_accept ? selectBest(terms, candidates.map((q) => ({ ...quoteTerms(q), row: q })), rfq.auction_ends_at) : null;
     if (best) guard.count(best.row, instrument);
-    const status = transitionRfq(rfq.status, auctionEndEvent(rfq.auto_accept, best !== null));
-    decisions.push({ rfq, instrument, winner: best?.row ?? null, status });
-    if (rfq.auto_accept) {
-      const kept = best ? takerLockAmount(terms, { makerReceives: { token: best.row.maker_receives_token, amount: best.row.maker_receives_amount } }) : null;
-      lockChanges.push({ ownerId: rfq.id, replacement: kept === null ? null : { lockId: deps.ids.uuid(), amount: kept }, reason: best ? 'selection' : 'auctionFailed' });
+    const decision = decideRfq(rfq.status, auctionEndEvent(rfq.auto_accept, best !== null));
+    decisions.push({ rfq, instrument, winner: best?.row ?? null, status: decision.status });
+    // Only an autoAccept RFQ holds a lock while PENDING (its bound): re-locked to the winner's cost, or released.
+    if (decision.takerLock === 'lockWinnerCost' && best) {
+      const kept = takerLockAmount(terms, { makerReceives: { token: best.row.maker_receives_token, amount: best.row.maker_receives_amount } });
+      lockChanges.push({ ownerId: rfq.id, replacement: { lockId: deps.ids.uuid(), amount: kept }, reason: 'selection' });
+    } else if (decision.takerLock === 'release') {
+      lockChanges.push({ ownerId: rfq.id, replacement: null, reason: 'auctionFailed' });
     }
   }
   const ended = await relockMany(tx, lockChanges, now);
@@ -111,41 +115,32 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
     if (!ended.has(change.ownerId)) throw new Error(`autoAccept RFQ ${change.ownerId} has no live lock at close`);
   }
 
-  const updatedRfqs = await sql<RfqRow>`
-    update rfqs r set
-      status = d.status, updated_at = ${now},
-      quoted_at = case when d.status = 'QUOTED' then ${now}::int8 else r.quoted_at end,
-      selected_quote_id = coalesce(d.selected, r.selected_quote_id),
-      failure_code = case when d.status = 'FAILED' then 'NO_CONFORMING_QUOTE' else r.failure_code end,
-      failure_reason = case when d.status = 'FAILED' then 'no conforming quote by the auction deadline' else r.failure_reason end
-    from unnest(${decisions.map((d) => d.rfq.id)}::text[], ${decisions.map((d) => d.status)}::text[], ${decisions.map((d) => d.winner?.id ?? null)}::text[])
-      as d(id, status, selected)
-    where r.id = d.id
-    returning r.*
-  `.execute(tx);
-  const rfqById = new Map(updatedRfqs.rows.map((r) => [r.id, r]));
+  const updatedRfqs = await writeRfqStatuses(
+    tx,
+    decisions.map((d) => ({
+      id: d.rfq.id,
+      from: d.rfq.status,
+      to: d.status,
+      fields: {
+        quoted_at: d.status === 'QUOTED' ? now : null,
+        selected_quote_id: d.winner?.id ?? null,
+        failure_code: d.status === 'FAILED' ? 'NO_CONFORMING_QUOTE' : null,
+        failure_reason: d.status === 'FAILED' ? 'no conforming quote by the auction deadline' : null,
+      },
+    })),
+    now,
+  );
+  const rfqById = new Map(updatedRfqs.map((r) => [r.id, r]));
 
-  const quoteChanges: Array<{ id: string; status: QuoteStatus; deadline: number | null }> = [];
+  const quoteChanges: Array<{ id: string; from: QuoteStatus; to: QuoteStatus; settlementDeadlineSecs: number | null }> = [];
   for (const d of decisions) {
     for (const q of quotesByRfq.get(d.rfq.id) ?? []) {
       if (q.status !== 'SUBMITTED') continue;
       const event = d.winner?.id === q.id ? 'select' : d.winner ? 'notSelect' : 'expire';
-      quoteChanges.push({ id: q.id, status: transitionQuote('SUBMITTED', event), deadline: event === 'select' ? d.rfq.settlement_deadline_secs : null });
+      quoteChanges.push({ id: q.id, from: q.status, to: transitionQuote(q.status, event), settlementDeadlineSecs: event === 'select' ? d.rfq.settlement_deadline_secs : null });
     }
   }
-  const updatedQuotes =
-    quoteChanges.length === 0
-      ? []
-      : (
-          await sql<QuoteRow>`
-            update quotes q set status = d.status, updated_at = ${now},
-              settlement_deadline_secs = coalesce(d.deadline, q.settlement_deadline_secs)
-            from unnest(${quoteChanges.map((c) => c.id)}::text[], ${quoteChanges.map((c) => c.status)}::text[], ${quoteChanges.map((c) => c.deadline)}::int8[])
-              as d(id, status, deadline)
-            where q.id = d.id
-            returning q.*
-          `.execute(tx)
-        ).rows;
+  const updatedQuotes = await writeQuoteStatuses(tx, quoteChanges, now);
   const winners = new Map<string, QuoteRow>();
   for (const q of updatedQuotes) if (q.status === 'SELECTED') winners.set(q.rfq_id, q);
 
@@ -156,12 +151,12 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
     if (!winner || !gateway) continue;
     const fields = await gateway.onSelected(tx, { rfq: rfqById.get(d.rfq.id)!, quote: winner, instrument: d.instrument, now });
     if (Object.keys(fields).length > 0) {
-      winners.set(d.rfq.id, await tx.updateTable('quotes').set(fields).where('id', '=', winner.id).returningAll().executeTakeFirstOrThrow());
+      winners.set(d.rfq.id, await writeQuoteStatus(tx, { id: winner.id, from: winner.status, to: winner.status, fields }, now));
     }
   }
 
   const instrumentOf = new Map(decisions.map((d) => [d.rfq.id, d.instrument]));
-  for (const rfq of updatedRfqs.rows) await emitRfqStatus(tx, rfq, instrumentOf.get(rfq.id)!, now);
+  for (const rfq of updatedRfqs) await emitRfqStatus(tx, rfq, instrumentOf.get(rfq.id)!, now);
   for (const q of updatedQuotes) {
     const current = q.status === 'SELECTED' ? winners.get(q.rfq_id)! : q;
     await emitQuoteStatus(tx, current, rfqById.get(q.rfq_id)!, instrumentOf.get(q.rfq_id)!, now);

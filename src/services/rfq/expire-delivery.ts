@@ -5,13 +5,15 @@
  * follower's step, after that step's deliveries, so a delivery in the deadline second always wins.
  * (expire-settlement.ts, on wall-clock time, leaves promised quotes to this path.)
  */
-import { transitionQuote, transitionRfq } from '../../domain/rfq/index.ts';
-import { endLock } from '../../store/ledger.ts';
+import { decideRfq, transitionQuote } from '../../domain/rfq/index.ts';
+import { writeQuoteStatus } from '../../store/quote-status.ts';
+import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
 import { recordMakerFailure } from '../settlement/maker-failures.ts';
+import { endTakerLock } from './taker-lock.ts';
 
 /** Fails every promised quote whose deadline is before `finalChainTimeSecs`; returns the RFQ ids. */
 export async function expireDeliveries(tx: Tx, deps: ServiceDeps, finalChainTimeSecs: number, now: number, limit = 200): Promise<string[]> {
@@ -31,19 +33,14 @@ export async function expireDeliveries(tx: Tx, deps: ServiceDeps, finalChainTime
     const quote = await tx.selectFrom('quotes').selectAll().where('id', '=', id).where('status', '=', 'SELECTED').forUpdate().executeTakeFirst();
     if (!quote) continue;
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
-    const updated = await tx
-      .updateTable('rfqs')
-      .set({ status: transitionRfq(rfq.status, 'settlementFailed'), failure_code: 'SETTLEMENT_FAILED', failure_reason: 'the winning maker did not deliver inside its delivery window', updated_at: now })
-      .where('id', '=', rfq.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    const failedQuote = await tx
-      .updateTable('quotes')
-      .set({ status: transitionQuote(quote.status, 'fail'), updated_at: now })
-      .where('id', '=', quote.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await endLock(tx, 'rfq', rfq.id, 'release', 'deliveryMissed', now);
+    const decision = decideRfq(rfq.status, 'settlementFailed');
+    const updated = await writeRfqStatus(
+      tx,
+      { id: rfq.id, from: rfq.status, to: decision.status, fields: { failure_code: 'SETTLEMENT_FAILED', failure_reason: 'the winning maker did not deliver inside its delivery window' } },
+      now,
+    );
+    const failedQuote = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'fail') }, now);
+    await endTakerLock(tx, rfq.id, decision.takerLock, 'deliveryMissed', now);
     // A missed delivery is a maker failure (it may suspend the maker), recorded with the failure.
     await recordMakerFailure(tx, { makerId: quote.maker_id, rfqId: rfq.id, quoteId: quote.id, reason: 'notDelivered', at: now });
     await emitQuoteStatus(tx, failedQuote, updated, instrument, now);

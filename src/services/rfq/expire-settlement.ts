@@ -16,12 +16,14 @@ import { sql } from 'kysely';
 import { inTransaction } from '../../store/outbox.ts';
 import { MAIN_CHAIN_CURSOR, readCursor } from '../../store/chain-cursor.ts';
 import type { Reader } from '../../store/transaction.ts';
-import { transitionQuote, transitionRfq } from '../../domain/rfq/index.ts';
-import { endLock } from '../../store/ledger.ts';
+import { decideRfq, transitionQuote } from '../../domain/rfq/index.ts';
+import { writeQuoteStatus } from '../../store/quote-status.ts';
+import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { recordMakerFailure } from '../settlement/maker-failures.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
+import { endTakerLock } from './taker-lock.ts';
 
 interface Clocks {
   wallSecs: number;
@@ -76,24 +78,14 @@ export async function expireSettlement(deps: ServiceDeps, rfqId: string): Promis
       ? await tx.selectFrom('quotes').selectAll().where('id', '=', rfq.selected_quote_id).forUpdate().executeTakeFirst()
       : undefined;
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
-    const updated = await tx
-      .updateTable('rfqs')
-      .set({
-        status: transitionRfq(rfq.status, 'settlementFailed'),
-        failure_code: 'SETTLEMENT_FAILED',
-        failure_reason: 'the winning maker did not settle by the settlement deadline',
-        updated_at: now,
-      })
-      .where('id', '=', rfq.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const decision = decideRfq(rfq.status, 'settlementFailed');
+    const updated = await writeRfqStatus(
+      tx,
+      { id: rfq.id, from: rfq.status, to: decision.status, fields: { failure_code: 'SETTLEMENT_FAILED', failure_reason: 'the winning maker did not settle by the settlement deadline' } },
+      now,
+    );
     if (quote) {
-      const failed = await tx
-        .updateTable('quotes')
-        .set({ status: transitionQuote(quote.status, 'fail'), updated_at: now })
-        .where('id', '=', quote.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const failed = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'fail') }, now);
       await emitQuoteStatus(tx, failed, updated, instrument, now);
       // A permit2 winner is blamed only if it got a permit; a mode without a gateway settles nothing, so nobody is at fault.
       const gateway = deps.settlement[quote.settlement_mode];
@@ -102,7 +94,7 @@ export async function expireSettlement(deps: ServiceDeps, rfqId: string): Promis
         await recordMakerFailure(tx, { makerId: quote.maker_id, rfqId: rfq.id, quoteId: quote.id, reason: 'notSettled', at: now });
       }
     }
-    await endLock(tx, 'rfq', rfq.id, 'release', 'settlementFailed', now);
+    await endTakerLock(tx, rfq.id, decision.takerLock, 'settlementFailed', now);
     await emitRfqStatus(tx, updated, instrument, now);
     await emitBalances(tx, deps, rfq.account_id, now);
     return true;

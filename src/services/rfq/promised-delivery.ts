@@ -12,8 +12,11 @@
  */
 import { getAddress } from 'viem';
 import { sql } from 'kysely';
-import { transitionQuote, transitionRfq } from '../../domain/rfq/index.ts';
-import { endLock, postMovement } from '../../store/ledger.ts';
+import { decideRfq, transitionQuote } from '../../domain/rfq/index.ts';
+import { promisedDeliveryPostings } from '../../domain/ledger/index.ts';
+import { postMovement, returnToAvailable } from '../../store/ledger.ts';
+import { writeQuoteStatus } from '../../store/quote-status.ts';
+import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { Reader, Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { enqueueCustodyTransfer } from '../funds/custody-transfers.ts';
@@ -22,6 +25,7 @@ import { resolveInstrument } from './create-rfq.ts';
 import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
 import { insideWindow } from './promised-gateway.ts';
 import type { QuoteRow } from './rows.ts';
+import { endTakerLock } from './taker-lock.ts';
 
 /** The open promised quote this transfer delivers, if any (earliest window first). */
 export async function findPromisedQuote(db: Reader, transfer: ObservedTransfer & { blockTimestampSecs: number }): Promise<QuoteRow | null> {
@@ -53,43 +57,33 @@ export async function settlePromisedDelivery(tx: Tx, deps: ServiceDeps, quoteId:
   const payoutTokenAddress = reference.tokens.get(quote.maker_receives_token)?.address;
   if (!payoutTokenAddress) throw new Error(`promised payout token ${quote.maker_receives_token} has no on-chain address`);
 
-  const lock = await endLock(tx, 'rfq', rfq.id, 'consume', 'settled', now);
+  const decision = decideRfq(rfq.status, 'settled');
+  const lock = await endTakerLock(tx, rfq.id, decision.takerLock, 'settled', now);
   const taken = quote.maker_receives_amount + quote.taker_fee;
   if (!lock || lock.amount < taken) throw new Error(`RFQ ${rfq.id} has no live lock covering ${taken}`);
-  const payToken = quote.maker_receives_token;
-  const postings = [
-    { book: 'user' as const, accountId: rfq.account_id, token: quote.maker_pays_token, rail: 'EVM' as const, delta: quote.maker_pays_amount, source: 'SETTLEMENT' as const },
-    { book: 'custody' as const, token: quote.maker_pays_token, rail: 'EVM' as const, delta: -quote.maker_pays_amount, source: 'SETTLEMENT' as const },
-    { book: 'user' as const, accountId: rfq.account_id, token: payToken, rail: 'EVM' as const, delta: -quote.maker_receives_amount, source: 'SETTLEMENT' as const, fromLocked: true },
-    { book: 'maker_settlement' as const, token: payToken, rail: 'EVM' as const, delta: quote.maker_receives_amount, source: 'SETTLEMENT' as const },
-    ...(quote.taker_fee > 0n
-      ? [
-          { book: 'user' as const, accountId: rfq.account_id, token: payToken, rail: 'EVM' as const, delta: -quote.taker_fee, source: 'FEE' as const, fromLocked: true },
-          { book: 'fees' as const, token: payToken, rail: 'EVM' as const, delta: quote.taker_fee, source: 'FEE' as const },
-        ]
-      : []),
-  ];
+  const postings = promisedDeliveryPostings({
+    taker: rfq.account_id,
+    paid: { token: quote.maker_receives_token, amount: quote.maker_receives_amount },
+    received: { token: quote.maker_pays_token, amount: quote.maker_pays_amount },
+    fee: quote.taker_fee,
+  });
   await postMovement(tx, { movementId: deps.ids.uuid(), kind: 'SETTLEMENT', reference: rfq.id, memo: transfer.txHash, at: now, postings, postingIds: postings.map(() => deps.ids.uuid()) });
   // A lock larger than what settled (never expected: selection locks exactly) goes back to available.
-  const rest = lock.amount - taken;
-  if (rest > 0n) {
-    await tx.updateTable('balances').set({ available: sql`available + ${rest}`, locked: sql`locked - ${rest}` }).where('account_id', '=', lock.accountId).where('token', '=', lock.token).where('rail', '=', lock.rail).execute();
-  }
+  await returnToAvailable(tx, lock, lock.amount - taken);
 
   await tx.insertInto('promised_deliveries').values({ quote_id: quote.id, rfq_id: rfq.id, tx_hash: transfer.txHash, log_index: transfer.logIndex, block_number: transfer.blockNumber, block_timestamp_secs: transfer.blockTimestampSecs, created_at: now }).execute();
-  const settledRfq = await tx
-    .updateTable('rfqs')
-    .set({ status: transitionRfq(rfq.status, 'settled'), settled_at: now, tx_hash: transfer.txHash, executed_pay_amount: taken, executed_recv_amount: quote.maker_pays_amount, taker_fee: quote.taker_fee, updated_at: now })
-    .where('id', '=', rfq.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const settledQuote = await tx
-    .updateTable('quotes')
-    .set({ status: transitionQuote(quote.status, 'settle'), settled_at: now, tx_hash: transfer.txHash, updated_at: now })
-    .where('id', '=', quote.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await enqueueCustodyTransfer(tx, deps, { purpose: 'payout', ownerId: quote.id, token: payToken, tokenAddress: payoutTokenAddress, toAddress: getAddress(transfer.from), amount: quote.maker_receives_amount }, now);
+  const settledRfq = await writeRfqStatus(
+    tx,
+    {
+      id: rfq.id,
+      from: rfq.status,
+      to: decision.status,
+      fields: { settled_at: now, tx_hash: transfer.txHash, executed_pay_amount: taken, executed_recv_amount: quote.maker_pays_amount, taker_fee: quote.taker_fee },
+    },
+    now,
+  );
+  const settledQuote = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'settle'), fields: { settled_at: now, tx_hash: transfer.txHash } }, now);
+  await enqueueCustodyTransfer(tx, deps, { purpose: 'payout', ownerId: quote.id, token: quote.maker_receives_token, tokenAddress: payoutTokenAddress, toAddress: getAddress(transfer.from), amount: quote.maker_receives_amount }, now);
   await emitRfqStatus(tx, settledRfq, instrument, now);
   await emitQuoteStatus(tx, settledQuote, settledRfq, instrument, now);
   await emitBalances(tx, deps, rfq.account_id, now);

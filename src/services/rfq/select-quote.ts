@@ -4,9 +4,10 @@
  * costs, the RFQ goes QUOTED, the winner SELECTED (with its settlement fields), every other open
  * quote NOT_SELECTED, and each change is written to the outbox.
  */
-import { sql } from 'kysely';
-import { takerLockAmount, takerPayToken, transitionQuote, transitionRfq, type Instrument, type RfqStatus } from '../../domain/rfq/index.ts';
+import { takerLockAmount, takerPayToken, transitionQuote, transitionRfq, type Instrument } from '../../domain/rfq/index.ts';
 import { endLock, lockFunds } from '../../store/ledger.ts';
+import { writeQuoteStatus, writeQuoteStatuses } from '../../store/quote-status.ts';
+import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
@@ -26,7 +27,7 @@ export async function selectQuote(
 ): Promise<Selected> {
   const { rfq, winner, quotes, instrument, how, now } = selection;
   const terms = rfqTerms(rfq, instrument);
-  const nextStatus: RfqStatus = transitionRfq(rfq.status, how);
+  const nextStatus = transitionRfq(rfq.status, how);
   // Market-maker protection: a maker whose protection tripped has its open quotes cancelled; none is selected meanwhile.
   const guard = await SelectionGuard.lock(tx, [{ makerAccountId: winner.maker_account_id, instrumentId: rfq.instrument_id }], now);
   if (!guard.maySelect(winner.maker_account_id, rfq.instrument_id)) {
@@ -45,47 +46,25 @@ export async function selectQuote(
     at: now,
   });
 
-  // The new rows follow from the transitions; one statement writes the RFQ, the winner and the
-  // losers, and its counts prove every row it was meant to touch was touched.
-  const updatedRfq: RfqRow = { ...rfq, status: nextStatus, quoted_at: now, selected_quote_id: winner.id, updated_at: now };
-  let selectedWinner: QuoteRow = {
-    ...winner,
-    status: transitionQuote(winner.status, 'select'),
-    settlement_deadline_secs: rfq.settlement_deadline_secs,
-    updated_at: now,
-  };
-  const losers: QuoteRow[] = quotes
-    .filter((q) => q.id !== winner.id && q.status === 'SUBMITTED')
-    .map((q) => ({ ...q, status: transitionQuote('SUBMITTED', 'notSelect'), updated_at: now }))
-    .sort((a, b) => (a.id < b.id ? -1 : 1));
-  const written = await sql<{ rfqs: number; winners: number; losers: number }>`
-    with r as (
-      update rfqs set status = ${updatedRfq.status}, quoted_at = ${now}, selected_quote_id = ${winner.id}, updated_at = ${now}
-      where id = ${rfq.id} and status = ${rfq.status}
-      returning 1
-    ),
-    w as (
-      update quotes set status = ${selectedWinner.status}, settlement_deadline_secs = ${rfq.settlement_deadline_secs}, updated_at = ${now}
-      where id = ${winner.id} and status = ${winner.status}
-      returning 1
-    ),
-    l as (
-      update quotes set status = 'NOT_SELECTED', updated_at = ${now}
-      where id = any(${losers.map((q) => q.id)}::text[]) and status = 'SUBMITTED'
-      returning 1
-    )
-    select (select count(*) from r)::int as rfqs, (select count(*) from w)::int as winners, (select count(*) from l)::int as losers
-  `.execute(tx);
-  const counts = written.rows[0]!;
-  if (counts.rfqs !== 1 || counts.winners !== 1 || counts.losers !== losers.length) {
-    throw new Error(`selection of ${winner.id} wrote ${JSON.stringify(counts)}: rows changed under their locks`);
-  }
+  // The RFQ, then the winner and every other open quote in one statement, each a compare-and-set
+  // on the status its transition was decided from.
+  const updatedRfq = await writeRfqStatus(tx, { id: rfq.id, from: rfq.status, to: nextStatus, fields: { quoted_at: now, selected_quote_id: winner.id } }, now);
+  const open = quotes.filter((q) => q.id !== winner.id && q.status === 'SUBMITTED').sort((a, b) => (a.id < b.id ? -1 : 1));
+  const [written, ...losers] = await writeQuoteStatuses(
+    tx,
+    [
+      { id: winner.id, from: winner.status, to: transitionQuote(winner.status, 'select'), settlementDeadlineSecs: rfq.settlement_deadline_secs },
+      ...open.map((q) => ({ id: q.id, from: q.status, to: transitionQuote(q.status, 'notSelect'), settlementDeadlineSecs: null })),
+    ],
+    now,
+  );
+  let selectedWinner: QuoteRow = written!;
 
   const gateway = deps.settlement[winner.settlement_mode];
   if (gateway) {
     const fields = await gateway.onSelected(tx, { rfq: updatedRfq, quote: selectedWinner, instrument, now });
     if (Object.keys(fields).length > 0) {
-      selectedWinner = await tx.updateTable('quotes').set(fields).where('id', '=', winner.id).returningAll().executeTakeFirstOrThrow();
+      selectedWinner = await writeQuoteStatus(tx, { id: winner.id, from: selectedWinner.status, to: selectedWinner.status, fields }, now);
     }
   }
 

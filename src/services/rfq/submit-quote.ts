@@ -13,17 +13,21 @@ import { parseAmount } from '../../domain/money/index.ts';
 import {
   assertAuctionOpen,
   checkQuoteLegs,
+  admitQuote,
   checkQuoteTarget,
+  decideQuote,
   quoteAcceptableForMs,
   takerFee,
   takerTotal,
   type Instrument,
+  type QuoteKind,
   type QuoteLegs,
+  type QuoteSettlementMode,
   type Side,
 } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
-import type { DeferredClaim } from '../auth/timestamp-claims.ts';
-import { activeMakerFrom, assertApprovedFor, inventoryMode, pairOf, type MakerRecord } from './maker-access.ts';
+import { assertTimestampClaimed, type DeferredClaim } from '../auth/timestamp-claims.ts';
+import { activeMakerFrom, pairOf, type MakerRecord } from './maker-access.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { makerQuoteView, quoteView } from './views.ts';
@@ -45,8 +49,6 @@ export interface SubmitQuoteInput {
   perpMakerCancel?: unknown;
 }
 
-type QuoteKind = 'inventory' | 'xchange' | 'perp';
-
 function parseLegs(instrument: Instrument, input: SubmitQuoteInput): QuoteLegs {
   const decimals = (token: string) => (token === instrument.base ? instrument.baseDecimals : token === instrument.quote ? instrument.quoteDecimals : null);
   const leg = (name: 'makerPays' | 'makerReceives') => {
@@ -58,18 +60,11 @@ function parseLegs(instrument: Instrument, input: SubmitQuoteInput): QuoteLegs {
   return { makerPays: leg('makerPays'), makerReceives: leg('makerReceives') };
 }
 
-/** The maker, checked on cached data; a refusal is confirmed against a fresh read first. */
-async function quotingMaker(deps: ServiceDeps, accountId: string, instrument: Instrument, now: number, kind: QuoteKind): Promise<{ maker: MakerRecord; mode: 'permit2' | 'promised' | 'xchange' | 'perp' }> {
+/** The maker and its quote's mode by the admission rule, on cached data; a refusal is confirmed against a fresh read first. */
+async function quotingMaker(deps: ServiceDeps, accountId: string, instrument: Instrument, now: number, kind: QuoteKind): Promise<{ maker: MakerRecord; mode: QuoteSettlementMode }> {
   const check = (row: Parameters<typeof activeMakerFrom>[0]) => {
     const maker = activeMakerFrom(row, now);
-    assertApprovedFor(maker, instrument);
-    if (kind === 'perp') {
-      if (!maker.settlementModes.includes('perp')) throw new ServiceError('MAKER_NOT_APPROVED', 'maker is not approved for perp settlement');
-      return { maker, mode: 'perp' as const };
-    }
-    if (kind === 'inventory') return { maker, mode: inventoryMode(maker) };
-    if (!maker.settlementModes.includes('xchange')) throw new ServiceError('MAKER_NOT_APPROVED', 'maker is not approved for xchange settlement');
-    return { maker, mode: 'xchange' as const };
+    return { maker, mode: admitQuote(maker, instrument, kind, now) };
   };
   try {
     return check(await deps.quoteCaches.maker(deps.db, accountId, now));
@@ -97,6 +92,21 @@ async function explainRefusal(deps: ServiceDeps, rfqId: string, accountId: strin
     errors: [{ field: 'xchange.settlement.adapterSignature', reason: 'signer', message: 'the adapterSigner changed' }],
   });
   return new ServiceError('MAKER_NOT_APPROVED', 'this maker may not quote on this RFQ now');
+}
+
+/**
+ * The statement re-prices only a SUBMITTED quote (the `requote` rule); when it found the maker's
+ * quote in another status, the quote machine names the refusal (QUOTE_NOT_OPEN, with the status).
+ */
+async function refusedRequote(deps: ServiceDeps, rfqId: string, accountId: string): Promise<ServiceError> {
+  const existing = await deps.db.selectFrom('quotes').select('status').where('rfq_id', '=', rfqId).where('maker_account_id', '=', accountId).executeTakeFirstOrThrow();
+  try {
+    decideQuote(existing.status, 'requote');
+  } catch (error) {
+    if (error instanceof ServiceError) return error;
+    throw error;
+  }
+  throw new Error(`quote of ${accountId} on ${rfqId} is SUBMITTED, yet the statement did not re-price it`);
 }
 
 export async function submitQuote(
@@ -203,7 +213,7 @@ export async function submitQuote(
   // A claimed venue nonce rolled the whole write back, the request's timestamp claim included.
   if (outcome.refusal === 'venueNonceClaimed') throw nonceClaimedError(perp!, 'conflict' in outcome ? outcome.conflict : null);
   if (claim) claim.timestampClaimed = true;
-  if (outcome.reused) throw new ServiceError('TIMESTAMP_REUSED', 'this timestamp was already used with this access key', { serverTime: deps.clock.now() });
+  assertTimestampClaimed(!outcome.reused, deps.clock.now());
   if (outcome.refusal === 'quoteIdMismatch') {
     throw new ServiceError('XCHANGE_BUNDLE_INVALID', `your quote on this RFQ is ${outcome.quoteId}; the bundle must name it`, {
       errors: [{ field: 'xchange.settlement.swapMessage.quoteId', reason: 'quoteId', message: `quoteId must be ${outcome.quoteId}, the id of your quote on this RFQ` }],
@@ -215,6 +225,6 @@ export async function submitQuote(
     });
   }
   if (outcome.quoteId !== null && outcome.version !== null) return { status: 'SUBMITTED', quoteId: outcome.quoteId, version: outcome.version };
-  if (outcome.rfqOpen && outcome.makerAllowed) throw new ServiceError('QUOTE_NOT_OPEN', 'your quote on this RFQ is no longer open and cannot be re-priced');
+  if (outcome.rfqOpen && outcome.makerAllowed) throw await refusedRequote(deps, rfq.id, accountId);
   throw await explainRefusal(deps, rfq.id, accountId, instrument, now, outcome.rfqOpen, kind);
 }

@@ -12,7 +12,8 @@
  * the operator. Events that do not match are recorded as anomalies and otherwise ignored.
  */
 import type { Logger } from 'pino';
-import { postMovement, type Posting } from '../../store/ledger.ts';
+import { settledAfterFailurePostings } from '../../domain/ledger/index.ts';
+import { postMovement } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from '../rfq/create-rfq.ts';
@@ -103,12 +104,10 @@ async function settledAfterFailure(tx: Tx, deps: ServiceDeps, event: RfqSettledE
   });
   if (!recorded) return 'afterFailure';
   logger.error({ quoteId: quote.id, rfqId: quote.rfq_id, quoteStatus: quote.status, rfqStatus, txHash: event.txHash }, 'SETTLEMENT ANOMALY: RfqSettled for a trade the service had already failed; custody moved, booked to suspense for the operator');
-  const postings: Posting[] = [
-    { book: 'custody', token: quote.maker_receives_token, rail: 'EVM', delta: quote.maker_receives_amount, source: 'SETTLEMENT' },
-    { book: 'suspense', token: quote.maker_receives_token, rail: 'EVM', delta: -quote.maker_receives_amount, source: 'SETTLEMENT' },
-    { book: 'custody', token: quote.maker_pays_token, rail: 'EVM', delta: -quote.maker_pays_amount, source: 'SETTLEMENT' },
-    { book: 'suspense', token: quote.maker_pays_token, rail: 'EVM', delta: quote.maker_pays_amount, source: 'SETTLEMENT' },
-  ];
+  const postings = settledAfterFailurePostings({
+    makerReceives: { token: quote.maker_receives_token, amount: quote.maker_receives_amount },
+    makerPays: { token: quote.maker_pays_token, amount: quote.maker_pays_amount },
+  });
   await postMovement(tx, { movementId: deps.ids.uuid(), kind: 'SETTLEMENT_AFTER_FAILURE', reference: quote.rfq_id, memo: event.txHash, at: now, postings, postingIds: postings.map(() => deps.ids.uuid()) });
   return 'afterFailure';
 }

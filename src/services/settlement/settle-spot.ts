@@ -8,12 +8,16 @@
  * taker's ledger), quote and RFQ become SETTLED with the transaction hash and executed amounts,
  * and their frames go to the outbox.
  */
-import { transitionQuote, transitionRfq, type Instrument } from '../../domain/rfq/index.ts';
-import { endLock, postMovement, type Posting } from '../../store/ledger.ts';
+import { decideRfq, transitionQuote, type Instrument } from '../../domain/rfq/index.ts';
+import { spotSettlementPostings } from '../../domain/ledger/index.ts';
+import { postMovement } from '../../store/ledger.ts';
+import { writeQuoteStatus } from '../../store/quote-status.ts';
+import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { emitBalances, emitQuoteStatus, emitRfqStatus } from '../rfq/events.ts';
 import type { QuoteRow, RfqRow } from '../rfq/rows.ts';
+import { endTakerLock } from '../rfq/taker-lock.ts';
 
 export interface SpotSettlement {
   rfq: RfqRow;
@@ -30,46 +34,22 @@ export async function settleSpot(tx: Tx, deps: ServiceDeps, s: SpotSettlement): 
   const paid = quote.maker_receives_amount; // taker -> maker, out of custody
   const received = quote.maker_pays_amount; // maker -> taker, into custody
   const fee = quote.taker_fee;
-  const lock = await endLock(tx, 'rfq', rfq.id, 'consume', 'settled', now);
+  const decision = decideRfq(rfq.status, 'settled');
+  const lock = await endTakerLock(tx, rfq.id, decision.takerLock, 'settled', now);
   // The lock was taken for exactly this quote at selection; anything else is a bug that must not book.
   if (!lock || lock.token !== payToken || lock.amount !== paid + fee) {
     throw new Error(`RFQ ${rfq.id}: live lock ${JSON.stringify(lock, (_, v) => (typeof v === 'bigint' ? v.toString() : v))} does not cover settlement of ${quote.id}`);
   }
   const taker = rfq.account_id;
-  const postings: Posting[] = [
-    { book: 'user', accountId: taker, token: payToken, rail: 'EVM', delta: -paid, source: 'SETTLEMENT', fromLocked: true },
-    { book: 'custody', token: payToken, rail: 'EVM', delta: paid, source: 'SETTLEMENT' },
-    { book: 'user', accountId: taker, token: recvToken, rail: 'EVM', delta: received, source: 'SETTLEMENT' },
-    { book: 'custody', token: recvToken, rail: 'EVM', delta: -received, source: 'SETTLEMENT' },
-  ];
-  if (fee > 0n) {
-    postings.push(
-      { book: 'user', accountId: taker, token: payToken, rail: 'EVM', delta: -fee, source: 'FEE', fromLocked: true },
-      { book: 'fees', token: payToken, rail: 'EVM', delta: fee, source: 'FEE' },
-    );
-  }
+  const postings = spotSettlementPostings({ taker, paid: { token: payToken, amount: paid }, received: { token: recvToken, amount: received }, fee });
   await postMovement(tx, { movementId: deps.ids.uuid(), kind: 'SETTLEMENT', reference: rfq.id, at: now, postings, postingIds: postings.map(() => deps.ids.uuid()) });
 
-  const settledRfq = await tx
-    .updateTable('rfqs')
-    .set({
-      status: transitionRfq(rfq.status, 'settled'),
-      settled_at: now,
-      tx_hash: txHash,
-      executed_pay_amount: paid + fee,
-      executed_recv_amount: received,
-      taker_fee: fee,
-      updated_at: now,
-    })
-    .where('id', '=', rfq.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const settledQuote = await tx
-    .updateTable('quotes')
-    .set({ status: transitionQuote(quote.status, 'settle'), settled_at: now, tx_hash: txHash, updated_at: now })
-    .where('id', '=', quote.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const settledRfq = await writeRfqStatus(
+    tx,
+    { id: rfq.id, from: rfq.status, to: decision.status, fields: { settled_at: now, tx_hash: txHash, executed_pay_amount: paid + fee, executed_recv_amount: received, taker_fee: fee } },
+    now,
+  );
+  const settledQuote = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'settle'), fields: { settled_at: now, tx_hash: txHash } }, now);
   await emitRfqStatus(tx, settledRfq, instrument, now);
   await emitQuoteStatus(tx, settledQuote, settledRfq, instrument, now);
   await emitBalances(tx, deps, taker, now);

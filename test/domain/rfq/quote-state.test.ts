@@ -2,19 +2,23 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ServiceError } from '../../../src/domain/errors.ts';
-import { QUOTE_EVENTS, QUOTE_STATUSES, isOpenQuote, isTerminalQuote, transitionQuote } from '../../../src/domain/rfq/index.ts';
+import { QUOTE_EVENTS, QUOTE_STATUSES, decideQuote, isOpenQuote, isTerminalQuote, transitionQuote } from '../../../src/domain/rfq/index.ts';
 import type { QuoteEvent, QuoteStatus } from '../../../src/domain/rfq/index.ts';
 
-/** Spec, "States and transitions", Quote: every row (creation has no prior status; a re-submission is `requote`). */
-const ALLOWED: [QuoteStatus, QuoteEvent, QuoteStatus, string][] = [
-  ['SUBMITTED', 'requote', 'SUBMITTED', 're-submission for the same RFQ'],
-  ['SUBMITTED', 'select', 'SELECTED', 'selection (accept or deadline), chosen'],
-  ['SUBMITTED', 'notSelect', 'NOT_SELECTED', 'selection, not chosen'],
-  ['SUBMITTED', 'expire', 'EXPIRED', 'window closes, no winner'],
-  ['SELECTED', 'settle', 'SETTLED', 'settlement success'],
-  ['SELECTED', 'fail', 'FAILED', 'settlement does not complete'],
-  ['SUBMITTED', 'makerCancel', 'CANCELLED', 'maker cancel before selection'],
-  ['SUBMITTED', 'perpRefused', 'FAILED', 'perp accept refused'],
+/**
+ * Spec, "States and transitions", Quote: every row (creation has no prior status; a re-submission
+ * is `requote`), with whether the taker gets a `quoteUpdate` (its quote book changes outside a
+ * selection: a re-price, a quote it may no longer accept).
+ */
+const ALLOWED: [QuoteStatus, QuoteEvent, QuoteStatus, boolean, string][] = [
+  ['SUBMITTED', 'requote', 'SUBMITTED', true, 're-submission for the same RFQ'],
+  ['SUBMITTED', 'select', 'SELECTED', false, 'selection (accept or deadline), chosen'],
+  ['SUBMITTED', 'notSelect', 'NOT_SELECTED', false, 'selection, not chosen'],
+  ['SUBMITTED', 'expire', 'EXPIRED', false, 'window closes, no winner'],
+  ['SELECTED', 'settle', 'SETTLED', false, 'settlement success'],
+  ['SELECTED', 'fail', 'FAILED', false, 'settlement does not complete'],
+  ['SUBMITTED', 'makerCancel', 'CANCELLED', true, 'maker cancel before selection'],
+  ['SUBMITTED', 'perpRefused', 'FAILED', true, 'perp accept refused'],
 ];
 
 const REFUSAL: Record<QuoteEvent, string> = {
@@ -29,8 +33,11 @@ const REFUSAL: Record<QuoteEvent, string> = {
 };
 
 describe('transitionQuote: allowed rows', () => {
-  for (const [from, event, to, trigger] of ALLOWED) {
-    it(`${from} --${event}--> ${to} (${trigger})`, () => assert.equal(transitionQuote(from, event), to));
+  for (const [from, event, to, tellsTaker, trigger] of ALLOWED) {
+    it(`${from} --${event}--> ${to}${tellsTaker ? ', taker told' : ''} (${trigger})`, () => {
+      assert.deepEqual(decideQuote(from, event), { status: to, tellsTaker });
+      assert.equal(transitionQuote(from, event), to);
+    });
   }
 
   it('every event is covered by the table', () => {

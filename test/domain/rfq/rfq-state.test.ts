@@ -1,19 +1,23 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServiceError } from '../../../src/domain/errors.ts';
-import { RFQ_EVENTS, RFQ_STATUSES, auctionEndEvent, isTerminalRfq, transitionRfq } from '../../../src/domain/rfq/index.ts';
-import type { RfqEvent, RfqStatus } from '../../../src/domain/rfq/index.ts';
+import { RFQ_EVENTS, RFQ_STATUSES, auctionEndEvent, decideRfq, isTerminalRfq, transitionRfq } from '../../../src/domain/rfq/index.ts';
+import type { RfqEvent, RfqStatus, TakerLockEffect } from '../../../src/domain/rfq/index.ts';
 
-/** Spec, "States and transitions", RFQ: every row except creation (which has no prior status). */
-const ALLOWED: [RfqStatus, RfqEvent, RfqStatus, string][] = [
-  ['PENDING', 'accept', 'QUOTED', 'taker accept'],
-  ['PENDING', 'autoSelect', 'QUOTED', 'auction deadline, autoAccept, a conforming quote exists'],
-  ['QUOTED', 'settled', 'SETTLED', 'settlement completes'],
-  ['QUOTED', 'settlementFailed', 'FAILED', 'settlement does not complete / perp execution fails'],
-  ['PENDING', 'auctionEndNoConformingQuote', 'FAILED', 'auction deadline, autoAccept, no fillable quote'],
-  ['PENDING', 'auctionEndNoAccept', 'CANCELLED', 'auction deadline, taker-driven, no acceptance'],
-  ['PENDING', 'takerCancel', 'CANCELLED', 'taker cancels before auctionEndsAt'],
-  ['PENDING', 'perpRefused', 'PENDING', 'perp accept refused after the 202'],
+/**
+ * Spec, "States and transitions", RFQ: every row except creation (which has no prior status), with
+ * what it does to the taker's lock (spec: "locks released" on FAILED and CANCELLED; the lock is
+ * taken for the winner's cost at selection and consumed by settlement).
+ */
+const ALLOWED: [RfqStatus, RfqEvent, RfqStatus, TakerLockEffect, string][] = [
+  ['PENDING', 'accept', 'QUOTED', 'lockWinnerCost', 'taker accept'],
+  ['PENDING', 'autoSelect', 'QUOTED', 'lockWinnerCost', 'auction deadline, autoAccept, a conforming quote exists'],
+  ['QUOTED', 'settled', 'SETTLED', 'consume', 'settlement completes'],
+  ['QUOTED', 'settlementFailed', 'FAILED', 'release', 'settlement does not complete / perp execution fails'],
+  ['PENDING', 'auctionEndNoConformingQuote', 'FAILED', 'release', 'auction deadline, autoAccept, no fillable quote'],
+  ['PENDING', 'auctionEndNoAccept', 'CANCELLED', 'none', 'auction deadline, taker-driven (no lock while PENDING), no acceptance'],
+  ['PENDING', 'takerCancel', 'CANCELLED', 'release', 'taker cancels before auctionEndsAt'],
+  ['PENDING', 'perpRefused', 'PENDING', 'none', 'perp accept refused after the 202'],
 ];
 
 /** The refusal each event gives on a status it does not apply to. */
@@ -29,8 +33,11 @@ const REFUSAL: Record<RfqEvent, string> = {
 };
 
 describe('transitionRfq: allowed rows', () => {
-  for (const [from, event, to, trigger] of ALLOWED) {
-    it(`${from} --${event}--> ${to} (${trigger})`, () => assert.equal(transitionRfq(from, event), to));
+  for (const [from, event, to, takerLock, trigger] of ALLOWED) {
+    it(`${from} --${event}--> ${to}, taker lock ${takerLock} (${trigger})`, () => {
+      assert.deepEqual(decideRfq(from, event), { status: to, takerLock });
+      assert.equal(transitionRfq(from, event), to);
+    });
   }
 
   it('every event is covered by the table', () => {
@@ -44,7 +51,7 @@ describe('transitionRfq: every disallowed (status, event) pair is refused', () =
       if (ALLOWED.some(([from, e]) => from === status && e === event)) continue;
       it(`${status} --${event}--> ${REFUSAL[event]}`, () => {
         assert.throws(
-          () => transitionRfq(status, event),
+          () => decideRfq(status, event),
           (error: unknown) =>
             error instanceof ServiceError &&
             error.code === REFUSAL[event] &&

@@ -1,0 +1,48 @@
+/**
+ * The one writer of a quote's status: every change is a compare-and-set on the status the caller
+ * decided from with `transitionQuote` (src/domain/rfq/quote-state.ts), under the row locks the
+ * caller holds (RFQ first, then its quotes).
+ * A re-quote (SUBMITTED -> SUBMITTED) is written by `rfq_write_quotes` (quote-write-function.ts),
+ * which guards it the same way (`where q.status = 'SUBMITTED'`).
+ */
+import { sql, type Selectable, type Updateable } from 'kysely';
+import type { QuoteStatus } from '../domain/rfq/index.ts';
+import type { QuotesTable } from './schema.ts';
+import { assertBatchWritten, compareAndSetStatus, type StatusChange } from './status-change.ts';
+import type { Tx } from './transaction.ts';
+
+/** Columns a transition sets beside the status. */
+export type QuoteOutcomeFields = Omit<Updateable<QuotesTable>, 'id' | 'status' | 'updated_at'>;
+
+export type QuoteStatusChange = StatusChange<QuoteStatus, QuoteOutcomeFields>;
+
+/** Writes one quote's transition and its fields; returns the row as written. */
+export async function writeQuoteStatus(tx: Tx, change: QuoteStatusChange, now: number): Promise<Selectable<QuotesTable>> {
+  return compareAndSetStatus(tx, { table: 'quotes', entity: 'quote' }, change, now);
+}
+
+/**
+ * Writes many quotes' transitions in one statement (a selection's winner and losers, an auction
+ * close's batch); `settlementDeadlineSecs` is set on a win and kept otherwise. Every row must be
+ * in its `from` status, or nothing is written. Rows come back in the order of `changes`.
+ */
+export async function writeQuoteStatuses(
+  tx: Tx,
+  changes: Array<{ id: string; from: QuoteStatus; to: QuoteStatus; settlementDeadlineSecs: number | null }>,
+  now: number,
+): Promise<Array<Selectable<QuotesTable>>> {
+  if (changes.length === 0) return [];
+  const written = await sql<Selectable<QuotesTable>>`
+    update quotes q set status = d.status, updated_at = ${now},
+      settlement_deadline_secs = coalesce(d.deadline, q.settlement_deadline_secs)
+    from unnest(
+      ${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.from)}::text[], ${changes.map((c) => c.to)}::text[],
+      ${changes.map((c) => c.settlementDeadlineSecs)}::int8[]
+    ) as d(id, prior, status, deadline)
+    where q.id = d.id and q.status = d.prior
+    returning q.*
+  `.execute(tx);
+  assertBatchWritten('quote', written.rows.length, changes.length);
+  const byId = new Map(written.rows.map((r) => [r.id, r]));
+  return changes.map((c) => byId.get(c.id)!);
+}

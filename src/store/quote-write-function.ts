@@ -1,0 +1,119 @@
+/**
+ * The live definition of `rfq_write_quotes(items jsonb)`, the group-committed quote write
+ * (src/services/rfq/write-quote.ts), in one place. Migrations load it with `create or replace`;
+ * the definitions in migrations 0004, 0006, 0007 and 0015 are history.
+ *
+ * Per item, in (RFQ, maker, arrival) order, and refused per item without touching the batch:
+ * 1. the request's replay claim (`out_reused` when the (access key, timestamp) was already used);
+ * 2. the RFQ still PENDING and before `auctionEndsAt`, locked FOR SHARE so an accept or close waits;
+ * 3. the maker active, unsuspended, approved for the pair and settlement mode, and (xchange) its
+ *    registered adapter signer still the one the bundle was verified against: the live half of
+ *    "may this maker quote now" (the cached half is `quotingMaker`, submit-quote.ts);
+ * 4. xchange ids: the maker's existing quote id (`quoteIdMismatch`) or a fresh one (`quoteIdTaken`),
+ *    with a transaction-scoped advisory lock on the proposed id;
+ * 5. insert, or re-price while SUBMITTED (the quote machine's `requote`: version + 1, receivedAt
+ *    restamped);
+ * then the taker's `quoteUpdate` and the maker's `quoteStatus` frames of every written quote go to
+ * the outbox through `rfq_append_events` (migration 0008).
+ */
+export const RFQ_WRITE_QUOTES_SQL = `
+create or replace function rfq_write_quotes(p_items jsonb)
+returns table (out_ord int, out_reused boolean, out_rfq_open boolean, out_maker_allowed boolean, out_quote_id text, out_version int8, out_refusal text)
+language plpgsql as $fn$
+declare
+  it record;
+  v_rfq text;
+  v_maker uuid;
+  v_existing text;
+  v_id text;
+  v_version int8;
+  v_events jsonb := '[]';
+begin
+  for it in
+    select * from jsonb_to_recordset(p_items) as x(
+      ord int, access_key text, signed_at int8, quote_id text, rfq_id text, taker uuid, maker_account uuid,
+      pair text, mode text, pays_token text, pays_amount numeric, recv_token text, recv_amount numeric,
+      fee numeric, total numeric, acceptable int8, now int8, taker_frame jsonb, maker_frame jsonb,
+      xchange jsonb, adapter_signer text)
+    order by rfq_id, maker_account, ord
+  loop
+    out_ord := it.ord;
+    out_reused := false; out_rfq_open := false; out_maker_allowed := false; out_quote_id := null; out_version := null; out_refusal := null;
+    if it.access_key is not null then
+      insert into request_timestamps (access_key, signed_at) values (it.access_key, it.signed_at) on conflict do nothing;
+      if not found then
+        out_reused := true;
+        return next;
+        continue;
+      end if;
+    end if;
+    select id into v_rfq from rfqs where id = it.rfq_id and status = 'PENDING' and auction_ends_at > it.now for share;
+    if v_rfq is null then
+      return next;
+      continue;
+    end if;
+    out_rfq_open := true;
+    select maker_id into v_maker from makers
+    where account_id = it.maker_account and active and (suspended_until is null or suspended_until <= it.now)
+      and pairs ? it.pair and settlement_modes ? it.mode
+      and (it.adapter_signer is null or adapter_signer = it.adapter_signer);
+    if v_maker is null then
+      return next;
+      continue;
+    end if;
+    out_maker_allowed := true;
+    if it.xchange is not null then
+      select id into v_existing from quotes where rfq_id = it.rfq_id and maker_id = v_maker;
+      if v_existing is null then
+        perform pg_advisory_xact_lock(hashtextextended(it.quote_id, 0));
+        if exists (select 1 from quotes where id = it.quote_id) then
+          out_refusal := 'quoteIdTaken';
+          return next;
+          continue;
+        end if;
+      elsif v_existing <> it.quote_id then
+        out_refusal := 'quoteIdMismatch';
+        out_quote_id := v_existing;
+        return next;
+        continue;
+      end if;
+    end if;
+    v_id := null;
+    insert into quotes as q (
+      id, rfq_id, maker_id, maker_account_id, version, status,
+      maker_pays_token, maker_pays_amount, maker_receives_token, maker_receives_amount,
+      taker_fee, taker_total, received_at, acceptable_for_ms, settlement_mode, xchange, created_at, updated_at)
+    values (
+      it.quote_id, it.rfq_id, v_maker, it.maker_account, 1, 'SUBMITTED',
+      it.pays_token, it.pays_amount, it.recv_token, it.recv_amount,
+      it.fee, it.total, it.now, it.acceptable, it.mode, it.xchange, it.now, it.now)
+    on conflict (rfq_id, maker_id) do update set
+      maker_pays_token = excluded.maker_pays_token, maker_pays_amount = excluded.maker_pays_amount,
+      maker_receives_token = excluded.maker_receives_token, maker_receives_amount = excluded.maker_receives_amount,
+      taker_fee = excluded.taker_fee, taker_total = excluded.taker_total, received_at = excluded.received_at,
+      acceptable_for_ms = excluded.acceptable_for_ms, settlement_mode = excluded.settlement_mode,
+      xchange = excluded.xchange, updated_at = excluded.updated_at, version = q.version + 1
+    where q.status = 'SUBMITTED'
+    returning q.id, q.version into v_id, v_version;
+    if v_id is null then
+      return next;
+      continue;
+    end if;
+    out_quote_id := v_id;
+    out_version := v_version;
+    v_events := v_events
+      || jsonb_build_object('ord', jsonb_array_length(v_events), 'account_id', it.taker, 'topic', 'quotes', 'at', it.now,
+           'frame', jsonb_set(jsonb_set(it.taker_frame, '{quoteId}', to_jsonb(v_id)), '{version}', to_jsonb(v_version)))
+      || jsonb_build_object('ord', jsonb_array_length(v_events) + 1, 'account_id', it.maker_account, 'topic', 'quoteStatus', 'at', it.now,
+           'frame', jsonb_set(jsonb_set(it.maker_frame, '{quoteId}', to_jsonb(v_id)), '{version}', to_jsonb(v_version)));
+    return next;
+  end loop;
+
+  -- The frames of every quote written, in one call of the outbox writer (0008): sequence rows in
+  -- (account, topic) order, each (account, topic) numbered in append order.
+  if jsonb_array_length(v_events) > 0 then
+    perform rfq_append_events(v_events);
+  end if;
+end
+$fn$;
+`;
