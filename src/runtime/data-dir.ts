@@ -28,10 +28,16 @@ async function tighten(dir: string): Promise<number> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     // Symbolic links are left alone: chmod would follow them out of the directory.
-    if (entry.isDirectory()) changed += await tighten(full);
-    else if (entry.isFile() && ((await lstat(full)).mode & 0o177) !== 0) {
-      await chmod(full, 0o600);
-      changed += 1;
+    // The stack is running while this walks (anvil's state is saved through a temporary file that
+    // is renamed away), so an entry that vanished since the listing is simply no longer there.
+    try {
+      if (entry.isDirectory()) changed += await tighten(full);
+      else if (entry.isFile() && ((await lstat(full)).mode & 0o177) !== 0) {
+        await chmod(full, 0o600);
+        changed += 1;
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
   return changed;
