@@ -17,7 +17,11 @@ export type DevnetOptions = {
    * (devnet-state.ts), so a restart resumes; `durableBlock` says which block is on disk.
    */
   stateFile?: string;
-  /** Interval mining period; anvil also mines each transaction immediately (`--mixed-mining`). */
+  /**
+   * Periodic block interval; each transaction is also mined at once. Without a state file anvil
+   * does both (`--block-time` with `--mixed-mining`); with one, anvil mines instantly only and the
+   * state keeper mines the periodic block, since it must stop all mining while it dumps (devnet-state.ts).
+   */
   blockTimeSecs?: number;
   /** How long to wait for the RPC to answer. */
   startTimeoutMs?: number;
@@ -80,12 +84,12 @@ function exited(child: ChildProcess): boolean {
 }
 
 async function launch(port: number, opts: DevnetOptions): Promise<Devnet> {
+  const blockTimeSecs = opts.blockTimeSecs ?? 1;
   const args = [
     '--host', '127.0.0.1',
     '--port', String(port),
     '--chain-id', String(DEVNET_CHAIN_ID),
-    '--block-time', String(opts.blockTimeSecs ?? 1),
-    '--mixed-mining',
+    ...(opts.stateFile ? [] : ['--block-time', String(blockTimeSecs), '--mixed-mining']),
     '--silent',
   ];
   if (opts.stateFile) {
@@ -125,7 +129,7 @@ async function launch(port: number, opts: DevnetOptions): Promise<Devnet> {
     throw new Error(`anvil exited while another process answered on ${rpcUrl}: ${stderr.trim()}`);
   }
 
-  const keeper = opts.stateFile ? new DevnetStateKeeper({ rpcUrl, stateFile: opts.stateFile }) : null;
+  const keeper = opts.stateFile ? new DevnetStateKeeper({ rpcUrl, stateFile: opts.stateFile, blockTimeSecs }) : null;
   try {
     await keeper?.start();
   } catch (error) {

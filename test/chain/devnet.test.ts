@@ -39,33 +39,44 @@ async function deploy(rpcUrl: string, wrapperOwners: Address[] = []) {
   return deployContracts({ rpcUrl, deployerKey: keyOf('deployer'), custodyAddress: custody, tokens: TOKENS, wrapperOwners });
 }
 
+/** Without a state file anvil keeps the block clock (--block-time, --mixed-mining); with one, the state keeper does (devnet-state.ts). */
+async function stateFileOf(withState: boolean): Promise<{ stateFile?: string }> {
+  if (!withState) return {};
+  const dir = await mkdtemp(join(tmpdir(), 'rfq-devnet-'));
+  dirs.push(dir);
+  return { stateFile: join(dir, 'state.json') };
+}
+
 describe('startDevnet', () => {
-  it('answers on a loopback port with chain id 31337, mines every second without traffic, stops cleanly', async () => {
-    const d = await start();
-    assert.match(d.rpcUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
-    const { publicClient } = await connectChain(d.rpcUrl);
-    assert.equal(await publicClient.getChainId(), 31337);
-    const b0 = await publicClient.getBlockNumber({ cacheTime: 0 });
-    await new Promise((r) => setTimeout(r, 2_500));
-    assert.ok((await publicClient.getBlockNumber({ cacheTime: 0 })) >= b0 + 2n, 'interval mining');
+  for (const withState of [false, true]) {
+    const mode = withState ? ' (state file: the keeper mines)' : '';
+    it(`answers on a loopback port with chain id 31337, mines every second without traffic, stops cleanly${mode}`, async () => {
+      const d = await start(await stateFileOf(withState));
+      assert.match(d.rpcUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+      const { publicClient } = await connectChain(d.rpcUrl);
+      assert.equal(await publicClient.getChainId(), 31337);
+      const b0 = await publicClient.getBlockNumber({ cacheTime: 0 });
+      await new Promise((r) => setTimeout(r, 2_500));
+      assert.ok((await publicClient.getBlockNumber({ cacheTime: 0 })) >= b0 + 2n, 'interval mining');
 
-    await d.stop();
-    await d.stop(); // idempotent
-    assert.throws(() => process.kill(d.pid, 0), /ESRCH/);
-    await assert.rejects(fetch(d.rpcUrl, { method: 'POST', body: '{}' }));
-  });
+      await d.stop();
+      await d.stop(); // idempotent
+      assert.throws(() => process.kill(d.pid, 0), /ESRCH/);
+      await assert.rejects(fetch(d.rpcUrl, { method: 'POST', body: '{}' }));
+    });
 
-  it('mines a transaction at once, without waiting for the interval (--mixed-mining)', async () => {
-    const d = await start({ blockTimeSecs: 60 });
-    await setDevnetBalance({ rpcUrl: d.rpcUrl, address: deployer.address, wei: parseEther('1') });
-    const c = await connectSigner(d.rpcUrl, keyOf('deployer'));
-    const t0 = Date.now();
-    const hash = await c.walletClient.sendTransaction({ to: custody, value: 1n });
-    const receipt = await c.publicClient.waitForTransactionReceipt({ hash });
-    assert.equal(receipt.status, 'success');
-    assert.ok(Date.now() - t0 < 10_000, 'mined long before the 60 s interval');
-    await d.stop();
-  });
+    it(`mines a transaction at once, without waiting for the interval${mode}`, async () => {
+      const d = await start({ blockTimeSecs: 60, ...(await stateFileOf(withState)) });
+      await setDevnetBalance({ rpcUrl: d.rpcUrl, address: deployer.address, wei: parseEther('1') });
+      const c = await connectSigner(d.rpcUrl, keyOf('deployer'));
+      const t0 = Date.now();
+      const hash = await c.walletClient.sendTransaction({ to: custody, value: 1n });
+      const receipt = await c.publicClient.waitForTransactionReceipt({ hash });
+      assert.equal(receipt.status, 'success');
+      assert.ok(Date.now() - t0 < 10_000, 'mined long before the 60 s interval');
+      await d.stop();
+    });
+  }
 
   it('anvil goes away when the owning process exits without calling stop()', async () => {
     const devnetModule = new URL('../../src/chain/devnet.ts', import.meta.url).href;
