@@ -34,7 +34,9 @@ const HELP = `usage: node bench/ws.ts [options]
   --duration <s>     seconds per tick and quote step (default 10)
   --quote-rate <n>   offered quotes per second (default 500)
   --only <list>      bare,prices,quotes (default all)
-  --db <url>         PostgreSQL to create the bench database on`;
+  --db <url>         PostgreSQL to create the bench database on
+  --results <file>   write the JSON results there (default bench/results/ws-<stamp>.json);
+                     bench/run.ts's fan-out phase reads them`;
 
 const { values: args } = parseArgs({
   options: {
@@ -44,6 +46,7 @@ const { values: args } = parseArgs({
     'quote-rate': { type: 'string', default: '500' },
     only: { type: 'string', default: 'bare,prices,quotes' },
     db: { type: 'string' },
+    results: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
   strict: true,
@@ -65,6 +68,21 @@ const adminUrl = args.db ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgr
 const started = Date.now();
 const log = (line: string) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The servers this run started, each in its own process group: stopped on SIGINT / SIGTERM (the
+// main benchmark's fan-out phase sends SIGTERM when it is interrupted) so none is left behind.
+const running = new Set<Child>();
+async function tracked<T extends Child>(child: Promise<T>): Promise<T> {
+  const value = await child;
+  running.add(value);
+  return value;
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping ${running.size} server(s)`);
+    void Promise.allSettled([...running].map((c) => c.stop())).then(() => process.exit(130));
+  });
+}
 
 /** Resident memory of a process in KiB (from /proc). */
 async function rssKiB(pid: number): Promise<number> {
@@ -133,7 +151,7 @@ class TickRecorder {
   }
 }
 
-interface TickResult {
+export interface TickResult {
   clients: number;
   ticks: number;
   /** Tick sent -> the last client's receipt of it. */
@@ -143,7 +161,7 @@ interface TickResult {
   clientsOnLatestTick: number;
 }
 
-interface Results {
+export interface WsResults {
   startedAt: string;
   machine: { cpus: number; node: string; loadAverageStart: string; loadAverageEnd?: string };
   config: Record<string, unknown>;
@@ -153,8 +171,8 @@ interface Results {
   failures: string[];
 }
 
-async function runBare(results: Results): Promise<void> {
-  const bare = await spawnServer({ name: 'ws-bare', args: ['bench/ws-baseline-server.ts'], env: { ...process.env, PORT: '0' }, cwd: repoRoot, ready: /listening (http:\/\/\S+)/ });
+async function runBare(results: WsResults): Promise<void> {
+  const bare = await tracked(spawnServer({ name: 'ws-bare', args: ['bench/ws-baseline-server.ts'], env: { ...process.env, PORT: '0' }, cwd: repoRoot, ready: /listening (http:\/\/\S+)/ }));
   try {
     const url = bare.url.replace('http', 'ws');
     const recorder = new TickRecorder(sessions);
@@ -226,19 +244,19 @@ async function openSession(actor: Actor, ws: WebSocket): Promise<void> {
   await request(ws, authFrame(actor, nextSignedAt(actor), '/v1/rfq/ws'), (f) => f.kind === 'health');
 }
 
-async function runService(results: Results): Promise<void> {
+async function runService(results: WsResults): Promise<void> {
   const db = await createBenchDatabase(adminUrl);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-bench-ws-'));
   let service: Child | null = null;
   try {
-    service = await startService({
+    service = await tracked(startService({
       databaseUrl: db.url,
       dataDir,
       probeFile: null,
       cpuProfDir: null,
       poolSize: 10,
       env: { RFQ_WS_MAX_SESSIONS_PER_ACCOUNT: String(ACCOUNT_SESSIONS), RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE: '100000' },
-    });
+    }));
     const svc = service as Child & { adminToken: string };
     log(`service pid ${svc.pid} at ${svc.url} (bench database ${db.name})`);
     const admin = new AdminClient(svc.url, svc.adminToken);
@@ -328,13 +346,13 @@ async function runService(results: Results): Promise<void> {
       for (const ws of sockets) ws.terminate();
       client.close();
       log(`quotes: bare insert route at ${quoteRate}/s`);
-      const bare = await spawnServer({
+      const bare = await tracked(spawnServer({
         name: 'baseline',
         args: ['bench/baseline-server.ts'],
         env: { ...process.env, BENCH_DATABASE_URL: db.url, BENCH_POOL_SIZE: '10', PORT: '0' },
         cwd: repoRoot,
         ready: /listening (http:\/\/\S+)/,
-      });
+      }));
       try {
         const bareClient = new HttpClient(bare.url);
         const dummy = new Signer({ accessKey: 'bench-dummy-key', secret: Buffer.alloc(32, 7).toString('base64') });
@@ -355,7 +373,7 @@ async function runService(results: Results): Promise<void> {
   }
 }
 
-function report(r: Results): string {
+function report(r: WsResults): string {
   const lines: string[] = [];
   const lat = (s: LatencySummary) => `${s.p50} / ${s.p99} ms`;
   lines.push(`\nWebSocket benchmark (${r.machine.cpus} CPUs, load ${r.machine.loadAverageStart} -> ${r.machine.loadAverageEnd})`);
@@ -380,7 +398,7 @@ function report(r: Results): string {
   return `${lines.join('\n')}\n`;
 }
 
-const results: Results = {
+const results: WsResults = {
   startedAt: new Date(started).toISOString(),
   machine: { cpus: os.cpus().length, node: process.version, loadAverageStart: loadAverage() },
   config: { sessions, durationSecs, quoteRate, ticksPerSec: TICKS_PER_SEC, sessionsPerAccount: ACCOUNT_SESSIONS, phases: [...phases] },
@@ -396,7 +414,7 @@ try {
 results.machine.loadAverageEnd = loadAverage();
 const dir = path.join(repoRoot, 'bench', 'results');
 await mkdir(dir, { recursive: true });
-const file = path.join(dir, `ws-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`);
+const file = args.results ? path.resolve(args.results) : path.join(dir, `ws-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`);
 await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(report(results));
 process.stdout.write(`full results: ${path.relative(process.cwd(), file)}\n`);
