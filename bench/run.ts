@@ -53,7 +53,7 @@ const HELP = `usage: node bench/run.ts [options]
   --only <list>        phases: baseline,quotes,accept,close,burst,ws (default all), and the opt-in
                        db (pgbench replay of the quote SQL, needs quotes and the pgbench binary),
                        whatif (the quote SQL behind a bare route: 5 vs 1 round trips, needs quotes)
-  --makers <n>         makers (default 50)      --rfqs <n>     open RFQs (default 200)
+  --makers <n>         makers (default 50, quick 20)   --rfqs <n>   open RFQs (default 200, quick 100)
   --takers <n>         takers owning the RFQs (default 50)
   --connections <n>    closed-loop connections, baseline and service alike (default 10)
   --pool-size <n>      PostgreSQL pool of the service and of the baseline (default 10)
@@ -72,8 +72,8 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     duration: { type: 'string' },
     only: { type: 'string' },
-    makers: { type: 'string', default: '50' },
-    rfqs: { type: 'string', default: '200' },
+    makers: { type: 'string' },
+    rfqs: { type: 'string' },
     takers: { type: 'string', default: '50' },
     connections: { type: 'string', default: '10' },
     'pool-size': { type: 'string', default: '10' },
@@ -100,8 +100,10 @@ if (args.analysis) {
   selected.add('db');
   selected.add('whatif');
 }
-const makersCount = Number(args.makers);
-const rfqCount = Number(args.rfqs);
+// Quick: 20 makers x 100 RFQs, so the first-quote set-up (every maker on every RFQ, so that the
+// measured re-quotes are re-quotes) is 2,000 writes rather than 10,000.
+const makersCount = Number(args.makers ?? (quick ? 20 : 50));
+const rfqCount = Number(args.rfqs ?? (quick ? 100 : 200));
 const takersCount = Number(args.takers);
 const connections = Number(args.connections);
 const extraRates = (args['extra-rates'] ?? '').split(',').filter(Boolean).map(Number);
