@@ -250,7 +250,10 @@ async function main(): Promise<void> {
   await mkdir(resultsDir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const unknown = [...selected].filter((name) => !PHASES.some((p) => p.name === name));
-  if (unknown.length > 0) throw new Error(`unknown phase(s): ${unknown.join(', ')}`);
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown phase(s): ${unknown.join(', ')} (phases: ${PHASES.map((p) => p.name).join(', ')})\n`);
+    process.exit(2);
+  }
   const phases = PHASES.filter((p) => selected.has(p.name));
   const results: BenchResults = {
     startedAt: new Date(started).toISOString(),
