@@ -31,7 +31,7 @@ import { parseArgs } from 'node:util';
 import { AdminClient } from '../src/client/admin-client.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.ts';
 import { HttpClient } from './lib/http-load.ts';
-import { loadAverage, readProbe, repoRoot } from './lib/processes.ts';
+import { loadAverage, readProbe, repoRoot, stopAllServers } from './lib/processes.ts';
 import type { SamplerDeps } from './lib/resources.ts';
 import { makeMakers, makeTakers, seedReferenceData, startService, type Actor, type Service } from './lib/venue.ts';
 import { runBaseline, type BaselineResult } from './phases/baseline.ts';
@@ -279,7 +279,7 @@ async function main(): Promise<void> {
     process.once(signal, () => {
       log(`${signal}: stopping the service and dropping the bench database`);
       void (async () => {
-        await Promise.allSettled([current.stack?.service.stop(), ...[...stops].map((stop) => stop())]);
+        await Promise.allSettled([stopAllServers(), ...[...stops].map((stop) => stop())]);
         if (!args['keep-db']) await db.drop().catch(() => undefined);
         await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
         process.exit(130);

@@ -24,7 +24,7 @@ import { AdminClient } from '../src/client/admin-client.ts';
 import { signCanonical, wsAuthCanonical } from '../src/domain/auth/hmac.ts';
 import { createBenchDatabase } from './lib/database.ts';
 import { HttpClient, inParallel, openLoop, Signer, type LoadResult } from './lib/http-load.ts';
-import { loadAverage, repoRoot, spawnServer, type Child } from './lib/processes.ts';
+import { loadAverage, repoRoot, spawnServer, stopAllServers, type Child } from './lib/processes.ts';
 import { round, roundSummary, summarize, type LatencySummary } from './lib/stats.ts';
 import { createRfq, makeMakers, makeTakers, quoteBody, seedReferenceData, startService, type Actor } from './lib/venue.ts';
 
@@ -69,18 +69,12 @@ const started = Date.now();
 const log = (line: string) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// The servers this run started, each in its own process group: stopped on SIGINT / SIGTERM (the
-// main benchmark's fan-out phase sends SIGTERM when it is interrupted) so none is left behind.
-const running = new Set<Child>();
-async function tracked<T extends Child>(child: Promise<T>): Promise<T> {
-  const value = await child;
-  running.add(value);
-  return value;
-}
+// The servers this run started, each in its own process group, are stopped on SIGINT / SIGTERM
+// (the main benchmark's fan-out phase sends SIGTERM when it is interrupted): none is left behind.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    log(`${signal}: stopping ${running.size} server(s)`);
-    void Promise.allSettled([...running].map((c) => c.stop())).then(() => process.exit(130));
+    log(`${signal}: stopping the servers`);
+    void stopAllServers().then(() => process.exit(130));
   });
 }
 
@@ -172,7 +166,7 @@ export interface WsResults {
 }
 
 async function runBare(results: WsResults): Promise<void> {
-  const bare = await tracked(spawnServer({ name: 'ws-bare', args: ['bench/ws-baseline-server.ts'], env: { ...process.env, PORT: '0' }, cwd: repoRoot, ready: /listening (http:\/\/\S+)/ }));
+  const bare = await spawnServer({ name: 'ws-bare', args: ['bench/ws-baseline-server.ts'], env: { ...process.env, PORT: '0' }, cwd: repoRoot, ready: /listening (http:\/\/\S+)/ });
   try {
     const url = bare.url.replace('http', 'ws');
     const recorder = new TickRecorder(sessions);
@@ -249,14 +243,14 @@ async function runService(results: WsResults): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-bench-ws-'));
   let service: Child | null = null;
   try {
-    service = await tracked(startService({
+    service = await startService({
       databaseUrl: db.url,
       dataDir,
       probeFile: null,
       cpuProfDir: null,
       poolSize: 10,
       env: { RFQ_WS_MAX_SESSIONS_PER_ACCOUNT: String(ACCOUNT_SESSIONS), RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE: '100000' },
-    }));
+    });
     const svc = service as Child & { adminToken: string };
     log(`service pid ${svc.pid} at ${svc.url} (bench database ${db.name})`);
     const admin = new AdminClient(svc.url, svc.adminToken);
@@ -346,13 +340,13 @@ async function runService(results: WsResults): Promise<void> {
       for (const ws of sockets) ws.terminate();
       client.close();
       log(`quotes: bare insert route at ${quoteRate}/s`);
-      const bare = await tracked(spawnServer({
+      const bare = await spawnServer({
         name: 'baseline',
         args: ['bench/baseline-server.ts'],
         env: { ...process.env, BENCH_DATABASE_URL: db.url, BENCH_POOL_SIZE: '10', PORT: '0' },
         cwd: repoRoot,
         ready: /listening (http:\/\/\S+)/,
-      }));
+      });
       try {
         const bareClient = new HttpClient(bare.url);
         const dummy = new Signer({ accessKey: 'bench-dummy-key', secret: Buffer.alloc(32, 7).toString('base64') });
