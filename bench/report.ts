@@ -201,10 +201,18 @@ export function printReport(results: BenchResults): string {
       out.push(`  ${pad(w.name, 40)} ${pad(`${Math.round(w.throughput)}/s`, 8, true)} ${pad(ratio, 6, true)}  p50 ${w.latency.p50} ms p99 ${w.latency.p99} ms  server ${w.resources.serviceCpuUsPerReq}us pg ${w.resources.postgresCpuUsPerReq}us per req  errors ${errorsText(w.errors)}`);
     }
   }
-  const probe = q?.closed.resources.probe;
-  if (probe) {
+  // Statements by kind per request: a use case's own statements count about 1 (or a whole
+  // number) per request; fractions are background work (sweeps, dispatcher) in the same interval.
+  for (const [name, resources] of [
+    ['re-quote closed loop, statements per request', q?.closed.resources],
+    ['accept, 10 at once, statements per accept', a?.concurrent.resources],
+    ['close 100/s, statements per close', c?.resources],
+    ['burst, statements per close', u?.resources],
+  ] as const) {
+    const probe = resources?.probe;
+    if (!probe) continue;
     out.push('');
-    out.push('re-quote closed loop, statements per request (service side, client-observed mean ms):');
+    out.push(`${name} (service side, client-observed mean ms; all statements ${probe.statementsPerReq}):`);
     for (const s of probe.topStatements) out.push(`  ${pad(s.perReq.toFixed(3), 7, true)}  ${pad(s.meanMs.toFixed(2), 6, true)} ms  ${s.sql}`);
   }
   if (results.service && results.service.stderrLines > 0) {

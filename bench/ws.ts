@@ -24,7 +24,7 @@ import { AdminClient } from '../src/client/admin-client.ts';
 import { signCanonical, wsAuthCanonical } from '../src/domain/auth/hmac.ts';
 import { createBenchDatabase } from './lib/database.ts';
 import { HttpClient, inParallel, openLoop, Signer, type LoadResult } from './lib/http-load.ts';
-import { loadAverage, repoRoot, spawnServer, type Child } from './lib/processes.ts';
+import { loadAverage, repoRoot, spawnServer, stopAllServers, type Child } from './lib/processes.ts';
 import { round, roundSummary, summarize, type LatencySummary } from './lib/stats.ts';
 import { createRfq, makeMakers, makeTakers, quoteBody, seedReferenceData, startService, type Actor } from './lib/venue.ts';
 
@@ -34,7 +34,9 @@ const HELP = `usage: node bench/ws.ts [options]
   --duration <s>     seconds per tick and quote step (default 10)
   --quote-rate <n>   offered quotes per second (default 500)
   --only <list>      bare,prices,quotes (default all)
-  --db <url>         PostgreSQL to create the bench database on`;
+  --db <url>         PostgreSQL to create the bench database on
+  --results <file>   write the JSON results there (default bench/results/ws-<stamp>.json);
+                     bench/run.ts's fan-out phase reads them`;
 
 const { values: args } = parseArgs({
   options: {
@@ -44,6 +46,7 @@ const { values: args } = parseArgs({
     'quote-rate': { type: 'string', default: '500' },
     only: { type: 'string', default: 'bare,prices,quotes' },
     db: { type: 'string' },
+    results: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
   strict: true,
@@ -65,6 +68,15 @@ const adminUrl = args.db ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgr
 const started = Date.now();
 const log = (line: string) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The servers this run started, each in its own process group, are stopped on SIGINT / SIGTERM
+// (the main benchmark's fan-out phase sends SIGTERM when it is interrupted): none is left behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the servers`);
+    void stopAllServers().then(() => process.exit(130));
+  });
+}
 
 /** Resident memory of a process in KiB (from /proc). */
 async function rssKiB(pid: number): Promise<number> {
@@ -133,7 +145,7 @@ class TickRecorder {
   }
 }
 
-interface TickResult {
+export interface TickResult {
   clients: number;
   ticks: number;
   /** Tick sent -> the last client's receipt of it. */
@@ -143,7 +155,7 @@ interface TickResult {
   clientsOnLatestTick: number;
 }
 
-interface Results {
+export interface WsResults {
   startedAt: string;
   machine: { cpus: number; node: string; loadAverageStart: string; loadAverageEnd?: string };
   config: Record<string, unknown>;
@@ -153,7 +165,7 @@ interface Results {
   failures: string[];
 }
 
-async function runBare(results: Results): Promise<void> {
+async function runBare(results: WsResults): Promise<void> {
   const bare = await spawnServer({ name: 'ws-bare', args: ['bench/ws-baseline-server.ts'], env: { ...process.env, PORT: '0' }, cwd: repoRoot, ready: /listening (http:\/\/\S+)/ });
   try {
     const url = bare.url.replace('http', 'ws');
@@ -226,7 +238,7 @@ async function openSession(actor: Actor, ws: WebSocket): Promise<void> {
   await request(ws, authFrame(actor, nextSignedAt(actor), '/v1/rfq/ws'), (f) => f.kind === 'health');
 }
 
-async function runService(results: Results): Promise<void> {
+async function runService(results: WsResults): Promise<void> {
   const db = await createBenchDatabase(adminUrl);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-bench-ws-'));
   let service: Child | null = null;
@@ -355,7 +367,7 @@ async function runService(results: Results): Promise<void> {
   }
 }
 
-function report(r: Results): string {
+function report(r: WsResults): string {
   const lines: string[] = [];
   const lat = (s: LatencySummary) => `${s.p50} / ${s.p99} ms`;
   lines.push(`\nWebSocket benchmark (${r.machine.cpus} CPUs, load ${r.machine.loadAverageStart} -> ${r.machine.loadAverageEnd})`);
@@ -380,7 +392,7 @@ function report(r: Results): string {
   return `${lines.join('\n')}\n`;
 }
 
-const results: Results = {
+const results: WsResults = {
   startedAt: new Date(started).toISOString(),
   machine: { cpus: os.cpus().length, node: process.version, loadAverageStart: loadAverage() },
   config: { sessions, durationSecs, quoteRate, ticksPerSec: TICKS_PER_SEC, sessionsPerAccount: ACCOUNT_SESSIONS, phases: [...phases] },
@@ -396,7 +408,7 @@ try {
 results.machine.loadAverageEnd = loadAverage();
 const dir = path.join(repoRoot, 'bench', 'results');
 await mkdir(dir, { recursive: true });
-const file = path.join(dir, `ws-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`);
+const file = args.results ? path.resolve(args.results) : path.join(dir, `ws-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`);
 await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(report(results));
 process.stdout.write(`full results: ${path.relative(process.cwd(), file)}\n`);

@@ -28,6 +28,14 @@ export interface SpawnOptions {
   timeoutMs?: number;
 }
 
+/** Every server spawned by this process and not yet stopped, for an interrupted run. */
+const live = new Set<Child>();
+
+/** Stops every server this process spawned that is still running (SIGINT / SIGTERM handlers). */
+export async function stopAllServers(): Promise<void> {
+  await Promise.allSettled([...live].map((c) => c.stop()));
+}
+
 export async function spawnServer(options: SpawnOptions): Promise<Child> {
   // Its own process group: stop() signals the group, so what the server started (the embedded
   // anvil and venue simulator) goes with it and the bench leaves no process behind.
@@ -77,6 +85,7 @@ export async function spawnServer(options: SpawnOptions): Promise<Child> {
       return stderrLines;
     },
     async stop() {
+      live.delete(result);
       if (child.exitCode !== null) {
         signalGroup('SIGKILL'); // anything it left
         return child.exitCode;
@@ -89,6 +98,7 @@ export async function spawnServer(options: SpawnOptions): Promise<Child> {
       return code;
     },
   };
+  live.add(result);
   return result;
 }
 

@@ -113,7 +113,7 @@ function summarizeProbe(probe: ProbeSnapshot, n: number): ProbeSummary {
   return {
     statementsPerReq: round(probe.totalQueries / n, 2),
     topStatements: Object.entries(probe.queries)
-      .slice(0, 14)
+      .slice(0, 20)
       .map(([sql, q]) => ({ sql, perReq: round(q.count / n, 3), meanMs: round(q.totalMs / Math.max(1, q.count), 3) })),
     poolWaitMs: { p50: round(probe.poolWait.p50, 3), p99: round(probe.poolWait.p99, 3), max: round(probe.poolWait.max, 3) },
     poolHoldMs: { p50: round(probe.poolHold.p50, 3), p99: round(probe.poolHold.p99, 3), max: round(probe.poolHold.max, 3), perReq: round(probe.poolHold.count / n, 2) },

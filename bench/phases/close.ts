@@ -47,7 +47,7 @@ export interface CloseOptions {
   count: number;
   spanMs: number;
   quotesPerRfq: number;
-  /** Start of the first deadline, ms after setup begins. */
+  /** Least lead from the end of calibration to the first deadline, ms (more when the set-up is slow). */
   leadMs: number;
   sampling: SamplerDeps;
   log: (line: string) => void;
@@ -104,15 +104,12 @@ export async function runClose(options: CloseOptions): Promise<CloseResult> {
   });
   await listener.query('LISTEN bench_rfq_closed');
 
-  const t0 = Date.now() + options.leadMs;
-  const ends = Array.from({ length: count }, (_, i) => t0 + Math.floor((i * spanMs) / count));
-  log(`${label}: creating ${count} autoAccept RFQs ending from +${options.leadMs} ms over ${spanMs} ms, ${quotesPerRfq} quote(s) each`);
   // Each worker creates an RFQ and quotes it at once, in deadline order, so the earliest
   // deadlines get their quotes first.
   const setupErrors: Record<string, number> = {};
-  const rfqs: CreatedRfq[] = await inParallel(ends, 10, async (end, i) => {
+  const setUp = async (end: number, i: number, autoAccept: boolean): Promise<CreatedRfq> => {
     const rfq = await createRfq(client, takers[i % takers.length]!, {
-      instrumentId: INSTRUMENT, side: 'BUY', baseQty: '1', quoteLimit: '5000', autoAccept: true, windowMs: Math.max(1000, end - Date.now()),
+      instrumentId: INSTRUMENT, side: 'BUY', baseQty: '1', quoteLimit: '5000', autoAccept, windowMs: Math.max(1000, end - Date.now()),
     });
     for (let j = 0; j < quotesPerRfq; j++) {
       const maker = makers[(i + j) % makers.length]!;
@@ -123,7 +120,20 @@ export async function runClose(options: CloseOptions): Promise<CloseResult> {
       }
     }
     return rfq;
-  });
+  };
+  // The set-up must finish before the first deadline, or the closes run under the set-up's own
+  // load (and early RFQs close before their quotes arrive). Its speed depends on how busy the
+  // machine is: time a sample of the same work (long-window, taker-driven RFQs that stay open
+  // and out of the figures), then lead by twice the estimate.
+  const sample = 20;
+  const calibrationStart = Date.now();
+  await inParallel(Array.from({ length: sample }, (_, i) => Date.now() + 600_000 + i), 10, (end, i) => setUp(end, i, false));
+  const perRfqMs = (Date.now() - calibrationStart) / sample;
+  const leadMs = Math.max(options.leadMs, Math.ceil(2000 + 2 * perRfqMs * count));
+  const t0 = Date.now() + leadMs;
+  const ends = Array.from({ length: count }, (_, i) => t0 + Math.floor((i * spanMs) / count));
+  log(`${label}: creating ${count} autoAccept RFQs ending from +${leadMs} ms (set-up ${perRfqMs.toFixed(1)} ms per RFQ) over ${spanMs} ms, ${quotesPerRfq} quote(s) each`);
+  const rfqs: CreatedRfq[] = await inParallel(ends, 10, (end, i) => setUp(end, i, true));
   for (const rfq of rfqs) {
     const at = early.get(rfq.rfqId);
     if (at === undefined) pending.add(rfq.rfqId);

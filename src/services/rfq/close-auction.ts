@@ -15,11 +15,11 @@ import {
   takerLockAmount,
   transitionQuote,
   type Instrument,
-  type QuoteStatus,
 } from '../../domain/rfq/index.ts';
 import { relockMany, type LockChange } from '../../store/ledger.ts';
 import { appendEvent, inTransaction } from '../../store/outbox.ts';
-import { writeQuoteStatus, writeQuoteStatuses } from '../../store/quote-status.ts';
+import { writeQuoteStatuses } from '../../store/quote-status.ts';
+import type { SelectionFields } from './settlement-gateway.ts';
 import { writeRfqStatuses } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -132,34 +132,35 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
   );
   const rfqById = new Map(updatedRfqs.map((r) => [r.id, r]));
 
-  const quoteChanges: Array<{ id: string; from: QuoteStatus; to: QuoteStatus; settlementDeadlineSecs: number | null }> = [];
+  // Settlement adapters see each winner inside this transaction (permit signing and the like),
+  // before it is written: their fields are decided from what the selection does not change, and
+  // go into the one status write of the batch rather than a second write per winner.
+  const fieldsOf = new Map<string, SelectionFields>();
+  for (const d of decisions) {
+    const gateway = d.winner ? deps.settlement[d.winner.settlement_mode] : undefined;
+    if (d.winner && gateway) fieldsOf.set(d.winner.id, await gateway.onSelected(tx, { rfq: d.rfq, quote: d.winner, instrument: d.instrument, now }));
+  }
+
+  const quoteChanges: Parameters<typeof writeQuoteStatuses>[1] = [];
   for (const d of decisions) {
     for (const q of quotesByRfq.get(d.rfq.id) ?? []) {
       if (q.status !== 'SUBMITTED') continue;
       const event = d.winner?.id === q.id ? 'select' : d.winner ? 'notSelect' : 'expire';
-      quoteChanges.push({ id: q.id, from: q.status, to: transitionQuote(q.status, event), settlementDeadlineSecs: event === 'select' ? d.rfq.settlement_deadline_secs : null });
+      quoteChanges.push({
+        id: q.id,
+        from: q.status,
+        to: transitionQuote(q.status, event),
+        settlementDeadlineSecs: event === 'select' ? d.rfq.settlement_deadline_secs : null,
+        ...(event === 'select' && fieldsOf.has(q.id) ? { fields: fieldsOf.get(q.id)! } : {}),
+      });
     }
   }
   const updatedQuotes = await writeQuoteStatuses(tx, quoteChanges, now);
-  const winners = new Map<string, QuoteRow>();
-  for (const q of updatedQuotes) if (q.status === 'SELECTED') winners.set(q.rfq_id, q);
-
-  // Settlement adapters see each winner inside this transaction (permit signing and the like).
-  for (const d of decisions) {
-    const winner = winners.get(d.rfq.id);
-    const gateway = winner ? deps.settlement[winner.settlement_mode] : undefined;
-    if (!winner || !gateway) continue;
-    const fields = await gateway.onSelected(tx, { rfq: rfqById.get(d.rfq.id)!, quote: winner, instrument: d.instrument, now });
-    if (Object.keys(fields).length > 0) {
-      winners.set(d.rfq.id, await writeQuoteStatus(tx, { id: winner.id, from: winner.status, to: winner.status, fields }, now));
-    }
-  }
 
   const instrumentOf = new Map(decisions.map((d) => [d.rfq.id, d.instrument]));
   for (const rfq of updatedRfqs) await emitRfqStatus(tx, rfq, instrumentOf.get(rfq.id)!, now);
   for (const q of updatedQuotes) {
-    const current = q.status === 'SELECTED' ? winners.get(q.rfq_id)! : q;
-    await emitQuoteStatus(tx, current, rfqById.get(q.rfq_id)!, instrumentOf.get(q.rfq_id)!, now);
+    await emitQuoteStatus(tx, q, rfqById.get(q.rfq_id)!, instrumentOf.get(q.rfq_id)!, now);
   }
   await guard.flush(tx, now);
   const touchedAccounts = [...new Set([...ended.values()].map((l) => l.accountId))].sort();

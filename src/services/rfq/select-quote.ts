@@ -6,7 +6,7 @@
  */
 import { takerLockAmount, takerPayToken, transitionQuote, transitionRfq, type Instrument } from '../../domain/rfq/index.ts';
 import { endLock, lockFunds } from '../../store/ledger.ts';
-import { writeQuoteStatus, writeQuoteStatuses } from '../../store/quote-status.ts';
+import { writeQuoteStatuses } from '../../store/quote-status.ts';
 import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -46,33 +46,29 @@ export async function selectQuote(
     at: now,
   });
 
-  // The RFQ, then the winner and every other open quote in one statement, each a compare-and-set
-  // on the status its transition was decided from.
+  // The winner's settlement fields (permit, delivery window) are decided from what the selection
+  // does not change (ids, amounts, deadline), so they go into the status write itself.
+  const gateway = deps.settlement[winner.settlement_mode];
+  const fields = gateway ? await gateway.onSelected(tx, { rfq, quote: winner, instrument, now }) : {};
+
+  // The RFQ, then the winner (with its fields) and every other open quote in one statement, each
+  // a compare-and-set on the status its transition was decided from.
   const updatedRfq = await writeRfqStatus(tx, { id: rfq.id, from: rfq.status, to: nextStatus, fields: { quoted_at: now, selected_quote_id: winner.id } }, now);
   const open = quotes.filter((q) => q.id !== winner.id && q.status === 'SUBMITTED').sort((a, b) => (a.id < b.id ? -1 : 1));
-  const [written, ...losers] = await writeQuoteStatuses(
+  const [selectedWinner, ...losers] = await writeQuoteStatuses(
     tx,
     [
-      { id: winner.id, from: winner.status, to: transitionQuote(winner.status, 'select'), settlementDeadlineSecs: rfq.settlement_deadline_secs },
+      { id: winner.id, from: winner.status, to: transitionQuote(winner.status, 'select'), settlementDeadlineSecs: rfq.settlement_deadline_secs, fields },
       ...open.map((q) => ({ id: q.id, from: q.status, to: transitionQuote(q.status, 'notSelect'), settlementDeadlineSecs: null })),
     ],
     now,
   );
-  let selectedWinner: QuoteRow = written!;
-
-  const gateway = deps.settlement[winner.settlement_mode];
-  if (gateway) {
-    const fields = await gateway.onSelected(tx, { rfq: updatedRfq, quote: selectedWinner, instrument, now });
-    if (Object.keys(fields).length > 0) {
-      selectedWinner = await writeQuoteStatus(tx, { id: winner.id, from: selectedWinner.status, to: selectedWinner.status, fields }, now);
-    }
-  }
 
   await emitRfqStatus(tx, updatedRfq, instrument, now);
-  await emitQuoteStatus(tx, selectedWinner, updatedRfq, instrument, now);
+  await emitQuoteStatus(tx, selectedWinner!, updatedRfq, instrument, now);
   for (const loser of losers) await emitQuoteStatus(tx, loser, updatedRfq, instrument, now);
-  guard.count(selectedWinner, instrument);
+  guard.count(selectedWinner!, instrument);
   await guard.flush(tx, now);
   await emitBalances(tx, deps, rfq.account_id, now);
-  return { rfq: updatedRfq, winner: selectedWinner };
+  return { rfq: updatedRfq, winner: selectedWinner! };
 }

@@ -1,7 +1,10 @@
 /**
  * The boundary between selection and settlement. At selection the winning quote is handed to the
  * gateway of its settlement mode, inside the selecting transaction, which returns the fields the
- * maker needs (permit signature, spender, delivery window). Without a gateway for the mode the
+ * maker needs (permit signature, spender, delivery window). The gateway is called with the RFQ and
+ * quote rows as locked, just before the selection is written, and its fields are written with the
+ * quote's status (one statement per selection or close batch): so it must decide them from what
+ * the selection does not change (ids, amounts, tokens, the settlement deadline), never the status. Without a gateway for the mode the
  * quote carries none and the RFQ fails at `settlementDeadline` (expire-settlement.ts).
  */
 import type { Instrument } from '../../domain/rfq/index.ts';

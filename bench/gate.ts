@@ -1,0 +1,114 @@
+/**
+ * The benchmark as a gate (issue #17, `npm run bench -- --check`): the issue's table, each figure
+ * beside its floor measured in the same run, the ratio, the target ratio and PASS / MISS.
+ *
+ * Targets are ratios to a same-run floor, never absolute times, so a shared or slow machine
+ * moves figure and floor together. Where the issue states an absolute target (a quiet-machine
+ * time), the ratio is that target over the floor the issue measured beside it (docs/decisions.md,
+ * "The benchmark gate"); the absolute target is printed for reference and not judged.
+ * A figure that is missing (its phase failed or was not run) is a MISS under --check.
+ */
+import type { BenchResults } from './run.ts';
+import type { LatencySummary } from './lib/stats.ts';
+
+export interface GateRow {
+  figure: string;
+  /** NaN when the figure is missing. */
+  value: number;
+  unit: 'ms' | '/s';
+  floorLabel: string;
+  floor: number;
+  /** value / floor. */
+  ratio: number;
+  /** `<=` for latencies, `>=` for throughputs. */
+  direction: '<=' | '>=';
+  targetRatio: number;
+  /** The issue's absolute target on a quiet machine, printed only. */
+  quietTarget: string;
+  /** Conditions besides the ratio (every request answered, every close seen); empty when met. */
+  problems: string[];
+  pass: boolean;
+}
+
+function row(
+  figure: string,
+  value: number | undefined,
+  unit: GateRow['unit'],
+  floorLabel: string,
+  floor: number | undefined,
+  direction: GateRow['direction'],
+  targetRatio: number,
+  quietTarget: string,
+  problems: string[] = [],
+): GateRow {
+  const v = value ?? NaN;
+  const f = floor ?? NaN;
+  const ratio = v / f;
+  const within = direction === '<=' ? ratio <= targetRatio : ratio >= targetRatio;
+  return { figure, value: v, unit, floorLabel, floor: f, ratio, direction, targetRatio, quietTarget, problems, pass: Number.isFinite(ratio) && within && problems.length === 0 };
+}
+
+const errorsOf = (errors: Record<string, number> | undefined, what: string) => {
+  const n = Object.values(errors ?? {}).reduce((a, b) => a + b, 0);
+  return n > 0 ? [`${n} ${what} failed`] : [];
+};
+
+/** The issue's rows, in its order, for the phases that ran (`--only` skips the others). */
+export function gateRows(results: BenchResults, ran: Set<string>): GateRow[] {
+  const b = results.baseline;
+  const q = results.quotes;
+  const a = results.accept;
+  const rows: GateRow[] = [];
+  const p99 = (l: LatencySummary | undefined) => l?.p99;
+  if (ran.has('quotes')) {
+    rows.push(row(`re-quote, closed loop ${q?.closed.connections ?? ''} conn`, q?.closed.throughput, '/s', 'bare insert closed', b?.closed.throughput, '>=', 1.0, '', errorsOf(q?.closed.errors, 're-quotes')));
+    rows.push(row('re-quote p99 at 1,000/s offered', p99(q?.rate1000?.latency), 'ms', 'bare 1,000/s p99', p99(b?.rate1000.latency), '<=', 1.5, '<= 20 ms', q?.rate1000?.failed ? [`${q.rate1000.failed} re-quotes failed`] : []));
+  }
+  if (ran.has('accept')) {
+    rows.push(row('accept p99, one at a time', p99(a?.sequential.latency), 'ms', 'bare 100/s p99', p99(b?.rate100.latency), '<=', 1.4, '<= 15 ms', errorsOf(a?.sequential.errors, 'accepts')));
+    rows.push(row(`accept p99, ${a?.concurrent.concurrency ?? 10} at once`, p99(a?.concurrent.latency), 'ms', 'bare closed p99', p99(b?.closed.latency), '<=', 2.5, '<= 25 ms', errorsOf(a?.concurrent.errors, 'accepts')));
+    rows.push(row(`accept throughput, ${a?.concurrent.concurrency ?? 10} at once`, a?.concurrent.throughput, '/s', 'bare insert closed', b?.closed.throughput, '>=', 0.5, ''));
+  }
+  for (const [phase, close, floor, floorLabel, target, quiet] of [
+    ['close', results.close100, b?.rate100, 'bare 100/s p99', 2.3, '<= 25 ms'],
+    ['burst', results.burst, b?.rate1000, 'bare 1,000/s p99', 3.2, '<= 100 ms'],
+  ] as const) {
+    if (!ran.has(phase)) continue;
+    const problems: string[] = [];
+    if (!close) problems.push('phase failed');
+    else {
+      if (close.notSeen > 0) problems.push(`${close.notSeen} closes never seen`);
+      if ((close.outcomes.PENDING ?? 0) > 0) problems.push(`${close.outcomes.PENDING} RFQs still open`);
+      if (close.setupOverranMs > 0) problems.push(`set-up overran the first deadline by ${close.setupOverranMs} ms`);
+    }
+    rows.push(row(`close lateness p99 observed, ${phase === 'close' ? '100 closes/s' : '1,000 ending in 1 s'}`, close?.observed.p99, 'ms', floorLabel, p99(floor?.latency), '<=', target, quiet, problems));
+  }
+  if (ran.has('ws')) {
+    const w = results.ws;
+    const prices = w?.prices?.large;
+    const bare = w?.bare?.large;
+    const problems: string[] = [];
+    if (prices && prices.clientsOnLatestTick < prices.clients) problems.push(`${prices.clients - prices.clientsOnLatestTick} sessions not on the last tick`);
+    rows.push(row(`tick -> last of ${prices?.clients ?? '?'} sessions p99`, p99(prices?.toLastReceipt), 'ms', `bare ws ${bare?.clients ?? '?'} p99`, p99(bare?.toLastReceipt), '<=', 1.5, '', problems));
+    const quotes = w?.quotes;
+    const missing = quotes ? [...(quotes.toFrame.missing > 0 ? [`${quotes.toFrame.missing} frames missing`] : []), ...(quotes.rest.failed > 0 ? [`${quotes.rest.failed} quotes failed`] : [])] : [];
+    rows.push(row(`quote -> taker quoteUpdate p99 at ${quotes?.offeredRate ?? 500}/s`, quotes?.toFrame.p99, 'ms', 'bare insert p99, same rate', p99(quotes?.bareInsert.latency), '<=', 2.0, '<= 20 ms', missing));
+  }
+  return rows;
+}
+
+const fmt = (v: number, unit: GateRow['unit']) => (!Number.isFinite(v) ? '-' : unit === '/s' ? `${Math.round(v).toLocaleString('en-US')}/s` : `${v.toFixed(v >= 100 ? 0 : 1)} ms`);
+const fmtRatio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : '-');
+
+export function printGate(rows: GateRow[]): string {
+  const head = `${'figure'.padEnd(44)} ${'measured'.padStart(10)}  ${'same-run floor'.padEnd(40)} ${'ratio'.padStart(7)}  ${'target'.padEnd(9)} ${'quiet'.padEnd(10)} result`;
+  const lines = [head, '-'.repeat(head.length + 4)];
+  for (const r of rows) {
+    const floor = `${r.floorLabel} ${fmt(r.floor, r.unit)}`;
+    const verdict = r.pass ? 'PASS' : `MISS${r.problems.length ? ` (${r.problems.join('; ')})` : Number.isFinite(r.ratio) ? '' : ' (no figure)'}`;
+    lines.push(`${r.figure.padEnd(44)} ${fmt(r.value, r.unit).padStart(10)}  ${floor.padEnd(40)} ${fmtRatio(r.ratio).padStart(7)}  ${`${r.direction} ${r.targetRatio.toFixed(1)}x`.padEnd(9)} ${r.quietTarget.padEnd(10)} ${verdict}`);
+  }
+  const missed = rows.filter((r) => !r.pass).length;
+  lines.push(`${rows.length - missed} of ${rows.length} targets met${missed ? `, ${missed} MISS` : ''}`);
+  return `${lines.join('\n')}\n`;
+}
