@@ -328,12 +328,14 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     case 'anomalies resolve': {
       const [txHash, logIndex] = expectArgs(args, 2, 'anomalies resolve <txHash> <logIndex> [--note "..."]');
       const note = values.note;
-      call = (admin) => admin.resolveAnomaly({ txHash: txHash!, logIndex: integer(logIndex!, 'logIndex'), ...(note ? { note } : {}) });
+      const index = integer(logIndex!, 'logIndex');
+      call = (admin) => admin.resolveAnomaly({ txHash: txHash!, logIndex: index, ...(note ? { note } : {}) });
       break;
     }
     case 'anomalies replay': {
       const [txHash, logIndex] = expectArgs(args, 2, 'anomalies replay <txHash> <logIndex>');
-      call = (admin) => admin.replayAnomaly({ txHash: txHash!, logIndex: integer(logIndex!, 'logIndex') });
+      const index = integer(logIndex!, 'logIndex');
+      call = (admin) => admin.replayAnomaly({ txHash: txHash!, logIndex: index });
       break;
     }
     case 'settings get':
