@@ -42,6 +42,9 @@ export class AdminClient {
     return this.call<{ items: Array<Record<string, unknown>>; hasMore: boolean; nextCursor?: string | null }>('GET', '/deposits/unattributed', undefined, query);
   }
   settlementAnomalies() { return this.call<{ anomalies: Array<Record<string, unknown>> }>('GET', '/settlement-anomalies'); }
+  resolveAnomaly(body: { txHash: string; logIndex: number; note?: string }) { return this.call<Record<string, unknown>>('POST', '/settlement-anomalies/resolve', body); }
+  /** Re-runs a quarantined chain log's handler once (then the anomaly is REPLAYED). */
+  replayAnomaly(body: { txHash: string; logIndex: number }) { return this.call<Record<string, unknown>>('POST', '/settlement-anomalies/replay', body); }
   invariants() { return this.call<{ ok: boolean; violations: Array<Record<string, unknown>> }>('GET', '/invariants'); }
   /** Promised payouts still owed (custody transfer views). */
   unpaidPayouts() { return this.call<{ items: Array<Record<string, unknown>> }>('GET', '/payouts/unpaid'); }

@@ -43,6 +43,10 @@ commands:
       transfers into custody from addresses with no account (credited to nobody)
   anomalies
       settlement anomalies: what the chain follower could not settle normally
+  anomalies resolve <txHash> <logIndex> [--note "..."]
+      mark an anomaly handled (dealt with by hand)
+  anomalies replay <txHash> <logIndex>
+      re-run a quarantined chain log's handler once its cause is fixed (once only)
   faucet <address> <TOKEN> <amount>
       embedded devnet only: mint test tokens on-chain (human units); prints the txHash
   payouts unpaid
@@ -101,6 +105,7 @@ const options = {
   reason: { type: 'string' },
   outcome: { type: 'string' },
   'tx-hash': { type: 'string' },
+  note: { type: 'string' },
 } as const;
 
 type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
@@ -121,6 +126,8 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'withdrawals resolve': ['outcome', 'tx-hash'],
   'deposits unattributed': ['cursor'],
   anomalies: [],
+  'anomalies resolve': ['note'],
+  'anomalies replay': [],
   'settings get': [],
   'settings set': [],
   'payouts unpaid': [],
@@ -201,7 +208,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UsageError('no command given (try --help)');
-  const single = positionals[0] === 'invariants' || positionals[0] === 'faucet' || positionals[0] === 'anomalies';
+  const single = positionals[0] === 'invariants' || positionals[0] === 'faucet' || (positionals[0] === 'anomalies' && positionals[1] !== 'resolve' && positionals[1] !== 'replay');
   const command = single ? positionals[0]! : positionals.slice(0, 2).join(' ');
   const allowed = COMMAND_OPTIONS[command];
   if (!allowed) throw new UsageError(`unknown command ${JSON.stringify(command)} (try --help)`);
@@ -318,6 +325,19 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       expectArgs(args, 0, 'anomalies');
       call = (admin) => admin.settlementAnomalies();
       break;
+    case 'anomalies resolve': {
+      const [txHash, logIndex] = expectArgs(args, 2, 'anomalies resolve <txHash> <logIndex> [--note "..."]');
+      const note = values.note;
+      const index = integer(logIndex!, 'logIndex');
+      call = (admin) => admin.resolveAnomaly({ txHash: txHash!, logIndex: index, ...(note ? { note } : {}) });
+      break;
+    }
+    case 'anomalies replay': {
+      const [txHash, logIndex] = expectArgs(args, 2, 'anomalies replay <txHash> <logIndex>');
+      const index = integer(logIndex!, 'logIndex');
+      call = (admin) => admin.replayAnomaly({ txHash: txHash!, logIndex: index });
+      break;
+    }
     case 'settings get':
       expectArgs(args, 0, 'settings get');
       call = (admin) => admin.settings();

@@ -19,6 +19,7 @@ import { depositHandler } from '../chain/funds/deposit-handler.ts';
 import { custodyInvariant } from '../chain/funds/custody-invariant.ts';
 import { custodyChainReader } from '../chain/custody/custody-chain-reader.ts';
 import { quarantineInvariant, registerQuarantineGauge } from '../chain/watcher/quarantine-invariant.ts';
+import { chainLogReplay } from '../chain/watcher/log-replay.ts';
 import { promisedGateway } from '../services/rfq/promised-gateway.ts';
 
 export interface ChainWiring {
@@ -51,5 +52,7 @@ export function wireChain(context: NodeContext, chain: ChainContext, logger: Log
   }
   // Deposits last: a transfer into custody inside a settlement transaction is not a deposit.
   wiring.handlers.push(depositHandler(context.service, chain));
+  // The operator replays a quarantined log through these same handlers, once its cause is fixed.
+  context.service.chainLogReplay = chainLogReplay(wiring.handlers);
   return wiring;
 }

@@ -11,6 +11,7 @@ import type { QuoteCaches } from './rfq/quote-caches.ts';
 import type { QuoteWriter } from './rfq/write-quote.ts';
 import type { XchangeOperation } from './rfq/xchange-bundle.ts';
 import type { CustodyChainReader } from './funds/custody-chain.ts';
+import type { ChainLogReplay } from './funds/chain-log-replay.ts';
 import type { PerpVenue } from './perp/venue-port.ts';
 
 export interface Clock {
@@ -71,6 +72,8 @@ export interface ServiceDeps {
   xchange?: XchangeOperation;
   /** Set by the chain adapter: custody's transactions as the chain sees them (operator checks). */
   custodyChain?: CustodyChainReader;
+  /** Set by the chain adapter: re-runs a chain log handler for one quarantined log (operator replay). */
+  chainLogReplay?: ChainLogReplay;
   /** The perp venue, when the node has one; absent: perp instruments cannot be registered or traded. */
   venue?: PerpVenue;
 }

@@ -39,7 +39,8 @@ const SKIPPED: Record<string, Array<{ starts: string; reason: string }>> = {
     { starts: 'curl -fsS -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" "$RFQ_URL/admin/v1/withdrawals', reason: 'needs a withdrawal id from a user-signed request; the endpoints are tested in test/chain/funds' },
     { starts: 'curl -fsS -X POST -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" -H \'content-type: application/json\' \\\n  -d \'{"outcome"', reason: 'needs an UNRESOLVED withdrawal; resolve is tested with the broadcaster' },
     { starts: 'curl -fsS -X POST -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" "$RFQ_URL/admin/v1/custody/transfers/', reason: 'needs a stuck custody transaction; cancel is tested in test/chain/funds/stuck-custody.test.ts' },
-    { starts: 'curl -fsS -X POST -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" -H \'content-type: application/json\' \\\n  -d \'{"txHash"', reason: 'needs a quarantined log; resolve is tested in test/chain/watcher/quarantine.test.ts' },
+    { starts: 'curl -fsS -X POST -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" -H \'content-type: application/json\' \\\n  -d \'{"txHash": "0x<tx>", "logIndex": 0, "note"', reason: 'needs a quarantined log; resolve is tested in test/chain/watcher/quarantine.test.ts' },
+    { starts: 'curl -fsS -X POST -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" -H \'content-type: application/json\' \\\n  -d \'{"txHash": "0x<tx>", "logIndex": 0}\'', reason: 'needs a quarantined log whose cause is then fixed; replay is tested in test/chain/watcher/quarantine.test.ts' },
     { starts: 'npm run --silent admin -- payouts retry', reason: 'needs a reverted promised payout; retry is tested in test/chain/funds/funds.test.ts' },
   ],
   'taker-quickstart.md': [

@@ -64,7 +64,7 @@ for (const backend of backends()) {
     it('--help prints usage and exits 0; no or unknown command is a usage error (exit 2)', async () => {
       const help = await cli(['--help']);
       assert.equal(help.code, 0);
-      for (const command of ['token put', 'instrument put', 'maker put', 'maker list', 'balance adjust', 'invariants', 'faucet', 'settings get', 'settings set', 'withdrawals list', 'withdrawals approve', 'withdrawals reject', 'withdrawals resolve', 'deposits unattributed', 'anomalies']) {
+      for (const command of ['token put', 'instrument put', 'maker put', 'maker list', 'balance adjust', 'invariants', 'faucet', 'settings get', 'settings set', 'withdrawals list', 'withdrawals approve', 'withdrawals reject', 'withdrawals resolve', 'deposits unattributed', 'anomalies', 'anomalies resolve', 'anomalies replay']) {
         assert.ok(help.stdout.includes(command), `usage mentions ${command}`);
       }
       assert.equal((await cli(['maker', 'put', '--help'])).code, 0);
@@ -205,6 +205,11 @@ for (const backend of backends()) {
       failed(await cli([...auth, 'withdrawals', 'list', '--status', 'DONE']), 2, 'USAGE');
       assert.deepEqual(ok(await cli([...auth, 'deposits', 'unattributed'])), { items: [], hasMore: false });
       assert.deepEqual(ok(await cli([...auth, 'anomalies'])), { anomalies: [] });
+      const unknownLog = `0x${'ab'.repeat(32)}`;
+      failed(await cli([...auth, 'anomalies', 'replay', unknownLog, '0']), 1, 'NOT_FOUND');
+      failed(await cli([...auth, 'anomalies', 'resolve', unknownLog, '0', '--note', 'checked']), 1, 'NOT_FOUND');
+      failed(await cli([...auth, 'anomalies', 'replay', unknownLog, 'first']), 2, 'USAGE');
+      failed(await cli([...auth, 'anomalies', 'replay', unknownLog, '0', '--note', 'x']), 2, 'USAGE');
     });
 
     it('settings get and set', async () => {

@@ -113,7 +113,7 @@ export function adminRoutes(context: ApiContext) {
           200: Type.Object({
             anomalies: Type.Array(Type.Object({
               txHash: Type.String(), logIndex: Type.Integer(), kind: Type.String(), quoteId: Nullable(Type.String()), rfqId: Nullable(Type.String()),
-              detail: Type.Record(Type.String(), Type.Unknown()), createdAt: Type.Integer(),
+              detail: Type.Record(Type.String(), Type.Unknown()), createdAt: Type.Integer(), resolvedAt: Nullable(Type.Integer()), resolution: Nullable(Type.String()),
             })),
           }),
           ...errorResponses,

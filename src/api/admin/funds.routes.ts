@@ -1,6 +1,7 @@
 /**
  * Operator surface for funds (DESIGN.md section 6): withdrawals, unattributed deposits, and the
- * custody broadcaster's transfers (list; cancel of a stuck one), unpaid promised payouts (list; retry).
+ * custody broadcaster's transfers (list; cancel of a stuck one), unpaid promised payouts (list; retry),
+ * settlement anomalies (mark handled; replay a quarantined chain log).
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -11,8 +12,9 @@ import { approveWithdrawal, rejectWithdrawal, resolveWithdrawal } from '../../se
 import { listCustodyTransfers } from '../../services/funds/read-custody-transfers.ts';
 import { cancelCustodyTransfer } from '../../services/funds/cancel-custody-transfer.ts';
 import { resolveSettlementAnomaly } from '../../services/funds/resolve-anomaly.ts';
+import { replaySettlementAnomaly } from '../../services/funds/replay-anomaly.ts';
 import { listUnpaidPayouts, retryPayout } from '../../services/funds/payout-debts.ts';
-import { PageQuery, errorResponses } from '../schemas/common.ts';
+import { Nullable, PageQuery, errorResponses } from '../schemas/common.ts';
 import { UnattributedDepositsPage, Withdrawal, WithdrawalIdParams, WithdrawalStatus, WithdrawalsPage } from '../schemas/funds.ts';
 import { CustodyTransfer, CustodyTransferIdParams, CustodyTransferPurpose, CustodyTransferStatus, CustodyTransfersPage } from '../schemas/custody-transfers.ts';
 import type { ApiContext } from '../context.ts';
@@ -98,24 +100,31 @@ export function adminFundsRoutes(context: ApiContext) {
       },
     }, async (request) => retryPayout(deps, request.params.quoteId) as never);
 
+    const AnomalyLogKey = { txHash: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), logIndex: Type.Integer({ minimum: 0 }) };
+    const Anomaly = Type.Object({
+      txHash: Type.String(), logIndex: Type.Integer(), kind: Type.String(), quoteId: Nullable(Type.String()), rfqId: Nullable(Type.String()),
+      detail: Type.Record(Type.String(), Type.Unknown()), createdAt: Type.Integer(), resolvedAt: Nullable(Type.Integer()), resolution: Nullable(Type.String()),
+    });
+
     app.post('/admin/v1/settlement-anomalies/resolve', {
       config: admin,
       schema: {
         summary: 'Mark a settlement anomaly (a quarantined chain log among them) handled',
         tags,
-        body: Type.Object(
-          { txHash: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), logIndex: Type.Integer({ minimum: 0 }), note: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            txHash: Type.String(), logIndex: Type.Integer(), kind: Type.String(), detail: Type.Record(Type.String(), Type.Unknown()), createdAt: Type.Integer(),
-            resolvedAt: Type.Union([Type.Integer(), Type.Null()]), resolution: Type.Union([Type.String(), Type.Null()]),
-          }),
-          ...errorResponses,
-        },
+        body: Type.Object({ ...AnomalyLogKey, note: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }, { additionalProperties: false }),
+        response: { 200: Anomaly, ...errorResponses },
       },
     }, async (request) => resolveSettlementAnomaly(deps, request.body));
+
+    app.post('/admin/v1/settlement-anomalies/replay', {
+      config: admin,
+      schema: {
+        summary: 'Replay a quarantined chain log through its handler once its cause is fixed (once: then REPLAYED)',
+        tags,
+        body: Type.Object(AnomalyLogKey, { additionalProperties: false }),
+        response: { 200: Anomaly, ...errorResponses },
+      },
+    }, async (request) => replaySettlementAnomaly(deps, request.body));
 
     app.get('/admin/v1/deposits/unattributed', {
       config: admin,

@@ -7,12 +7,19 @@
 import type { ServiceDeps } from '../../services/deps.ts';
 import { findPromisedQuote, settlePromisedDelivery } from '../../services/rfq/promised-delivery.ts';
 import { expireDeliveries } from '../../services/rfq/expire-delivery.ts';
+import type { Tx } from '../../store/transaction.ts';
 import type { ChainContext } from '../chain-context.ts';
-import type { ChainLogHandler } from '../watcher/chain-watcher.ts';
+import type { ChainLogHandler, ObservedLog } from '../watcher/chain-watcher.ts';
 import { isolateLog } from '../watcher/log-quarantine.ts';
-import { inflowFilters, parseInflows, settlementTxs } from './custody-inflows.ts';
+import { inflowFilters, parseInflows, settlementTxs, type Inflow } from './custody-inflows.ts';
 
 export function promisedDeliveryHandler(deps: ServiceDeps, chain: ChainContext, onExpired?: (rfqIds: string[]) => void): ChainLogHandler {
+  async function deliver(tx: Tx, inflow: Inflow, log: ObservedLog, now: number): Promise<void> {
+    const transfer = { ...inflow, blockTimestampSecs: log.blockTimestampSecs };
+    const quote = await findPromisedQuote(tx, transfer);
+    if (quote) await settlePromisedDelivery(tx, deps, quote.id, transfer, now);
+  }
+
   return {
     name: 'promised-deliveries',
     filters: async () => inflowFilters(chain, await deps.refdata.current()),
@@ -24,14 +31,16 @@ export function promisedDeliveryHandler(deps: ServiceDeps, chain: ChainContext, 
       for (const inflow of parseInflows(step.logs, reference, chain.custodyAddress)) {
         if (settled.has(inflow.txHash)) continue;
         const log = logOf.get(`${inflow.txHash}:${inflow.logIndex}`)!;
-        const transfer = { ...inflow, blockTimestampSecs: log.blockTimestampSecs };
-        await isolateLog(tx, step, 'promised-deliveries', log, now, async () => {
-          const quote = await findPromisedQuote(tx, transfer);
-          if (quote) await settlePromisedDelivery(tx, deps, quote.id, transfer, now);
-        });
+        await isolateLog(tx, step, 'promised-deliveries', log, now, () => deliver(tx, inflow, log, now));
       }
       const expired = await expireDeliveries(tx, deps, step.toBlockTimestampSecs, now);
       if (expired.length > 0) onExpired?.(expired);
+    },
+    // Not a settlement transfer (that check came before the quarantine); delivery deadlines are
+    // judged on the live chain time by the steps, not here.
+    async replay(tx, log) {
+      const reference = await deps.refdata.current();
+      for (const inflow of parseInflows([log], reference, chain.custodyAddress)) await deliver(tx, inflow, log, deps.clock.now());
     },
   };
 }

@@ -54,6 +54,11 @@ export interface ChainLogHandler {
   filters(): Promise<LogFilter[]> | LogFilter[];
   /** Runs inside the step's transaction; throwing rolls the step back and it is retried. */
   handle(tx: Tx, step: ChainStep): Promise<void>;
+  /**
+   * Operator replay (log-replay.ts): this handler's work for one log, as `handle` does it for a
+   * log of a step, inside `tx` and without the quarantine's isolation (an error is thrown).
+   */
+  replay?(tx: Tx, log: ObservedLog): Promise<void>;
 }
 
 export interface ChainWatcherOptions {

@@ -4,16 +4,17 @@
  * in a row, an error still fails the whole step (it is retried: most errors are transient, such as
  * an RPC timeout); after that, the failing log's work is undone alone and the log is quarantined
  * as a settlement anomaly (`HANDLER_FAILED`, with the handler, the error and the log), and the
- * step goes on with the other logs. The operator lists and resolves it
- * (`/admin/v1/settlement-anomalies`).
+ * step goes on with the other logs. The operator lists it (`/admin/v1/settlement-anomalies`), and
+ * marks it handled or, once its cause is fixed, replays it through its handler (replay-anomaly.ts).
  */
+import { QUARANTINED_KIND } from '../../services/funds/chain-log-replay.ts';
 import { inSavepoint } from '../../store/outbox.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ChainStep, ObservedLog } from './chain-watcher.ts';
 
 /** Consecutive failures of a step before its failing logs are quarantined instead of retried. */
 export const QUARANTINE_AFTER_FAILED_STEPS = 3;
-export const QUARANTINED_KIND = 'HANDLER_FAILED';
+export { QUARANTINED_KIND };
 
 export type Isolated<T> = { quarantined: false; value: T } | { quarantined: true };
 
@@ -46,4 +47,17 @@ export async function quarantineLog(tx: Tx, step: ChainStep, handler: string, lo
     })
     .onConflict((oc) => oc.columns(['tx_hash', 'log_index']).doNothing())
     .execute();
+}
+
+/** `txHash:logIndex` (lowercase hash) of the logs among `logs` quarantined and still open: an earlier handler of the step gave up on them. */
+export async function openQuarantines(tx: Tx, logs: ObservedLog[]): Promise<Set<string>> {
+  if (logs.length === 0) return new Set();
+  const rows = await tx
+    .selectFrom('settlement_anomalies')
+    .select(['tx_hash', 'log_index'])
+    .where('kind', '=', QUARANTINED_KIND)
+    .where('resolved_at', 'is', null)
+    .where('tx_hash', 'in', [...new Set(logs.map((l) => l.transactionHash.toLowerCase()))])
+    .execute();
+  return new Set(rows.map((r) => `${r.tx_hash}:${r.log_index}`));
 }

@@ -12,9 +12,11 @@
  * the operator. Events that do not match are recorded as anomalies and otherwise ignored.
  */
 import type { Logger } from 'pino';
+import type { Selectable } from 'kysely';
 import { settledAfterFailurePostings } from '../../domain/ledger/index.ts';
 import { postMovement } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
+import type { SettlementAnomaliesTable } from '../../store/schema.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from '../rfq/create-rfq.ts';
 import type { QuoteRow } from '../rfq/rows.ts';
@@ -146,10 +148,17 @@ export interface SettlementAnomalyView {
   rfqId: string | null;
   detail: Record<string, unknown>;
   createdAt: number;
+  /** Set once the operator resolved it; `resolution` says how (`HANDLED...` or `REPLAYED`). */
+  resolvedAt: number | null;
+  resolution: string | null;
+}
+
+export function settlementAnomalyView(r: Selectable<SettlementAnomaliesTable>): SettlementAnomalyView {
+  return { txHash: r.tx_hash, logIndex: r.log_index, kind: r.kind, quoteId: r.quote_id, rfqId: r.rfq_id, detail: r.detail as Record<string, unknown>, createdAt: r.created_at, resolvedAt: r.resolved_at, resolution: r.resolution };
 }
 
 /** GET /admin/v1/settlement-anomalies: newest first. */
 export async function listSettlementAnomalies(deps: ServiceDeps, limit = 100): Promise<SettlementAnomalyView[]> {
   const rows = await deps.db.selectFrom('settlement_anomalies').selectAll().orderBy('created_at', 'desc').limit(limit).execute();
-  return rows.map((r) => ({ txHash: r.tx_hash, logIndex: r.log_index, kind: r.kind, quoteId: r.quote_id, rfqId: r.rfq_id, detail: r.detail as Record<string, unknown>, createdAt: r.created_at }));
+  return rows.map(settlementAnomalyView);
 }

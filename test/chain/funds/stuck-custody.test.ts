@@ -8,8 +8,12 @@
  * - the operator cancels one: the zero-value replacement consumes the nonce, resolve FAILED is
  *   then allowed, the user is paid zero times and gets the funds back, and a later withdrawal
  *   queued behind the stuck nonce completes.
+ * The original stays stuck by block count, not by wall time: interval mining is off from the fee
+ * spike until its replacement (bump or cancel) is in the pool, so a slow run cannot let the base
+ * fee decay (12.5 % per empty block, about 30 blocks back to the original's fee) and the original
+ * be mined first.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { parseGwei, parseTransaction, parseUnits, type Hex } from 'viem';
@@ -18,7 +22,7 @@ import { CustodyBroadcaster, type BroadcasterOptions } from '../../../src/chain/
 import { backends, createTestDatabase, type TestDatabase } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { startTestChain, type TestChain } from '../../helpers/chain.ts';
-import { balanceOf, depositOnChain, requestWithdrawal, rpc, settledInvariants, sleep, waitFor, wallet, withdrawal } from './helpers.ts';
+import { balanceOf, depositOnChain, requestWithdrawal, rpc, settledInvariants, waitFor, wallet, withdrawal } from './helpers.ts';
 
 const USDC = (n: string) => parseUnits(n, 6);
 const NO_BROADCASTER = new Set(['auctions', 'settlement', 'dispatch']);
@@ -62,19 +66,26 @@ for (const backend of backends()) {
       assert.fail('expected a refusal');
     };
 
-    async function approvedWithdrawal(amount: string) {
+    async function creditedUser(amount: string) {
       const user = await wallet(h, chain);
       await depositOnChain(chain, user.account, 'USDC', USDC(amount));
       await waitFor('credited', () => balanceOf(user.client, 'USDC'), (b) => b?.total === amount);
+      return user;
+    }
+    async function approve(user: Awaited<ReturnType<typeof creditedUser>>, amount: string) {
       const { withdrawalId } = await requestWithdrawal(user.client, { token: 'USDC', amount });
       await h.admin.call('POST', `/withdrawals/${withdrawalId}/approve`);
       return { user, withdrawalId };
     }
+    const approvedWithdrawal = async (amount: string) => approve(await creditedUser(amount), amount);
+    const resumeIntervalMining = () => rpc(chain, 'evm_setIntervalMining', [1]);
 
     /**
      * Signs and sends the queued withdrawal while nothing is mined, then spikes the base fee and
-     * mines an empty block: the transaction sits in the pool, unminable (about 30 blocks pass before
-     * the base fee decays back to its fee), while mining goes on.
+     * mines an empty block: the transaction sits in the pool, unminable. Interval mining stays off
+     * (blocks come only from transactions sent, automine, and the test's own `evm_mine`) until the
+     * caller has its replacement in the pool: on a slow run, wall-clock blocks would let the base
+     * fee decay back to the original's fee and the original be mined first.
      */
     async function sendStuck(b: CustodyBroadcaster, withdrawalId: string): Promise<TransferView> {
       await rpc(chain, 'evm_setIntervalMining', [0]);
@@ -86,10 +97,10 @@ for (const backend of backends()) {
         await rpc(chain, 'evm_mine');
       } finally {
         await rpc(chain, 'evm_setAutomine', [true]);
-        await rpc(chain, 'evm_setIntervalMining', [1]);
       }
       const sent = await transferOf(withdrawalId);
-      await sleep(1500);
+      // Mining goes on: three more blocks, still without it.
+      for (let i = 0; i < 3; i++) await rpc(chain, 'evm_mine');
       assert.equal(await rpc(chain, 'eth_getTransactionReceipt', [sent.txHash]), null, 'the original is stuck');
       assert.equal(await nonceCount(), sent.nonce, 'its nonce is unused');
       return sent;
@@ -99,6 +110,10 @@ for (const backend of backends()) {
       chain = await startTestChain();
       database = await createTestDatabase(backend);
       h = await startHarness(backend, { database, chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, workers: NO_BROADCASTER });
+    });
+    // A failed test must not leave the next one without blocks.
+    afterEach(async () => {
+      await resumeIntervalMining();
     });
     after(async () => {
       await h?.close();
@@ -137,6 +152,10 @@ for (const backend of backends()) {
 
       const cap = parseGwei('1000');
       const bumping = broadcaster({ bumpAfterMs: 0, maxFeePerGasWei: cap });
+      // The replacement signed under this cap is sent: it takes the original's place in the pool.
+      await bumping.tick();
+      assert.equal((await transferOf(withdrawalId)).attempts.length, 3);
+      await resumeIntervalMining();
       const done = await waitFor('COMPLETED', async () => {
         await bumping.tick();
         return withdrawal(user.client, withdrawalId);
@@ -161,6 +180,8 @@ for (const backend of backends()) {
 
     it('cancelled: resolve FAILED allowed once the cancel used the nonce, paid zero times; a later withdrawal is not blocked', async () => {
       const first = await approvedWithdrawal('25');
+      // Credited now: crediting needs blocks, which must not come from the clock while it is stuck.
+      const secondUser = await creditedUser('7');
       const waiting = broadcaster({ maxSendAttempts: 1, maxPendingMs: 0, bumpAfterMs: 3_600_000 });
       const stuck = await sendStuck(waiting, first.withdrawalId);
       await waiting.confirmSent();
@@ -169,7 +190,7 @@ for (const backend of backends()) {
       assert.equal(refused.code, 'CUSTODY_TX_MINEABLE');
 
       // A second withdrawal signs at the next nonce, so it waits behind the stuck one.
-      const second = await approvedWithdrawal('7');
+      const second = await approve(secondUser, '7');
       assert.equal(await waiting.signQueued(), 1);
       await waiting.sendSigned();
       const behind = await transferOf(second.withdrawalId);
@@ -180,6 +201,10 @@ for (const backend of backends()) {
       assert.equal((await h.admin.call<TransferView>('POST', `/custody/transfers/${stuck.transferId}/cancel`)).cancelRequestedAt, cancel.cancelRequestedAt, 'asking twice changes nothing');
 
       const running = broadcaster({ bumpAfterMs: 3_600_000, maxFeePerGasWei: parseGwei('1000') });
+      // The cancel is signed and sent: it takes the original's place in the pool.
+      await running.tick();
+      assert.deepEqual((await transferOf(first.withdrawalId)).attempts.map((a) => a.kind), ['original', 'cancel']);
+      await resumeIntervalMining();
       await waitFor('cancel mined and the later withdrawal completed', async () => {
         await running.tick();
         return Promise.all([transferOf(first.withdrawalId), withdrawal(second.user.client, second.withdrawalId)]);

@@ -4,11 +4,16 @@
  *   quarantined (a settlement anomaly with its error, in the invariants report and the gauge), the
  *   next genuine deposit is still credited, and the operator resolves the anomaly;
  * - a flood of forged `RfqSettled` logs naming one maker in one block costs one `wrapperOf` call
- *   (negative answers cached, one scan per step shared by the handlers), and deposits go on.
+ *   (negative answers cached, one scan per step shared by the handlers), and deposits go on;
+ * - a deposit whose crediting keeps failing (the cause here: a store trigger refusing it, which the
+ *   test then drops) is quarantined uncredited; the operator's replay fails while the cause is
+ *   there and, once it is removed, credits it exactly once (two concurrent replays: one applies,
+ *   the other is refused), and a replayed or handled anomaly cannot be replayed again.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import solc from 'solc';
+import { sql } from 'kysely';
 import { keccak256, parseUnits, stringToHex, type Abi, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { connectSigner } from '../../../src/chain/clients.ts';
@@ -16,7 +21,8 @@ import { wrapperOfCalls } from '../../../src/chain/funds/wrapper-of.ts';
 import { backends, createTestDatabase, type TestDatabase } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { startTestChain, type TestChain } from '../../helpers/chain.ts';
-import { balanceOf, depositOnChain, rpc, settledInvariants, waitFor, wallet } from '../funds/helpers.ts';
+import { rejects } from '../../helpers/rejects.ts';
+import { balanceOf, depositOnChain, deposits, rpc, settledInvariants, waitFor, wallet } from '../funds/helpers.ts';
 
 const USDC = (n: string) => parseUnits(n, 6);
 
@@ -97,8 +103,13 @@ for (const backend of backends()) {
       const metrics = await (await fetch(`${h.url}/metrics`)).text();
       assert.match(metrics, /^rfq_chain_quarantined_logs 1$/m);
 
+      // Its cause cannot be fixed: a replay fails again and changes nothing.
+      const failed = await rejects(h.admin.replayAnomaly({ txHash: badTx, logIndex: quarantined.logIndex }), 409, 'ANOMALY_REPLAY_FAILED');
+      assert.match(String(failed.details?.['error']), /unreadable amount/);
       await h.admin.call('POST', '/settlement-anomalies/resolve', { txHash: badTx, logIndex: quarantined.logIndex, note: 'not a real token transfer' });
       assert.match(await (await fetch(`${h.url}/metrics`)).text(), /^rfq_chain_quarantined_logs 0$/m);
+      const handled = await rejects(h.admin.replayAnomaly({ txHash: badTx, logIndex: quarantined.logIndex }), 409, 'ANOMALY_ALREADY_RESOLVED');
+      assert.equal(handled.details?.['resolution'], 'HANDLED: not a real token transfer');
       await settledInvariants(h, chain);
     });
 
@@ -131,6 +142,50 @@ for (const backend of backends()) {
       const user = await wallet(h, chain);
       await depositOnChain(chain, user.account, 'USDC', USDC('3'));
       await waitFor('credited after the flood', () => balanceOf(user.client, 'USDC'), (b) => b?.total === '3');
+      await settledInvariants(h, chain);
+    });
+
+    it('a deposit quarantined for a cause later removed is replayed by the operator and credited once', async () => {
+      const user = await wallet(h, chain);
+      const db = h.node.store.db;
+      await sql`create function refuse_credit() returns trigger language plpgsql as $$ begin raise exception 'ledger unavailable for %', new.from_address; end $$`.execute(db);
+      await sql`create trigger refuse_credit before insert or update on deposits for each row when (new.status = 'COMPLETED' and new.from_address = ${sql.lit(user.account.address)}) execute function refuse_credit()`.execute(db);
+      const depositTx = (await depositOnChain(chain, user.account, 'USDC', USDC('7'))).toLowerCase();
+      type Anomaly = { txHash: string; logIndex: number; kind: string; detail: { handler: string; error: string }; resolvedAt: number | null; resolution: string | null };
+      const anomaly = async () => (await h.admin.call<{ anomalies: Anomaly[] }>('GET', '/settlement-anomalies')).anomalies.find((a) => a.txHash === depositTx);
+      const quarantined = await waitFor('the failing deposit quarantined', anomaly, (a) => a !== undefined);
+      assert.equal(quarantined!.detail.handler, 'deposits');
+      assert.match(quarantined!.detail.error, /ledger unavailable/);
+      const logIndex = quarantined!.logIndex;
+      const movements = async () => (await db.selectFrom('ledger_movements').select('movement_id').where('reference', '=', `${depositTx}:${logIndex}`).execute()).length;
+      // The follower moved on: a later deposit from another account is credited meanwhile.
+      const other = await wallet(h, chain);
+      await depositOnChain(chain, other.account, 'USDC', USDC('2'));
+      await waitFor('the next deposit credited', () => balanceOf(other.client, 'USDC'), (b) => b?.total === '2');
+      assert.equal((await balanceOf(user.client, 'USDC'))?.total ?? '0', '0');
+
+      // The cause is still there: the replay fails, nothing changes, the log stays quarantined.
+      const failed = await rejects(h.admin.replayAnomaly({ txHash: depositTx, logIndex }), 409, 'ANOMALY_REPLAY_FAILED');
+      assert.equal(failed.details?.['handler'], 'deposits');
+      assert.equal((await anomaly())!.resolvedAt, null);
+      assert.equal(await movements(), 0);
+
+      await sql`drop trigger refuse_credit on deposits`.execute(db);
+      await sql`drop function refuse_credit()`.execute(db);
+      const outcomes = await Promise.allSettled([h.admin.replayAnomaly({ txHash: depositTx, logIndex }), h.admin.replayAnomaly({ txHash: depositTx, logIndex })]);
+      const applied = outcomes.filter((o) => o.status === 'fulfilled');
+      const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as { status: number; code: string }] : []));
+      assert.equal(applied.length, 1, 'one replay applies');
+      assert.deepEqual(refused.map((e) => [e.status, e.code]), [[409, 'ANOMALY_ALREADY_RESOLVED']]);
+      assert.equal((applied[0] as PromiseFulfilledResult<Record<string, unknown>>).value['resolution'], 'REPLAYED');
+      assert.equal((await balanceOf(user.client, 'USDC'))?.total, '7');
+      assert.equal(await movements(), 1, 'credited exactly once');
+      const [row] = (await deposits(user.client)).items;
+      assert.deepEqual([row?.status, row?.txHash], ['COMPLETED', depositTx]);
+
+      await rejects(h.admin.replayAnomaly({ txHash: depositTx, logIndex }), 409, 'ANOMALY_ALREADY_RESOLVED');
+      assert.equal(await movements(), 1);
+      assert.equal((await balanceOf(user.client, 'USDC'))?.total, '7');
       await settledInvariants(h, chain);
     });
   });
