@@ -33,6 +33,7 @@ import * as makerProtection from './migrations/0055-maker-protection.ts';
 import * as custodyCallDeadline from './migrations/0046-custody-call-deadline.ts';
 import * as payoutRetries from './migrations/0047-payout-retries.ts';
 import * as writeQuotesOneDefinition from './migrations/0061-write-quotes-one-definition.ts';
+import * as oneReplayClaim from './migrations/0085-one-replay-claim.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -65,6 +66,7 @@ const migrations: Record<string, Migration> = {
   '0052-perp-execution-listing': perpExecutionListing,
   '0055-maker-protection': makerProtection,
   '0061-write-quotes-one-definition': writeQuotesOneDefinition,
+  '0085-one-replay-claim': oneReplayClaim,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -1,10 +1,13 @@
 /**
  * The live definition of `rfq_write_quotes(items jsonb)`, the group-committed quote write
- * (src/services/rfq/write-quote.ts), in one place. Migrations load it with `create or replace`;
- * the definitions in migrations 0004, 0006, 0007 and 0015 are history.
+ * (src/services/rfq/write-quote.ts), in one place. Migrations load it with `create or replace`
+ * (0061, then 0085 when it began to claim through `rfq_claim_timestamps`); the definitions in
+ * migrations 0004, 0006, 0007 and 0015 are history.
  *
  * Per item, in (RFQ, maker, arrival) order, and refused per item without touching the batch:
- * 1. the request's replay claim (`out_reused` when the (access key, timestamp) was already used);
+ * 1. the request's replay claim through the one claim, `rfq_claim_timestamps`
+ *    (src/store/timestamp-claims.ts): `out_reused` when the (access key, timestamp) was already
+ *    used, `out_refusal = 'keyRevoked'` when the key was revoked since it was cached;
  * 2. the RFQ still PENDING and before `auctionEndsAt`, locked FOR SHARE so an accept or close waits;
  * 3. the maker active, unsuspended, approved for the pair and settlement mode, and (xchange) its
  *    registered adapter signer still the one the bundle was verified against: the live half of
@@ -28,6 +31,7 @@ declare
   v_id text;
   v_version int8;
   v_events jsonb := '[]';
+  v_claim text;
 begin
   for it in
     select * from jsonb_to_recordset(p_items) as x(
@@ -40,9 +44,13 @@ begin
     out_ord := it.ord;
     out_reused := false; out_rfq_open := false; out_maker_allowed := false; out_quote_id := null; out_version := null; out_refusal := null;
     if it.access_key is not null then
-      insert into request_timestamps (access_key, signed_at) values (it.access_key, it.signed_at) on conflict do nothing;
-      if not found then
+      select c.outcome into v_claim from rfq_claim_timestamps(array[it.access_key], array[it.signed_at]) as c;
+      if v_claim = 'reused' then
         out_reused := true;
+        return next;
+        continue;
+      elsif v_claim = 'revoked' then
+        out_refusal := 'keyRevoked';
         return next;
         continue;
       end if;

@@ -6,6 +6,7 @@ import type { ColumnType, Generated } from 'kysely';
 import type { QuoteStatus, RfqStatus } from '../domain/rfq/types.ts';
 import type { DepositStatus } from '../domain/funds/deposit-state.ts';
 import type { WithdrawalStatus } from '../domain/funds/withdrawal-state.ts';
+import type { V0OrderStatus } from '../domain/v0/order-status.ts';
 
 /**
  * The custody broadcaster's queue (src/chain/custody/custody-broadcaster.ts): QUEUED (nothing
@@ -306,7 +307,6 @@ export interface VenueActionsTable {
   created_at: number;
   updated_at: number;
 }
-export type V0OrderStatus = 'pending' | 'open' | 'filled' | 'partially_filled' | 'cancelled' | 'expired' | 'failed';
 export interface V0OrdersTable {
   id: string;
   order_uuid: string;

@@ -5,50 +5,43 @@
  * within 2 s while a `SELECTED` quote is untouched; a session without the flag cancels nothing;
  * the operator sees the live sessions.
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends } from '../helpers/backends.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { useWsHarness } from '../helpers/ws-harness.ts';
 import { flaggedSession, fundedTaker, quotedRfq, quoteStatusWithin } from '../helpers/protection.ts';
-import { authFrame, openSocket, openSession, subscribe, type TestSocket } from './test-socket.ts';
+import { authFrame, openSession, subscribe } from './test-socket.ts';
 
 for (const backend of backends()) {
   describe(`cancel on disconnect [${backend}]`, () => {
-    let node: Harness;
-    const sockets: TestSocket[] = [];
-    before(async () => {
-      node = await startHarness(backend);
-    });
-    after(async () => {
-      for (const s of sockets) s.close();
-      await node?.close();
-    });
+    const ws = useWsHarness(backend);
+    const { sockets } = ws;
 
     it('health echoes the flag: true for a maker credential that asked, false otherwise', async () => {
-      const maker = await node.newMaker(['ETH-USDC']);
-      const taker = await node.newUser();
-      assert.equal((await flaggedSession(node.url, maker.client, sockets)).health.cancelOnDisconnect, true);
-      assert.equal((await flaggedSession(node.url, taker.client, sockets)).health.cancelOnDisconnect, false);
-      const plain = await openSocket(node.url, sockets);
+      const maker = await ws.h.newMaker(['ETH-USDC']);
+      const taker = await ws.h.newUser();
+      assert.equal((await flaggedSession(ws.h.url, maker.client, sockets)).health.cancelOnDisconnect, true);
+      assert.equal((await flaggedSession(ws.h.url, taker.client, sockets)).health.cancelOnDisconnect, false);
+      const plain = await ws.connect();
       plain.send(authFrame(maker.client));
       assert.equal((await plain.next()).cancelOnDisconnect, false);
-      const bad = await openSocket(node.url, sockets);
+      const bad = await ws.connect();
       bad.send({ ...authFrame(maker.client), cancelOnDisconnect: 'yes' });
       assert.equal((await bad.next()).code, 'AUTH_REQUIRED');
     });
 
     it('the last flagged session closing cancels the open quotes and tells the taker; the selected quote stays', async () => {
-      const maker = await node.newMaker(['ETH-USDC']);
-      const taker = await fundedTaker(node);
-      const takerSocket = await openSession(node.url, taker, sockets);
+      const maker = await ws.h.newMaker(['ETH-USDC']);
+      const taker = await fundedTaker(ws.h);
+      const takerSocket = await openSession(ws.h.url, taker, sockets);
       await subscribe(takerSocket, { topic: 'quotes' });
-      const { socket } = await flaggedSession(node.url, maker.client, sockets);
+      const { socket } = await flaggedSession(ws.h.url, maker.client, sockets);
       const open = await quotedRfq(taker, maker.client);
       const won = await quotedRfq(taker, maker.client);
       await taker.accept(won.rfqId, { quoteId: won.quoteId });
-      const operator = await node.admin.getMaker(maker.account.address);
+      const operator = await ws.h.admin.getMaker(maker.account.address);
       assert.deepEqual(operator.sessions.map((s) => s.cancelOnDisconnect), [true]);
-      assert.equal(operator.sessions[0]!.nodeId, node.node.context.presence.nodeId);
+      assert.equal(operator.sessions[0]!.nodeId, ws.h.node.context.presence.nodeId);
       takerSocket.frames.length = 0;
 
       const closedAt = Date.now();
@@ -58,13 +51,13 @@ for (const backend of backends()) {
       assert.ok(Date.now() - closedAt < 2000);
       assert.equal(await quoteStatusWithin(maker.client, open.quoteId, 'CANCELLED', 0), 'CANCELLED');
       assert.equal(await quoteStatusWithin(maker.client, won.quoteId, 'SELECTED', 0), 'SELECTED');
-      assert.deepEqual((await node.admin.getMaker(maker.account.address)).sessions, []);
+      assert.deepEqual((await ws.h.admin.getMaker(maker.account.address)).sessions, []);
     });
 
     it('a session without the flag cancels nothing when it closes', async () => {
-      const maker = await node.newMaker(['ETH-USDC']);
-      const taker = await fundedTaker(node);
-      const socket = await openSession(node.url, maker.client, sockets);
+      const maker = await ws.h.newMaker(['ETH-USDC']);
+      const taker = await fundedTaker(ws.h);
+      const socket = await openSession(ws.h.url, maker.client, sockets);
       const open = await quotedRfq(taker, maker.client);
       socket.close();
       await socket.closed;

@@ -3,56 +3,37 @@
  * handshake (makers only, signing its own path), ladder validation, top of book aggregated across
  * makers and pushed on change only, staleness, withdrawal on disconnect, native keepalive.
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { backends } from '../helpers/backends.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { useWsHarness } from '../helpers/ws-harness.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
-import { INGEST_PATH, SESSION_PATH, TestSocket, authFrame, openSession, openSocket, signedAt, subscribe, type Frame } from './test-socket.ts';
-import type { WsSettings } from '../../src/ws/ws-context.ts';
+import { INGEST_PATH, SESSION_PATH, authFrame, signedAt, subscribe, type Frame } from './test-socket.ts';
 
 const ETH = 'ETH-USDC-SPOT';
 
 for (const backend of backends()) {
   describe(`ws prices [${backend}]`, () => {
-    let h: Harness;
-    const sockets: TestSocket[] = [];
-    before(async () => {
-      h = await startHarness(backend);
-    });
-    after(async () => {
-      for (const s of sockets) s.close();
-      await h.close();
-    });
+    const ws = useWsHarness(backend);
+    const { session, withLimits } = ws;
 
-    const session = (client: RfqClient) => openSession(h.url, client, sockets);
-    const ingest = (client: RfqClient) => openSession(h.url, client, sockets, INGEST_PATH);
+    const ingest = (client: RfqClient) => ws.session(client, INGEST_PATH);
     const ladder = (instrumentId: string, bids: unknown, asks: unknown) => ({ kind: 'ladder', instrumentId, bids, asks, ts: Date.now() });
 
-    async function withLimits<T>(limits: Partial<WsSettings>, body: () => Promise<T>): Promise<T> {
-      const configured = h.node.context.ws;
-      h.node.context.ws = { ...configured, ...limits };
-      try {
-        return await body();
-      } finally {
-        h.node.context.ws = configured;
-      }
-    }
-
     it('authenticates makers only, with the auth frame signed for the ingest path', async () => {
-      const maker = await h.newMaker();
-      const socket = await openSocket(h.url, sockets, INGEST_PATH);
+      const maker = await ws.h.newMaker();
+      const socket = await ws.connect(INGEST_PATH);
       socket.send(authFrame(maker.client, signedAt(), maker.client.credentials!.secret, INGEST_PATH));
       assert.deepEqual(await socket.next(), { kind: 'health', userId: maker.client.login!.userId, isMaker: true });
 
-      const wrongPath = await openSocket(h.url, sockets, INGEST_PATH);
+      const wrongPath = await ws.connect(INGEST_PATH);
       wrongPath.send(authFrame(maker.client, signedAt(), maker.client.credentials!.secret, SESSION_PATH));
       assert.equal((await wrongPath.next()).code, 'AUTH_REQUIRED');
       assert.equal(await wrongPath.closed, 4001);
 
-      const user = await h.newUser();
-      const taker = await openSocket(h.url, sockets, INGEST_PATH);
+      const user = await ws.h.newUser();
+      const taker = await ws.connect(INGEST_PATH);
       taker.send(authFrame(user.client, signedAt(), user.client.credentials!.secret, INGEST_PATH));
       const refused = await taker.next();
       assert.equal(refused.code, 'AUTH_REQUIRED');
@@ -61,7 +42,7 @@ for (const backend of backends()) {
     });
 
     it('answers a bad ladder with an error frame and keeps the socket open', async () => {
-      const maker = await h.newMaker(['ETH-USDC']);
+      const maker = await ws.h.newMaker(['ETH-USDC']);
       const socket = await ingest(maker.client);
       const errorFor = async (frame: Frame | string) => {
         socket.send(frame);
@@ -85,10 +66,10 @@ for (const backend of backends()) {
     });
 
     it('pushes top of book aggregated across makers, on change only, attributed to nobody', async () => {
-      const [a, b] = [await h.newMaker(['ETH-USDC']), await h.newMaker(['ETH-USDC'])];
+      const [a, b] = [await ws.h.newMaker(['ETH-USDC']), await ws.h.newMaker(['ETH-USDC'])];
       const ingestA = await ingest(a.client);
       const ingestB = await ingest(b.client);
-      const taker = await session((await h.newUser()).client);
+      const taker = await session((await ws.h.newUser()).client);
       assert.deepEqual(await subscribe(taker, { topic: 'prices', instrumentId: ETH }), { kind: 'subscribed', topic: 'prices', instrumentId: ETH });
       // Other tests' makers may still show ETH prices; start from this test's first tick.
       ingestA.send(ladder(ETH, [['1000', '1'], ['999', '5']], [['1010', '2']]));
@@ -109,7 +90,7 @@ for (const backend of backends()) {
       ingestB.send(ladder(ETH, [['1000', '0.5']], []));
       tick = await taker.next();
       assert.deepEqual([tick.bid, tick.ask], [{ price: '1000', size: '1.5' }, { price: '1010', size: '2' }]);
-      const late = await session((await h.newUser()).client);
+      const late = await session((await ws.h.newUser()).client);
       await subscribe(late, { topic: 'prices', instrumentId: ETH });
       const current = await late.next();
       assert.deepEqual([current.kind, current.bid, current.ask], ['price', tick.bid, tick.ask]);
@@ -129,9 +110,9 @@ for (const backend of backends()) {
 
     it('drops a ladder that was not refreshed within priceStaleMs', async () => {
       await withLimits({ priceStaleMs: 300 }, async () => {
-        const maker = await h.newMaker(['BTC-USDC']);
+        const maker = await ws.h.newMaker(['BTC-USDC']);
         const socket = await ingest(maker.client);
-        const taker = await session((await h.newUser()).client);
+        const taker = await session((await ws.h.newUser()).client);
         await subscribe(taker, { topic: 'prices', instrumentId: 'BTC-USDC-SPOT' });
         const started = Date.now();
         socket.send(ladder('BTC-USDC-SPOT', [['60000', '0.25']], [['60100', '0.5']]));
@@ -145,7 +126,7 @@ for (const backend of backends()) {
     });
 
     it('refuses prices for an unknown instrument or without instrumentId; the socket stays open', async () => {
-      const socket = await session((await h.newUser()).client);
+      const socket = await session((await ws.h.newUser()).client);
       socket.send({ kind: 'subscribe', topic: 'prices', instrumentId: 'DOGE-USDC-SPOT' });
       assert.equal((await socket.next()).code, 'UNSUPPORTED_CHANNEL');
       socket.send({ kind: 'subscribe', topic: 'prices' });
@@ -155,8 +136,8 @@ for (const backend of backends()) {
     });
 
     it('keeps the ingest socket alive with native pings and cuts off a peer that does not answer', async () => {
-      const maker = await h.newMaker();
-      const url = `${h.url.replace(/^http/, 'ws')}${INGEST_PATH}`;
+      const maker = await ws.h.newMaker();
+      const url = `${ws.h.url.replace(/^http/, 'ws')}${INGEST_PATH}`;
       await withLimits({ pingIntervalMs: 100 }, async () => {
         const answering = new WebSocket(url);
         const silent = new WebSocket(url, { autoPong: false });

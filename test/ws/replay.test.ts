@@ -3,32 +3,23 @@
  * the outbox still holds them all, else sends the baseline marked `resync: true`; pruning drops
  * rows by age only.
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends } from '../helpers/backends.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import type { RfqClient } from '../../src/client/rfq-client.ts';
+import { useWsHarness } from '../helpers/ws-harness.ts';
 import { pruneOutbox } from '../../src/store/outbox.ts';
-import { TestSocket, openSession, subscribe, type Frame } from './test-socket.ts';
+import { subscribe, type Frame } from './test-socket.ts';
 
 for (const backend of backends()) {
   describe(`ws replay [${backend}]`, () => {
-    let h: Harness;
-    const sockets: TestSocket[] = [];
-    before(async () => {
-      h = await startHarness(backend);
-    });
-    after(async () => {
-      for (const s of sockets) s.close();
-      await h.close();
-    });
+    const ws = useWsHarness(backend);
+    const { session } = ws;
 
-    const session = (client: RfqClient) => openSession(h.url, client, sockets);
     const usdc = (f: Frame) => (f.balances as Array<{ token: string; available: string }>).find((b) => b.token === 'USDC')?.available;
 
     async function userWithSeqs(n: number) {
-      const user = await h.newUser();
-      for (let i = 1; i <= n; i++) await h.admin.adjustBalance({ address: user.account.address, token: 'USDC', amount: String(i), memo: `step ${i}` });
+      const user = await ws.h.newUser();
+      for (let i = 1; i <= n; i++) await ws.h.admin.adjustBalance({ address: user.account.address, token: 'USDC', amount: String(i), memo: `step ${i}` });
       return user;
     }
 
@@ -40,7 +31,7 @@ for (const backend of backends()) {
       assert.equal('resync' in ack, false);
       const replayed = [await socket.next(), await socket.next()];
       assert.deepEqual(replayed.map((f) => [f.kind, f.seq, usdc(f)]), [['balanceSnapshot', 4, '10'], ['balanceSnapshot', 5, '15']]);
-      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1', memo: 'live' });
+      await ws.h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1', memo: 'live' });
       const live = await socket.next();
       assert.deepEqual([live.seq, usdc(live)], [6, '16']);
       await socket.quiet(100);
@@ -57,7 +48,7 @@ for (const backend of backends()) {
     it('sends the baseline with resync: true when the outbox no longer holds the range, or fromSeq is unknown', async () => {
       const { client } = await userWithSeqs(3);
       // Prune everything committed so far: seq 1..3 of this account are gone.
-      while ((await pruneOutbox(h.node.store.db, Date.now() + 1, 1000)) > 0);
+      while ((await pruneOutbox(ws.h.node.store.db, Date.now() + 1, 1000)) > 0);
       const socket = await session(client);
       const ack = await subscribe(socket, { topic: 'balances', fromSeq: 1 });
       assert.deepEqual([ack.seq, ack.resync], [3, true]);
@@ -71,7 +62,7 @@ for (const backend of backends()) {
     });
 
     it('refuses fromSeq on a topic without seq, and a malformed fromSeq; the socket stays open', async () => {
-      const maker = await h.newMaker(['ETH-USDC']);
+      const maker = await ws.h.newMaker(['ETH-USDC']);
       const socket = await session(maker.client);
       socket.send({ kind: 'subscribe', topic: 'openRfqs', instrumentId: 'ETH-USDC-SPOT', fromSeq: 1 });
       assert.equal((await socket.next()).code, 'INVALID_REQUEST');
@@ -84,12 +75,12 @@ for (const backend of backends()) {
     });
 
     it('prunes outbox rows by age, oldest first, bounded per call', async () => {
-      const db = h.node.store.db;
+      const db = ws.h.node.store.db;
       while ((await pruneOutbox(db, Date.now() + 1, 1000)) > 0);
       const { account } = await userWithSeqs(3);
       const cutoff = Date.now() + 1;
       await new Promise((resolve) => setTimeout(resolve, 5));
-      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1', memo: 'kept' });
+      await ws.h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1', memo: 'kept' });
       assert.equal(await pruneOutbox(db, cutoff, 2), 2);
       assert.equal(await pruneOutbox(db, cutoff, 2), 1);
       assert.equal(await pruneOutbox(db, cutoff, 2), 0);

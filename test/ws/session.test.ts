@@ -3,38 +3,27 @@
  * connection caps, the inbound rate limit, ping/pong, recoverable errors, the bounded send buffer
  * (slow consumer) and the shutdown close code.
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends } from '../helpers/backends.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { TestSocket, authFrame, openSession, openSocket, signedAt, subscribe } from './test-socket.ts';
-import type { WsSettings } from '../../src/ws/ws-context.ts';
-import type { RfqClient } from '../../src/client/rfq-client.ts';
+import { startHarness } from '../helpers/harness.ts';
+import { useWsHarness } from '../helpers/ws-harness.ts';
+import { authFrame, openSession, signedAt, subscribe } from './test-socket.ts';
 
 for (const backend of backends()) {
   describe(`ws sessions [${backend}]`, () => {
-    let h: Harness;
-    const sockets: TestSocket[] = [];
-    before(async () => {
-      h = await startHarness(backend);
-    });
-    after(async () => {
-      for (const s of sockets) s.close();
-      await h.close();
-    });
-
-    const connect = () => openSocket(h.url, sockets);
-    const session = (client: RfqClient) => openSession(h.url, client, sockets);
+    const ws = useWsHarness(backend);
+    const { sockets, connect, session, withLimits } = ws;
 
     it('authenticates with a signed auth frame and answers health', async () => {
-      const { client } = await h.newUser();
+      const { client } = await ws.h.newUser();
       const socket = await connect();
       socket.send(authFrame(client));
       assert.deepEqual(await socket.next(), { kind: 'health', userId: client.login!.userId, isMaker: false, cancelOnDisconnect: false });
     });
 
     it('refuses a bad signature with AUTH_REQUIRED and closes 4001', async () => {
-      const { client } = await h.newUser();
+      const { client } = await ws.h.newUser();
       const socket = await connect();
       socket.send(authFrame(client, signedAt(), Buffer.alloc(32, 7).toString('base64')));
       const error = await socket.next();
@@ -53,7 +42,7 @@ for (const backend of backends()) {
 
     it('closes a socket that sends no auth within the handshake deadline', async () => {
       // The deadline is read per connection from the context (default 5 s); shorten it here.
-      const context = h.node.context;
+      const context = ws.h.node.context;
       const configured = context.ws;
       context.ws = { ...configured, handshakeDeadlineMs: 200 };
       try {
@@ -69,7 +58,7 @@ for (const backend of backends()) {
     });
 
     it('answers ping with pong, ignores pong, and keeps the socket open on bad frames', async () => {
-      const { client } = await h.newUser();
+      const { client } = await ws.h.newUser();
       const socket = await session(client);
       socket.send({ kind: 'pong' });
       socket.send({ kind: 'ping' });
@@ -92,16 +81,6 @@ for (const backend of backends()) {
     });
 
     /** Runs `body` with some WebSocket limits changed (they are read per connection or per send). */
-    async function withLimits<T>(limits: Partial<WsSettings>, body: () => Promise<T>): Promise<T> {
-      const configured = h.node.context.ws;
-      h.node.context.ws = { ...configured, ...limits };
-      try {
-        return await body();
-      } finally {
-        h.node.context.ws = configured;
-      }
-    }
-
     it('caps unauthenticated connections per source: AUTH_REQUIRED and close 4008; authenticating frees the slot', async () => {
       await withLimits({ maxUnauthenticatedPerSource: 2 }, async () => {
         const first = await connect();
@@ -110,10 +89,10 @@ for (const backend of backends()) {
         assert.equal((await third.next()).code, 'AUTH_REQUIRED');
         assert.equal(await third.closed, 4008);
         // Authenticating takes `first` out of the handshake count: a new connection fits again.
-        first.send(authFrame((await h.newUser()).client));
+        first.send(authFrame((await ws.h.newUser()).client));
         assert.equal((await first.next()).kind, 'health');
         const fourth = await connect();
-        fourth.send(authFrame((await h.newUser()).client));
+        fourth.send(authFrame((await ws.h.newUser()).client));
         assert.equal((await fourth.next()).kind, 'health');
         second.close();
         await second.closed;
@@ -122,7 +101,7 @@ for (const backend of backends()) {
 
     it('caps sessions per account: AUTH_REQUIRED and close 4008 beyond the cap, other accounts unaffected', async () => {
       await withLimits({ maxSessionsPerAccount: 2 }, async () => {
-        const { client } = await h.newUser();
+        const { client } = await ws.h.newUser();
         const a = await session(client);
         await session(client);
         const extra = await connect();
@@ -131,18 +110,18 @@ for (const backend of backends()) {
         assert.equal(error.code, 'AUTH_REQUIRED');
         assert.match(String(error.message), /sessions per account/);
         assert.equal(await extra.closed, 4008);
-        await session((await h.newUser()).client);
+        await session((await ws.h.newUser()).client);
         // Closing one session frees its place.
         a.close();
         await a.closed;
-        for (let i = 0; i < 50 && h.node.context.hub.sessionsOf(client.login!.userId) >= 2; i++) await new Promise((r) => setTimeout(r, 10));
+        for (let i = 0; i < 50 && ws.h.node.context.hub.sessionsOf(client.login!.userId) >= 2; i++) await new Promise((r) => setTimeout(r, 10));
         await session(client);
       });
     });
 
     it('refuses frames beyond the inbound rate with RATE_LIMITED and close 4029', async () => {
       await withLimits({ inboundFramesPerSec: 5 }, async () => {
-        const socket = await session((await h.newUser()).client);
+        const socket = await session((await ws.h.newUser()).client);
         // The auth frame took one token of five; send ten pings at once.
         for (let i = 0; i < 10; i++) socket.send({ kind: 'ping' });
         const error = await socket.next((f) => f.kind === 'error');
@@ -154,7 +133,7 @@ for (const backend of backends()) {
     });
 
     it('closes a consumer that cannot keep up with 4009, without holding up another session of the account', async () => {
-      const { client } = await h.newUser();
+      const { client } = await ws.h.newUser();
       const slow = await session(client);
       const fast = await session(client);
       await subscribe(slow, { topic: 'balances' });
@@ -163,7 +142,7 @@ for (const backend of backends()) {
       await fast.next();
       await withLimits({ sendBufferBytes: 256 * 1024 }, async () => {
         slow.ws.pause(); // stops reading: loopback buffers (a few MB) fill, then the send buffer
-        const hub = h.node.context.hub;
+        const hub = ws.h.node.context.hub;
         const pad = 'x'.repeat(100_000);
         // Frames straight into the hub (past the outbox) so the test can send megabytes quickly;
         // paced, because the reading socket lives in this same process and must get to read.

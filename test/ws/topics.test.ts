@@ -3,31 +3,21 @@
  * pushes with `seq` in commit order (`balances`, `rfqStatus`, `quotes`, `quoteStatus`); `openRfqs`
  * per instrument with maker eligibility; and the server keepalive.
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends } from '../helpers/backends.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import type { RfqClient } from '../../src/client/rfq-client.ts';
-import { TestSocket, openSession, subscribe, type Frame } from './test-socket.ts';
+import { useWsHarness } from '../helpers/ws-harness.ts';
+import { subscribe, type Frame, type TestSocket } from './test-socket.ts';
 
 for (const backend of backends()) {
   describe(`ws topics [${backend}]`, () => {
-    let h: Harness;
-    const sockets: TestSocket[] = [];
-    before(async () => {
-      h = await startHarness(backend);
-    });
-    after(async () => {
-      for (const s of sockets) s.close();
-      await h.close();
-    });
-
-    const session = (client: RfqClient) => openSession(h.url, client, sockets);
+    const ws = useWsHarness(backend);
+    const { session } = ws;
 
     async function fundedTaker() {
-      const taker = await h.newUser();
-      await h.admin.adjustBalance({ address: taker.account.address, token: 'USDC', amount: '100000', memo: 'funding' });
-      await h.admin.adjustBalance({ address: taker.account.address, token: 'BTC', amount: '10', memo: 'funding' });
+      const taker = await ws.h.newUser();
+      await ws.h.admin.adjustBalance({ address: taker.account.address, token: 'USDC', amount: '100000', memo: 'funding' });
+      await ws.h.admin.adjustBalance({ address: taker.account.address, token: 'BTC', amount: '10', memo: 'funding' });
       return taker;
     }
 
@@ -41,8 +31,8 @@ for (const backend of backends()) {
     const quoteBody = (rfqId: string, price: string) => ({ rfqId, ...ETH_BUY, makerPays: { token: 'ETH', amount: '1' }, makerReceives: { token: 'USDC', amount: price } });
 
     it('balances: a baseline snapshot, then a fresh snapshot with the next seq per committed change', async () => {
-      const { client, account } = await h.newUser();
-      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '100', memo: 'before subscribe' });
+      const { client, account } = await ws.h.newUser();
+      await ws.h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '100', memo: 'before subscribe' });
       const socket = await session(client);
       const ack = await subscribe(socket, { topic: 'balances' });
       assert.equal(ack.seq, 1);
@@ -53,14 +43,14 @@ for (const backend of backends()) {
       assert.equal(baseline.seq, 1);
       assert.equal('resync' in baseline, false);
 
-      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '25.5', memo: 'after subscribe' });
-      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '-0.5', memo: 'after subscribe' });
+      await ws.h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '25.5', memo: 'after subscribe' });
+      await ws.h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '-0.5', memo: 'after subscribe' });
       const pushed = [await socket.next(), await socket.next()];
       assert.deepEqual(pushed.map((f) => [f.kind, usdc(f)?.available, f.seq]), [['balanceSnapshot', '125.5', 2], ['balanceSnapshot', '125', 3]]);
 
       socket.send({ kind: 'unsubscribe', topic: 'balances' });
       assert.deepEqual(await socket.next(), { kind: 'unsubscribed', topic: 'balances' });
-      await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1', memo: 'after unsubscribe' });
+      await ws.h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1', memo: 'after unsubscribe' });
       await socket.quiet(300);
     });
 
@@ -69,7 +59,7 @@ for (const backend of backends()) {
       const open = await taker.client.createRfq({ ...ETH_BUY, baseQty: '1', quoteLimit: '10000' });
       const cancelled = await taker.client.createRfq({ ...ETH_BUY, baseQty: '2', quoteLimit: '10000' });
       await taker.client.cancelRfq(cancelled.rfqId);
-      const other = await session((await h.newUser()).client);
+      const other = await session((await ws.h.newUser()).client);
       await subscribe(other, { topic: 'rfqStatus' });
 
       const socket = await session(taker.client);
@@ -97,8 +87,8 @@ for (const backend of backends()) {
 
     it('quotes: a baseline of the quotes on open RFQs in their reached status, then one per quote or re-quote; anonymous', async () => {
       const taker = await fundedTaker();
-      const makerA = await h.newMaker();
-      const makerB = await h.newMaker();
+      const makerA = await ws.h.newMaker();
+      const makerB = await ws.h.newMaker();
       const rfq = await taker.client.createRfq({ ...ETH_BUY, baseQty: '1', quoteLimit: '10000' });
       const first = await makerA.client.submitQuote(quoteBody(rfq.rfqId, '3000'));
       await makerA.client.submitQuote(quoteBody(rfq.rfqId, '2990')); // re-quote before subscribing
@@ -129,7 +119,7 @@ for (const backend of backends()) {
 
     it('quoteStatus: a replay of the maker\'s recent quotes, then one per transition in commit order', async () => {
       const taker = await fundedTaker();
-      const maker = await h.newMaker();
+      const maker = await ws.h.newMaker();
       const rfq = await taker.client.createRfq({ ...ETH_BUY, baseQty: '1', quoteLimit: '10000' });
       const quote = await maker.client.submitQuote(quoteBody(rfq.rfqId, '3000'));
       const makerSocket = await session(maker.client);
@@ -152,8 +142,8 @@ for (const backend of backends()) {
 
     it('pushes quoteUpdate to the RFQ owner and quoteStatus to the maker, each with seq; nothing to others', async () => {
       const taker = await fundedTaker();
-      const maker = await h.newMaker();
-      const bystander = await session((await h.newUser()).client);
+      const maker = await ws.h.newMaker();
+      const bystander = await session((await ws.h.newUser()).client);
       await subscribe(bystander, { topic: 'quotes' });
       const takerSocket = await session(taker.client);
       await subscribe(takerSocket, { topic: 'quotes' });
@@ -180,7 +170,7 @@ for (const backend of backends()) {
     });
 
     it('refuses quoteStatus to a session without a maker-scoped credential; the socket stays open', async () => {
-      const socket = await session((await h.newUser()).client);
+      const socket = await session((await ws.h.newUser()).client);
       socket.send({ kind: 'subscribe', topic: 'quoteStatus' });
       const error = await socket.next();
       assert.equal(error.kind, 'error');
@@ -190,8 +180,8 @@ for (const backend of backends()) {
 
     it('delivers openRfqs per instrument to eligible makers only, without seq', async () => {
       const taker = await fundedTaker();
-      const ethMaker = await h.newMaker(['ETH-USDC']);
-      const btcMaker = await h.newMaker(['BTC-USDC']);
+      const ethMaker = await ws.h.newMaker(['ETH-USDC']);
+      const btcMaker = await ws.h.newMaker(['BTC-USDC']);
       const eth = await session(ethMaker.client);
       const btc = await session(btcMaker.client);
 
@@ -203,7 +193,7 @@ for (const backend of backends()) {
       eth.send({ kind: 'subscribe', topic: 'openRfqs' });
       assert.equal((await eth.next()).code, 'INVALID_REQUEST');
       await assertOpen(eth);
-      const user = await session((await h.newUser()).client);
+      const user = await session((await ws.h.newUser()).client);
       user.send({ kind: 'subscribe', topic: 'openRfqs', instrumentId: 'ETH-USDC-SPOT' });
       assert.equal((await user.next()).code, 'UNSUPPORTED_CHANNEL');
       await assertOpen(user);
@@ -237,23 +227,23 @@ for (const backend of backends()) {
     // An empty settlement-mode list cannot be stored (the admin API requires one), so only the
     // inactive branch is reachable here; the no-mode check stays in code for direct writes.
     it('refuses openRfqs to a maker made inactive after connecting', async () => {
-      const maker = await h.newMaker(['ETH-USDC']);
+      const maker = await ws.h.newMaker(['ETH-USDC']);
       const socket = await session(maker.client);
-      await h.admin.putMaker(maker.account.address, { active: false, pairs: ['ETH-USDC'], settlementModes: ['permit2'] });
+      await ws.h.admin.putMaker(maker.account.address, { active: false, pairs: ['ETH-USDC'], settlementModes: ['permit2'] });
       socket.send({ kind: 'subscribe', topic: 'openRfqs', instrumentId: 'ETH-USDC-SPOT' });
       assert.equal((await socket.next()).code, 'UNSUPPORTED_CHANNEL');
       await assertOpen(socket);
     });
 
     it('sends server pings and closes a session that answers none of two consecutive pings', async () => {
-      const context = h.node.context;
+      const context = ws.h.node.context;
       const configured = context.ws;
       // The interval is read when the session authenticates.
       const shortened = { ...configured, pingIntervalMs: 150 };
       context.ws = shortened;
       let socket: TestSocket;
       try {
-        socket = await session((await h.newUser()).client);
+        socket = await session((await ws.h.newUser()).client);
       } finally {
         context.ws = configured;
       }

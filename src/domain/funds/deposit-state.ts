@@ -8,15 +8,18 @@
  * A FAILED deposit can still complete: a transfer reorganised out of one block may be mined again
  * in a later one (same transaction hash and log index), and then the tokens did arrive.
  */
-import { ServiceError } from '../errors.ts';
+import { decideRule, type MachineRule } from '../state-machine.ts';
 
 export const DEPOSIT_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
 export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
 export type DepositEvent = 'finalise' | 'vanish';
 
+const RULES: Record<DepositEvent, MachineRule<DepositStatus> & { to: DepositStatus }> = {
+  finalise: { from: ['PENDING', 'FAILED'], to: 'COMPLETED', refusal: 'CONFLICT' },
+  vanish: { from: 'PENDING', to: 'FAILED', refusal: 'CONFLICT' },
+};
+
 /** @throws ServiceError CONFLICT when the deposit is not in a status the event applies to. */
 export function transitionDeposit(status: DepositStatus, event: DepositEvent): DepositStatus {
-  if (event === 'finalise' && (status === 'PENDING' || status === 'FAILED')) return 'COMPLETED';
-  if (event === 'vanish' && status === 'PENDING') return 'FAILED';
-  throw new ServiceError('CONFLICT', `deposit is ${status}; ${event} does not apply`, { status, event });
+  return decideRule('deposit', RULES, status, event).to;
 }

@@ -10,8 +10,8 @@
  * PROCESSING starts when the signed transaction is persisted, before it is sent: from then on it
  * may be on-chain, so nothing may release the lock except a definite outcome.
  */
-import { ServiceError } from '../errors.ts';
 import type { ErrorCode } from '../error-codes.ts';
+import { decideRule } from '../state-machine.ts';
 
 export const WITHDRAWAL_STATUSES = ['PENDING', 'APPROVED', 'PROCESSING', 'COMPLETED', 'FAILED', 'UNRESOLVED'] as const;
 export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
@@ -59,10 +59,7 @@ const RULES: Record<WithdrawalEvent, Rule> = {
  *   `details.status` and `details.event`.
  */
 export function transitionWithdrawal(status: WithdrawalStatus, event: WithdrawalEvent): { status: WithdrawalStatus; lock: LockEffect } {
-  const rule = RULES[event];
-  if (status !== rule.from) {
-    throw new ServiceError(rule.refusal, `withdrawal is ${status}; ${event} needs ${rule.from}`, { status, event });
-  }
+  const rule = decideRule('withdrawal', RULES, status, event);
   return { status: rule.to, lock: rule.lock };
 }
 

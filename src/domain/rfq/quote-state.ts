@@ -11,8 +11,8 @@
  * - service-internal events (`notSelect`, `expire`, `perpRefused`, `settle`, `fail`) on the wrong
  *   status mean a race or a bug: CONFLICT.
  */
-import { ServiceError } from '../errors.ts';
 import type { ErrorCode } from '../error-codes.ts';
+import { decideRule } from '../state-machine.ts';
 import type { QuoteStatus } from './types.ts';
 
 export type QuoteEvent =
@@ -79,12 +79,7 @@ export interface QuoteDecision {
  *   and `details.event` (and `details.reason` `status` on QUOTE_NOT_ACCEPTABLE).
  */
 export function decideQuote(status: QuoteStatus, event: QuoteEvent): QuoteDecision {
-  const rule = RULES[event];
-  if (status !== rule.from) {
-    const details: Record<string, unknown> = { status, event };
-    if (rule.refusal === 'QUOTE_NOT_ACCEPTABLE') details['reason'] = 'status';
-    throw new ServiceError(rule.refusal, `quote is ${status}; ${event} needs ${rule.from}`, details);
-  }
+  const rule = decideRule('quote', RULES, status, event, (r) => (r.refusal === 'QUOTE_NOT_ACCEPTABLE' ? { reason: 'status' } : {}));
   return { status: rule.to, tellsTaker: rule.tellsTaker };
 }
 

@@ -11,8 +11,8 @@
  * Time conditions (taker cancel before `auctionEndsAt`) and mode conditions (`autoAccept`) are
  * the caller's: see `assertAuctionOpen` and `auctionEndEvent`.
  */
-import { ServiceError } from '../errors.ts';
 import type { ErrorCode } from '../error-codes.ts';
+import { decideRule } from '../state-machine.ts';
 import type { RfqStatus } from './types.ts';
 
 export type RfqEvent =
@@ -92,10 +92,7 @@ export interface RfqDecision<E extends RfqEvent> {
  * @throws ServiceError RFQ_NOT_PENDING or CONFLICT, with `details.status` and `details.event`.
  */
 export function decideRfq<E extends RfqEvent>(status: RfqStatus, event: E): RfqDecision<E> {
-  const rule: RfqRule = RULES[event];
-  if (status !== rule.from) {
-    throw new ServiceError(rule.refusal, `RFQ is ${status}; ${event} needs ${rule.from}`, { status, event });
-  }
+  const rule: RfqRule = decideRule<RfqStatus, RfqEvent, RfqRule>('RFQ', RULES, status, event);
   return { status: rule.to, takerLock: rule.takerLock } as RfqDecision<E>;
 }
 

@@ -6,10 +6,9 @@
  * it is down.
  */
 import { getAddress } from 'viem';
+import type { V0OrderStatus } from '../../domain/v0/order-status.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { decodeCursor, pageOf } from '../paging.ts';
-
-export type V0OrderStatus = 'pending' | 'open' | 'filled' | 'partially_filled' | 'cancelled' | 'expired' | 'failed';
 
 export interface AdminV0OrderFilter {
   status?: V0OrderStatus | undefined;

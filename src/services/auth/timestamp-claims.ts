@@ -1,16 +1,13 @@
 /**
- * Claims each (access key, timestamp) pair once across every node, through a primary key in the
- * shared store. Claims arriving together are written in one multi-row statement (group commit),
- * so replay protection costs a fraction of a round trip per request under load.
- *
- * A claim is only written for a key unrevoked in the store at that instant: the per-node
- * credential cache may be seconds old, but a key revoked through any node stops working
- * everywhere with its very next request, at no extra round trip. (Expiry never changes, so the
- * cached expiry is exact.)
+ * Claims each (access key, timestamp) pair once across every node, through the store's one claim
+ * (`claimTimestamps`, src/store/timestamp-claims.ts: a key revoked in the store is refused there).
+ * Claims arriving together are written in one statement (group commit), so replay protection
+ * costs a fraction of a round trip per request under load. (Expiry never changes, so the cached
+ * expiry is exact.)
  */
-import { sql } from 'kysely';
 import { ServiceError } from '../../domain/errors.ts';
-import type { Db, Reader, Tx } from '../../store/transaction.ts';
+import { claimKey, claimTimestamps, pruneTimestampClaims } from '../../store/timestamp-claims.ts';
+import type { Db, Tx } from '../../store/transaction.ts';
 
 interface PendingClaim {
   accessKey: string;
@@ -50,36 +47,25 @@ export class TimestampClaims {
   }
 
   async #write(batch: PendingClaim[]): Promise<void> {
-    // Duplicates inside one batch: only the first may win.
-    const seen = new Set<string>();
-    const unique: PendingClaim[] = [];
-    for (const claim of batch) {
-      const id = `${claim.accessKey}\n${claim.signedAt}`;
-      if (seen.has(id)) claim.resolve(false);
-      else {
-        seen.add(id);
-        unique.push(claim);
-      }
-    }
-    if (unique.length === 0) return;
     try {
-      const won = await insertLiveClaims(this.#db, unique);
-      const lost = unique.filter((c) => !won.has(`${c.accessKey}\n${c.signedAt}`));
-      // Lost: a replay, or a key revoked since it was cached (told apart only on this rare path).
-      const unrevoked = lost.length > 0 ? await unrevokedKeys(this.#db, lost.map((c) => c.accessKey)) : new Set<string>();
-      for (const claim of unique) {
-        if (won.has(`${claim.accessKey}\n${claim.signedAt}`)) claim.resolve(true);
-        else if (!unrevoked.has(claim.accessKey)) claim.reject(new ServiceError('UNAUTHENTICATED', 'access key revoked'));
-        else claim.resolve(false);
+      const outcomes = await claimTimestamps(this.#db, batch);
+      // Duplicates inside one batch: only the first may win.
+      const seen = new Set<string>();
+      for (const claim of batch) {
+        const key = claimKey(claim.accessKey, claim.signedAt);
+        const outcome = outcomes.get(key);
+        if (outcome === 'revoked') claim.reject(revokedError());
+        else claim.resolve(outcome === 'claimed' && !seen.has(key));
+        seen.add(key);
       }
     } catch (error) {
-      for (const claim of unique) claim.reject(error);
+      for (const claim of batch) claim.reject(error);
     }
   }
 
   /** Forgets claims older than the skew window: they can no longer be replayed anyway. */
   async prune(olderThan: number): Promise<void> {
-    await sql`delete from request_timestamps where signed_at < ${olderThan}`.execute(this.#db);
+    await pruneTimestampClaims(this.#db, olderThan);
   }
 }
 
@@ -108,26 +94,11 @@ export interface DeferredClaim {
  */
 export async function claimInTransaction(tx: Tx, claim: DeferredClaim | undefined): Promise<boolean> {
   if (!claim || claim.timestampClaimed) return true;
-  if ((await insertLiveClaims(tx, [claim])).size > 0) return true;
-  if (!(await unrevokedKeys(tx, [claim.accessKey])).has(claim.accessKey)) throw new ServiceError('UNAUTHENTICATED', 'access key revoked');
-  return false;
+  const outcome = (await claimTimestamps(tx, [claim])).get(claimKey(claim.accessKey, claim.signedAt));
+  if (outcome === 'revoked') throw revokedError();
+  return outcome === 'claimed';
 }
 
-async function unrevokedKeys(db: Reader, accessKeys: string[]): Promise<Set<string>> {
-  const rows = await db.selectFrom('api_keys').select('access_key').where('access_key', 'in', [...new Set(accessKeys)]).where('revoked_at', 'is', null).execute();
-  return new Set(rows.map((r) => r.access_key));
-}
-
-/** Inserts the claims whose key is unrevoked now; returns the `accessKey\nsignedAt` of those won. */
-async function insertLiveClaims(db: Reader, claims: ReadonlyArray<{ accessKey: string; signedAt: number }>): Promise<Set<string>> {
-  const keys = claims.map((c) => c.accessKey);
-  const times = claims.map((c) => String(c.signedAt));
-  const rows = await sql<{ access_key: string; signed_at: string | number }>`
-    insert into request_timestamps (access_key, signed_at)
-    select t.access_key, t.signed_at
-    from unnest(${keys}::text[], ${times}::int8[]) as t(access_key, signed_at)
-    join api_keys k on k.access_key = t.access_key and k.revoked_at is null
-    on conflict do nothing
-    returning access_key, signed_at`.execute(db);
-  return new Set(rows.rows.map((r) => `${r.access_key}\n${Number(r.signed_at)}`));
+function revokedError(): ServiceError {
+  return new ServiceError('UNAUTHENTICATED', 'access key revoked');
 }

@@ -212,6 +212,7 @@ export async function submitQuote(
   const outcome = perp !== null ? await writePerpQuote(deps.db, write, perp) : await deps.quoteWriter.write(write);
   // A claimed venue nonce rolled the whole write back, the request's timestamp claim included.
   if (outcome.refusal === 'venueNonceClaimed') throw nonceClaimedError(perp!, 'conflict' in outcome ? outcome.conflict : null);
+  if (outcome.refusal === 'keyRevoked') throw new ServiceError('UNAUTHENTICATED', 'access key revoked');
   if (claim) claim.timestampClaimed = true;
   assertTimestampClaimed(!outcome.reused, deps.clock.now());
   if (outcome.refusal === 'quoteIdMismatch') {

@@ -44,8 +44,11 @@ export interface QuoteWriteOutcome {
   makerAllowed: boolean;
   quoteId: string | null;
   version: number | null;
-  /** xchange id refusals: `quoteIdMismatch` (quoteId is then the existing quote's) or `quoteIdTaken`. */
-  refusal: 'quoteIdMismatch' | 'quoteIdTaken' | null;
+  /**
+   * xchange id refusals: `quoteIdMismatch` (quoteId is then the existing quote's) or
+   * `quoteIdTaken`; `keyRevoked` when the replay claim found the access key revoked.
+   */
+  refusal: 'quoteIdMismatch' | 'quoteIdTaken' | 'keyRevoked' | null;
 }
 
 interface Pending {

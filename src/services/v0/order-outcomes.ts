@@ -5,9 +5,10 @@
  * its fills are booked.
  */
 import { fillMoney } from '../../domain/v0/order-money.ts';
-import { finishedStatus, isTerminal } from '../../domain/v0/order-status.ts';
+import { decideV0Order, finishEvent, isTerminal, type V0OrderDecision } from '../../domain/v0/order-status.ts';
 import { consumeFromLock, endLock, postMovement, type Posting } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
+import { writeV0OrderStatus, writeV0OrderStatusIfStill, type V0OrderOutcomeFields } from '../../store/v0-order-status.ts';
 import { feeRatesOf } from './accounts.ts';
 import type { V0Deps } from './v0-deps.ts';
 
@@ -17,12 +18,17 @@ async function lockOrder(tx: Tx, orderId: string) {
 
 export async function markOrderResting(deps: V0Deps, orderId: string, oid: number): Promise<void> {
   const now = deps.service.clock.now();
-  await deps.service.db
-    .updateTable('v0_orders')
-    .set({ status: 'open', oid, updated_at: now })
-    .where('id', '=', orderId)
-    .where('status', '=', 'pending')
-    .execute();
+  // Unlocked: a fill may have finished the order first, and then it stays as it is.
+  const decision = decideV0Order('pending', 'rest');
+  await writeV0OrderStatusIfStill(deps.service.db, { id: orderId, from: 'pending', to: decision.status, fields: { oid } }, now);
+}
+
+type LockedOrder = NonNullable<Awaited<ReturnType<typeof lockOrder>>>;
+
+/** Writes a locked order's transition and applies its lock effect. */
+async function applyDecision(tx: Tx, order: LockedOrder, decision: V0OrderDecision, fields: V0OrderOutcomeFields, now: number): Promise<void> {
+  await writeV0OrderStatus(tx, { id: order.id, from: order.status, to: decision.status, fields }, now);
+  if (decision.lock === 'release') await endLock(tx, 'order', order.id, 'release', `order ${decision.status}`, now);
 }
 
 /** The venue refused the order: `failed` with its message, the lock released. */
@@ -31,18 +37,15 @@ export async function failOrder(deps: V0Deps, orderId: string, message: string):
   await deps.service.db.transaction().execute(async (tx) => {
     const order = await lockOrder(tx, orderId);
     if (!order || isTerminal(order.status)) return;
-    await tx.updateTable('v0_orders').set({ status: 'failed', error_message: message.slice(0, 500), updated_at: now }).where('id', '=', orderId).execute();
-    await endLock(tx, 'order', orderId, 'release', 'order failed', now);
+    await applyDecision(tx, order, decideV0Order(order.status, 'refuse'), { error_message: message.slice(0, 500) }, now);
   });
 }
 
-async function finishIfComplete(tx: Tx, order: NonNullable<Awaited<ReturnType<typeof lockOrder>>>, filled: bigint, now: number): Promise<boolean> {
+async function finishIfComplete(tx: Tx, order: LockedOrder, filled: bigint, now: number): Promise<boolean> {
   const everything = filled >= order.amount;
   if (!everything && order.venue_filled_amount === null) return false;
   if (!everything && filled < order.venue_filled_amount!) return false;
-  const status = finishedStatus(order.amount, filled, order.cancel_requested);
-  await tx.updateTable('v0_orders').set({ status, updated_at: now }).where('id', '=', order.id).execute();
-  await endLock(tx, 'order', order.id, 'release', `order ${status}`, now);
+  await applyDecision(tx, order, decideV0Order(order.status, finishEvent(order.amount, filled, order.cancel_requested)), {}, now);
   return true;
 }
 

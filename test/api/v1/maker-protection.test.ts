@@ -5,29 +5,21 @@
  * refused until reset), the selected quotes untouched, and two accepts at once on the last unit of
  * headroom (exactly one selects and trips it).
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends } from '../../helpers/backends.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
+import { useWsHarness } from '../../helpers/ws-harness.ts';
 import { rejects } from '../../helpers/rejects.ts';
 import { INSTRUMENT, fundedTaker, quotedRfq } from '../../helpers/protection.ts';
-import { openSession, subscribe, type Frame, type TestSocket } from '../../ws/test-socket.ts';
+import { subscribe, type Frame } from '../../ws/test-socket.ts';
 import { ApiError } from '../../../src/client/http.ts';
 
 for (const backend of backends()) {
   describe(`market-maker protection [${backend}]`, () => {
-    let node: Harness;
-    const sockets: TestSocket[] = [];
-    before(async () => {
-      node = await startHarness(backend);
-    });
-    after(async () => {
-      for (const s of sockets) s.close();
-      await node?.close();
-    });
+    const ws = useWsHarness(backend);
 
     it('PUT replaces one instrument\'s setting, GET lists them, reset of none is 404, bad input is 400', async () => {
-      const maker = await node.newMaker(['ETH-USDC']);
+      const maker = await ws.h.newMaker(['ETH-USDC']);
       await rejects(maker.client.putProtection({ instrumentId: INSTRUMENT, windowMs: 1000 }), 400, 'INVALID_REQUEST');
       await rejects(maker.client.putProtection({ instrumentId: INSTRUMENT, windowMs: 1000, maxSelectedNotional: '1.0000001' }), 400, 'AMOUNT_OVER_PRECISE');
       await rejects(maker.client.putProtection({ instrumentId: 'NOPE-USDC-SPOT', windowMs: 1000, maxSelectedQuotes: 1 }), 400, 'INSTRUMENT_NOT_FOUND');
@@ -36,17 +28,17 @@ for (const backend of backends()) {
       const replaced = await maker.client.putProtection({ instrumentId: INSTRUMENT, windowMs: 60_000, maxSelectedNotional: '2500.5' });
       assert.deepEqual(replaced, { instrumentId: INSTRUMENT, windowMs: 60_000, maxSelectedQuotes: null, maxSelectedNotional: '2500.5', triggeredAt: null, reason: null });
       assert.deepEqual((await maker.client.protection()).items, [replaced]);
-      const taker = await node.newUser();
+      const taker = await ws.h.newUser();
       await rejects(taker.client.protection(), 403, 'MAKER_SCOPE_REQUIRED');
     });
 
     it('a trip by count cancels the maker\'s other open quotes, tells it and the takers, refuses new quotes until reset, and leaves the selected ones', async () => {
-      const maker = await node.newMaker(['ETH-USDC', 'BTC-USDC']);
-      const taker = await fundedTaker(node);
+      const maker = await ws.h.newMaker(['ETH-USDC', 'BTC-USDC']);
+      const taker = await fundedTaker(ws.h);
       await maker.client.putProtection({ instrumentId: INSTRUMENT, windowMs: 60_000, maxSelectedQuotes: 2 });
-      const makerSocket = await openSession(node.url, maker.client, sockets);
+      const makerSocket = await ws.session(maker.client);
       await subscribe(makerSocket, { topic: 'quoteStatus' });
-      const takerSocket = await openSession(node.url, taker, sockets);
+      const takerSocket = await ws.session(taker);
       await subscribe(takerSocket, { topic: 'quotes' });
       const rfqs = [];
       for (let i = 0; i < 4; i++) rfqs.push(await quotedRfq(taker, maker.client));
@@ -80,7 +72,7 @@ for (const backend of backends()) {
       assert.deepEqual([refused.details?.instrumentId, refused.details?.reason], [INSTRUMENT, 'maxSelectedQuotes']);
       const listed = (await maker.client.protection()).items[0]!;
       assert.deepEqual([listed.triggeredAt, listed.reason], [frame.triggeredAt, 'maxSelectedQuotes']);
-      const operator = await node.admin.getMaker(maker.account.address);
+      const operator = await ws.h.admin.getMaker(maker.account.address);
       assert.deepEqual(operator.protection.map((p) => [p.instrumentId, p.triggeredAt]), [[INSTRUMENT, frame.triggeredAt]]);
 
       const reset = await maker.client.resetProtection(INSTRUMENT);
@@ -93,8 +85,8 @@ for (const backend of backends()) {
     });
 
     it('a trip by notional counts the quote-token leg of each selection', async () => {
-      const maker = await node.newMaker(['ETH-USDC']);
-      const taker = await fundedTaker(node);
+      const maker = await ws.h.newMaker(['ETH-USDC']);
+      const taker = await fundedTaker(ws.h);
       await maker.client.putProtection({ instrumentId: INSTRUMENT, windowMs: 60_000, maxSelectedNotional: '6000' });
       const first = await quotedRfq(taker, maker.client, '2999.999999');
       // 2999.999999 + 3000.000001 is exactly 6000: reaching the limit trips it.
@@ -109,9 +101,9 @@ for (const backend of backends()) {
     });
 
     it('the auction close counts autoAccept selections and passes over a tripped maker', async () => {
-      const maker = await node.newMaker(['ETH-USDC']);
-      const rival = await node.newMaker(['ETH-USDC']);
-      const taker = await fundedTaker(node);
+      const maker = await ws.h.newMaker(['ETH-USDC']);
+      const rival = await ws.h.newMaker(['ETH-USDC']);
+      const taker = await fundedTaker(ws.h);
       await maker.client.putProtection({ instrumentId: INSTRUMENT, windowMs: 60_000, maxSelectedQuotes: 1 });
       const quote = (client: typeof maker.client, rfqId: string, price: string) =>
         client.submitQuote({ rfqId, instrumentId: INSTRUMENT, side: 'BUY', makerPays: { token: 'ETH', amount: '1' }, makerReceives: { token: 'USDC', amount: price } });
@@ -144,11 +136,11 @@ for (const backend of backends()) {
     });
 
     it('two accepts at once on the last unit of headroom: exactly one selects and trips it', async () => {
-      const maker = await node.newMaker(['ETH-USDC']);
-      const makerSocket = await openSession(node.url, maker.client, sockets);
+      const maker = await ws.h.newMaker(['ETH-USDC']);
+      const makerSocket = await ws.session(maker.client);
       await subscribe(makerSocket, { topic: 'quoteStatus' });
       await maker.client.putProtection({ instrumentId: INSTRUMENT, windowMs: 60_000, maxSelectedQuotes: 2 });
-      const takers = [await fundedTaker(node), await fundedTaker(node)];
+      const takers = [await fundedTaker(ws.h), await fundedTaker(ws.h)];
       for (let round = 0; round < 4; round++) {
         const warm = await quotedRfq(takers[0]!, maker.client);
         await takers[0]!.accept(warm.rfqId, { quoteId: warm.quoteId });

@@ -301,6 +301,19 @@ for (const backend of backends()) {
       await taker.cancelRfq(rfqId);
     });
 
+    it('refuses a quote signed with a key revoked in the store while this node still caches it, and writes nothing', async () => {
+      const { client: taker } = await fundedTaker();
+      const maker = await h.newMaker();
+      const { rfqId } = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', windowMs: 10_000 });
+      assert.equal((await maker.client.submitQuote(buyQuote(rfqId, '4000'))).version, 1); // the key is now cached
+      // Revoked as another node would, behind this node's credential cache: the replay claim refuses it.
+      await h.node.store.db.updateTable('api_keys').set({ revoked_at: Date.now() }).where('access_key', '=', maker.client.credentials!.accessKey).execute();
+      await rejects(maker.client.submitQuote(buyQuote(rfqId, '3900')), 401, 'UNAUTHENTICATED');
+      const quotes = await h.node.store.db.selectFrom('quotes').select(['version', 'maker_pays_amount', 'maker_receives_amount']).where('rfq_id', '=', rfqId).execute();
+      assert.deepEqual(quotes.map((q) => q.version), [1], 'the re-quote was not written');
+      await taker.cancelRfq(rfqId);
+    });
+
     it('refuses a replayed accept request, whether the original was accepted or refused', async () => {
       const { client: taker } = await fundedTaker();
       const maker = await h.newMaker();

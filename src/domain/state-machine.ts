@@ -1,0 +1,33 @@
+/**
+ * The lookup every entity's state machine shares (RFQ, quote, withdrawal, /v0 order): an event's
+ * rule names the status (or statuses) it may start from and the refusal when the entity is
+ * elsewhere. The machines keep their own tables and effects; this is only how a rule is found and
+ * how a refusal reads, so every machine refuses the same way.
+ */
+import { ServiceError } from './errors.ts';
+import type { ErrorCode } from './error-codes.ts';
+
+export interface MachineRule<S extends string> {
+  /** The status the event applies to, or each status it applies to. */
+  from: S | readonly S[];
+  refusal: ErrorCode;
+}
+
+/**
+ * The rule of `event` when `status` is one it applies to.
+ * @throws ServiceError the rule's refusal, with `details.status`, `details.event` and `extra`.
+ */
+export function decideRule<S extends string, E extends string, R extends MachineRule<S>>(
+  entity: string,
+  rules: Readonly<Record<E, R>>,
+  status: S,
+  event: E,
+  extra: (rule: R) => Record<string, unknown> = () => ({}),
+): R {
+  const rule = rules[event];
+  const from: readonly S[] = typeof rule.from === 'string' ? [rule.from] : rule.from;
+  if (!from.includes(status)) {
+    throw new ServiceError(rule.refusal, `${entity} is ${status}; ${event} needs ${from.join(' or ')}`, { status, event, ...extra(rule) });
+  }
+  return rule;
+}
