@@ -370,6 +370,8 @@ export class ReferenceMaker {
       auction.sent = key;
       this.#log('info', `${requote ? 're-quoted' : 'quoted'} ${rfq.side} ${rfq.baseQty} ${rfq.instrumentId} (${rfq.id}): pays ${legs.makerPays.amount} ${legs.makerPays.token}, receives ${legs.makerReceives.amount} ${legs.makerReceives.token} [${result.quoteId} v${result.version}]`);
     } catch (error) {
+      // Stopped meanwhile (the node may be draining too): the failure is the stop, not news.
+      if (this.#stopped) return;
       this.stats.refused++;
       if (error instanceof ApiError && error.code === 'MAKER_PROTECTION_TRIGGERED') {
         // The trip's frame may not have reached us yet (or was missed across a reconnect).
