@@ -136,6 +136,14 @@ const EXIT_NOT_SETTLED = 3;
 
 class UsageError extends Error {}
 
+/** `--limit` and `--cursor` of a listing command. */
+function pageQuery(values: Values): { limit?: number; cursor?: string } {
+  return { ...(values.limit ? { limit: integer(values.limit, '--limit') } : {}), ...(values.cursor ? { cursor: values.cursor } : {}) };
+}
+
+/** The line that says how to read the next page, when there is one. */
+const moreLine = (page: { hasMore: boolean; nextCursor?: string | null }) => (page.hasMore ? `\nmore: --cursor ${page.nextCursor}` : '');
+
 const RFQ_STATUSES: string[] = ['PENDING', 'QUOTED', 'SETTLED', 'FAILED', 'CANCELLED'];
 
 /** Polls a withdrawal until COMPLETED or FAILED (a TIMEOUT error after `timeoutMs`). */
@@ -317,10 +325,10 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       break;
     case 'ledger': {
       expectArgs(args, 0, 'ledger [--limit N] [--cursor C]');
-      const query = { ...(values.limit ? { limit: integer(values.limit, '--limit') } : {}), ...(values.cursor ? { cursor: values.cursor } : {}) };
+      const query = pageQuery(values);
       action = async (client) => {
         const page = await client.ledger(query);
-        out.result(page, `${ledgerTable(page.entries)}${page.hasMore ? `\nmore: --cursor ${page.nextCursor}` : ''}`);
+        out.result(page, `${ledgerTable(page.entries)}${moreLine(page)}`);
         return 0;
       };
       break;
@@ -329,10 +337,10 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       expectArgs(args, 0, 'trades [--limit N] [--cursor C] [--status S]');
       const status = values.status?.toUpperCase();
       if (status !== undefined && !RFQ_STATUSES.includes(status)) throw new UsageError(`--status must be one of ${RFQ_STATUSES.join(', ')}, got ${JSON.stringify(values.status)}`);
-      const query = { ...(values.limit ? { limit: integer(values.limit, '--limit') } : {}), ...(values.cursor ? { cursor: values.cursor } : {}), ...(status ? { status: status as RfqStatus } : {}) };
+      const query = { ...pageQuery(values), ...(status ? { status: status as RfqStatus } : {}) };
       action = async (client) => {
         const page = await client.listRfqs(query);
-        out.result(page, `${tradesTable(page.items)}${page.hasMore ? `\nmore: --cursor ${page.nextCursor}` : ''}`);
+        out.result(page, `${tradesTable(page.items)}${moreLine(page)}`);
         return 0;
       };
       break;
