@@ -3,7 +3,7 @@
 // see why a withdrawal is UNRESOLVED before resolving it, and cancel a stuck one.
 import { call } from './api.js';
 import { amount, badge, h, short, time } from './dom.js';
-import { filterSelect, listTable, pageFrame } from './page.js';
+import { filteredList, pageFrame } from './page.js';
 import { act, confirmDialog } from './ui.js';
 
 const STATUSES = ['', 'QUEUED', 'SIGNED', 'SENT', 'CONFIRMED', 'REVERTED', 'CANCELLED', 'UNRESOLVED'];
@@ -20,9 +20,6 @@ export const custodyPage = {
   pollMs: 3000,
   mount(main) {
     const frame = pageFrame(main, 'Custody transfers', 'Transactions custody signs, with every signed attempt. A SIGNED or SENT one that is stuck can be cancelled (a zero-value replacement at its nonce); an UNRESOLVED withdrawal is then resolved on the Withdrawals page.');
-    const status = filterSelect(frame, { label: 'Status', name: 'status', options: STATUSES, value: '', refresh: () => refresh() });
-    const purpose = filterSelect(frame, { label: 'Purpose', name: 'purpose', options: PURPOSES, value: '', refresh: () => refresh() });
-
     const cancel = async (t, button) => {
       const ok = await confirmDialog({ title: 'Cancel custody transaction', message: `Replace ${t.transferId} (nonce ${t.nonce}) with a zero-value transaction? If the original is mined first, the cancel fails and the transfer stands.`, confirmLabel: 'Cancel transaction', danger: true });
       if (!ok) return;
@@ -31,39 +28,36 @@ export const custodyPage = {
       await refresh().catch(frame.failed);
     };
 
-    async function refresh() {
-      const page = await call('GET', '/custody/transfers', { params: { status: status.value, purpose: purpose.value, limit: 100 } });
-      frame.render(page, (p) =>
-        listTable({
-          className: 'custody',
-          caption: `${p.items.length} transfer(s)${p.hasMore ? ' (newest 100)' : ''}`,
-          headers: ['Created', 'Purpose', 'For', 'To', 'Amount', 'Status', 'Nonce', 'Attempts', 'Last error', 'Actions'],
-          items: p.items,
-          empty: 'No custody transfers.',
-          row: (t) =>
-            h(
-              'tr',
-              { dataset: { transfer: t.transferId, owner: t.ownerId, status: t.status } },
-              h('td', {}, time(t.createdAt)),
-              h('td', {}, t.purpose),
-              h('td', {}, short(t.ownerId)),
-              h('td', {}, h('code', { className: 'address' }, t.toAddress)),
-              h('td', { className: 'num' }, amount(t.amount, t.token)),
-              h('td', {}, badge(t.status), t.escalatedAt ? h('span', { className: 'muted' }, ' escalated ', time(t.escalatedAt)) : null),
-              h('td', { className: 'num' }, t.nonce ?? '—'),
-              h('td', {}, attempts(t)),
-              h('td', {}, t.lastError ?? ''),
-              h(
-                'td',
-                { className: 'actions' },
-                t.status === 'SIGNED' || t.status === 'SENT'
-                  ? h('button', { type: 'button', className: 'danger', dataset: { focus: `cancel-${t.transferId}` }, 'aria-label': `Cancel ${t.transferId}`, onclick: (e) => cancel(t, e.currentTarget) }, 'Cancel')
-                  : null,
-              ),
-            ),
-        }),
-      );
-    }
+    const refresh = filteredList(frame, {
+      path: '/custody/transfers',
+      limit: 100,
+      noun: 'transfer',
+      filters: [{ label: 'Status', name: 'status', options: STATUSES }, { label: 'Purpose', name: 'purpose', options: PURPOSES }],
+      className: 'custody',
+      headers: ['Created', 'Purpose', 'For', 'To', 'Amount', 'Status', 'Nonce', 'Attempts', 'Last error', 'Actions'],
+      empty: 'No custody transfers.',
+      row: (t) =>
+        h(
+          'tr',
+          { dataset: { transfer: t.transferId, owner: t.ownerId, status: t.status } },
+          h('td', {}, time(t.createdAt)),
+          h('td', {}, t.purpose),
+          h('td', {}, short(t.ownerId)),
+          h('td', {}, h('code', { className: 'address' }, t.toAddress)),
+          h('td', { className: 'num' }, amount(t.amount, t.token)),
+          h('td', {}, badge(t.status), t.escalatedAt ? h('span', { className: 'muted' }, ' escalated ', time(t.escalatedAt)) : null),
+          h('td', { className: 'num' }, t.nonce ?? '—'),
+          h('td', {}, attempts(t)),
+          h('td', {}, t.lastError ?? ''),
+          h(
+            'td',
+            { className: 'actions' },
+            t.status === 'SIGNED' || t.status === 'SENT'
+              ? h('button', { type: 'button', className: 'danger', dataset: { focus: `cancel-${t.transferId}` }, 'aria-label': `Cancel ${t.transferId}`, onclick: (e) => cancel(t, e.currentTarget) }, 'Cancel')
+              : null,
+          ),
+        ),
+    });
     return { refresh, failed: frame.failed };
   },
 };

@@ -1,9 +1,10 @@
 // Makers: register or update (pairs, settlement modes, spender, adapter signer), deactivate or
-// reactivate, lift a suspension, read a maker's failures. Protection state (DESIGN.md section 11)
-// is not shown: it does not exist on this node yet.
+// reactivate, lift a suspension, read a maker's failures, and watch one maker's protection
+// (market-maker protection per instrument: limits, tripped or armed) and its live WebSocket
+// sessions on every node (cancel on disconnect held or not), from GET /admin/v1/makers/{address}.
 import { call } from './api.js';
 import { badge, field, h, short, time } from './dom.js';
-import { pageFrame } from './page.js';
+import { listTable, pageFrame } from './page.js';
 import { act, confirmDialog } from './ui.js';
 
 const MODES = ['permit2', 'promised', 'xchange', 'perp'];
@@ -52,6 +53,9 @@ export const makersPage = {
     frame.top.append(form);
 
     const failuresRegion = h('section', { 'aria-label': 'Maker failures', className: 'failures' });
+    // The maker whose protection and sessions are shown; re-read on every refresh, so a trip or
+    // a session ending shows without a click.
+    let watched = null;
 
     const edit = (m) => {
       address.value = m.address;
@@ -97,9 +101,17 @@ export const makersPage = {
       );
     };
 
+    const watch = async (m, button) => {
+      const detail = await act(frame.messages, button, () => call('GET', `/makers/${m.address}`), (r) => `Protection and sessions of ${r.address} shown below.`);
+      if (!detail) return;
+      watched = m.address;
+      frame.invalidate();
+      await refresh();
+    };
+
     async function refresh() {
-      const { makers } = await call('GET', '/makers');
-      frame.render({ makers, now: Math.floor(Date.now() / 10000) }, ({ makers: list }) => [
+      const [{ makers }, detail] = await Promise.all([call('GET', '/makers'), watched ? call('GET', `/makers/${watched}`) : null]);
+      frame.render({ makers, detail, now: Math.floor(Date.now() / 10000) }, ({ makers: list }) => [
         h(
           'table',
           { className: 'makers' },
@@ -129,14 +141,62 @@ export const makersPage = {
                   h('button', { type: 'button', dataset: { focus: `active-${m.address}` }, 'aria-label': `${m.active ? 'Deactivate' : 'Reactivate'} ${m.address}`, onclick: (e) => setActive(m, e.currentTarget, !m.active) }, m.active ? 'Deactivate' : 'Reactivate'),
                   suspended ? h('button', { type: 'button', dataset: { focus: `lift-${m.address}` }, 'aria-label': `Lift suspension of ${m.address}`, onclick: (e) => unsuspend(m, e.currentTarget) }, 'Lift suspension') : null,
                   h('button', { type: 'button', dataset: { focus: `failures-${m.address}` }, 'aria-label': `Failures of ${m.address}`, onclick: (e) => showFailures(m, e.currentTarget) }, 'Failures'),
+                  h('button', { type: 'button', dataset: { focus: `protection-${m.address}` }, 'aria-label': `Protection of ${m.address}`, onclick: (e) => watch(m, e.currentTarget) }, 'Protection'),
                 ),
               );
             }),
           ),
         ),
+        detail ? protectionSection(detail) : null,
         failuresRegion,
       ]);
     }
     return { refresh, failed: frame.failed };
   },
 };
+
+/** One maker's market-maker protection per instrument and its live sessions on every node. */
+function protectionSection(m) {
+  return h(
+    'section',
+    { 'aria-label': `Protection of ${m.address}`, className: 'protection', dataset: { maker: m.address } },
+    h('h2', {}, `Protection of ${m.address}`),
+    h('p', { className: 'muted' }, 'Once the quotes selected on an instrument within the window reach a limit, the maker’s other quotes on it are cancelled and new ones refused until the maker resets it.'),
+    listTable({
+      className: 'protection',
+      caption: `Market-maker protection on ${m.protection.length} instrument(s)`,
+      headers: ['Instrument', 'Window', 'Max selected quotes', 'Max selected notional', 'State', 'Tripped at', 'Reason'],
+      items: m.protection,
+      empty: 'No protection configured (PUT /v1/rfq/maker/protection).',
+      row: (p) =>
+        h(
+          'tr',
+          { dataset: { instrument: p.instrumentId, tripped: String(p.triggeredAt !== null) } },
+          h('td', {}, p.instrumentId),
+          h('td', { className: 'num' }, `${p.windowMs} ms`),
+          h('td', { className: 'num' }, p.maxSelectedQuotes === null ? '—' : String(p.maxSelectedQuotes)),
+          h('td', { className: 'num' }, p.maxSelectedNotional ?? '—'),
+          h('td', {}, badge(p.triggeredAt === null ? 'ARMED' : 'TRIPPED')),
+          h('td', {}, time(p.triggeredAt)),
+          h('td', {}, p.reason ?? ''),
+        ),
+    }),
+    listTable({
+      className: 'sessions',
+      caption: `${m.sessions.length} live WebSocket session(s)`,
+      headers: ['Session', 'Node', 'Cancel on disconnect', 'Opened', 'Node heartbeat'],
+      items: m.sessions,
+      empty: 'No live sessions.',
+      row: (s) =>
+        h(
+          'tr',
+          { dataset: { session: s.sessionId } },
+          h('td', {}, short(s.sessionId)),
+          h('td', {}, short(s.nodeId)),
+          h('td', {}, s.cancelOnDisconnect ? 'yes' : 'no'),
+          h('td', {}, time(s.openedAt)),
+          h('td', {}, time(s.nodeHeartbeatAt)),
+        ),
+    }),
+  );
+}

@@ -1,8 +1,8 @@
 // What every page shares: a heading, a message line for action results, a data region that a
 // refresh replaces only when the data changed (focus kept), and a line for refresh failures.
-import { h, replaceContent } from './dom.js';
+import { call } from './api.js';
+import { field, h, replaceContent } from './dom.js';
 import { messageArea, showError } from './ui.js';
-import { field } from './dom.js';
 
 export function pageFrame(main, title, intro) {
   const messages = messageArea();
@@ -65,4 +65,21 @@ export function listTable({ className, caption, headers, items, empty, row }) {
     h('thead', {}, h('tr', {}, headers.map((l) => h('th', { scope: 'col' }, l)))),
     h('tbody', {}, items.length === 0 ? h('tr', {}, h('td', { colspan: headers.length, className: 'muted' }, empty)) : items.map(row)),
   );
+}
+
+/**
+ * A filtered list page: one filter <select> per `filters` entry ({ label, name, options }), and a
+ * refresh that reads GET `path` (a page envelope) with the chosen filters and the newest `limit`
+ * items, drawn as a listTable whose caption counts `noun`s. Returns that refresh.
+ */
+export function filteredList(frame, { path, limit, noun, filters, className, headers, empty, row }) {
+  const chosen = filters.map((f) => [f.name, filterSelect(frame, { ...f, value: '', refresh: () => refresh() })]);
+  async function refresh() {
+    const params = { limit, ...Object.fromEntries(chosen.map(([name, state]) => [name, state.value])) };
+    const page = await call('GET', path, { params });
+    frame.render(page, (p) =>
+      listTable({ className, caption: `${p.items.length} ${noun}(s)${p.hasMore ? ` (newest ${limit})` : ''}`, headers, items: p.items, empty, row }),
+    );
+  }
+  return refresh;
 }

@@ -97,8 +97,6 @@ interface Market {
   mid: bigint;
   maxBaseQty: bigint;
   levelSize: bigint;
-  /** Set while market-maker protection holds this instrument: the reset is scheduled. */
-  cooling: NodeJS.Timeout | null;
 }
 
 /** A perp instrument: priced from the venue's book, `spreadBp` and `maxBaseQty` from its config. */
@@ -134,6 +132,8 @@ export class ReferenceMaker {
   #tokens = new Map<string, ChainToken>();
   readonly #markets = new Map<string, Market>();
   readonly #perpMarkets = new Map<string, PerpMarket>();
+  /** Instruments (spot or perp) market-maker protection holds: each with its scheduled reset. */
+  readonly #cooling = new Map<string, NodeJS.Timeout>();
   #venue: PerpVenueClient | null = null;
   readonly #venueNonces = new VenueNonces();
   readonly #auctions = new Map<string, Auction>();
@@ -168,6 +168,7 @@ export class ReferenceMaker {
     for (const config of this.options.instruments) {
       const instrument = instruments.find((i) => i.instrumentId === config.instrumentId);
       if (!instrument) throw new Error(`unknown instrument ${config.instrumentId}`);
+      if (config.protection) await this.client.putProtection({ instrumentId: config.instrumentId, ...config.protection });
       if (instrument.type === 'PERP') {
         this.#perpMarkets.set(config.instrumentId, { config, coin: perpCoin(config.instrumentId), maxBaseQty: parseAmount(config.maxBaseQty, SIZE_DECIMALS, { field: 'maxBaseQty', positive: true }) });
         continue;
@@ -181,9 +182,7 @@ export class ReferenceMaker {
         mid: parseAmount(config.referencePrice, quote.decimals, { field: 'referencePrice', positive: true }),
         maxBaseQty: parseAmount(config.maxBaseQty, base.decimals, { field: 'maxBaseQty', positive: true }),
         levelSize: parseAmount(config.levelSize, base.decimals, { field: 'levelSize', positive: true }),
-        cooling: null,
       });
-      if (config.protection) await this.client.putProtection({ instrumentId: config.instrumentId, ...config.protection });
     }
 
     const credentials = this.client.credentials!;
@@ -227,7 +226,7 @@ export class ReferenceMaker {
     if (this.#stopped) return;
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
-    for (const market of this.#markets.values()) if (market.cooling) clearTimeout(market.cooling);
+    for (const timer of this.#cooling.values()) clearTimeout(timer);
     this.#session?.close();
     this.#ingest?.close();
     await Promise.race([this.#relayQueue, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
@@ -345,7 +344,7 @@ export class ReferenceMaker {
 
   /** Quotes, or re-quotes when our legs for this RFQ changed; one request per auction at a time. */
   async #quote(auction: Auction): Promise<void> {
-    if (auction.busy || this.#stopped || this.#markets.get(auction.rfq.instrumentId)?.cooling) return;
+    if (auction.busy || this.#stopped || this.#cooling.has(auction.rfq.instrumentId)) return;
     auction.busy = true;
     const { rfq } = auction;
     const requote = auction.quoteId !== null;
@@ -371,6 +370,8 @@ export class ReferenceMaker {
       auction.sent = key;
       this.#log('info', `${requote ? 're-quoted' : 'quoted'} ${rfq.side} ${rfq.baseQty} ${rfq.instrumentId} (${rfq.id}): pays ${legs.makerPays.amount} ${legs.makerPays.token}, receives ${legs.makerReceives.amount} ${legs.makerReceives.token} [${result.quoteId} v${result.version}]`);
     } catch (error) {
+      // Stopped meanwhile (the node may be draining too): the failure is the stop, not news.
+      if (this.#stopped) return;
       this.stats.refused++;
       if (error instanceof ApiError && error.code === 'MAKER_PROTECTION_TRIGGERED') {
         // The trip's frame may not have reached us yet (or was missed across a reconnect).
@@ -423,23 +424,23 @@ export class ReferenceMaker {
   }
 
   #coolDown(instrumentId: string): void {
-    const market = this.#markets.get(instrumentId);
-    if (!market || market.cooling || this.#stopped) return;
-    market.cooling = setTimeout(() => {
+    if (!(this.#markets.has(instrumentId) || this.#perpMarkets.has(instrumentId)) || this.#cooling.has(instrumentId) || this.#stopped) return;
+    const timer = setTimeout(() => {
       this.client.resetProtection(instrumentId).then(
         () => {
-          market.cooling = null;
+          this.#cooling.delete(instrumentId);
           this.#log('info', `market-maker protection on ${instrumentId} reset; quoting again`);
         },
         (error: unknown) => {
           // Try again after another cool-down rather than quote into a refusal.
-          market.cooling = null;
+          this.#cooling.delete(instrumentId);
           this.#log('warn', `reset of ${instrumentId} protection failed: ${describe(error)}`);
           this.#coolDown(instrumentId);
         },
       );
     }, this.options.protectionCoolDownMs ?? 30_000);
-    market.cooling.unref();
+    timer.unref();
+    this.#cooling.set(instrumentId, timer);
   }
 
   #onSelected(quote: MakerQuote): void {

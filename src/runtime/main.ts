@@ -34,7 +34,16 @@ async function main(): Promise<void> {
   // The embedded stack's demo makers send a request or two a second each: unless a level was
   // asked for, keep the request log out of the console so the start-up steps stay readable.
   const level = config.mode === 'embedded' && !process.env.RFQ_LOG_LEVEL ? 'warn' : config.logLevel;
-  const logger = pino({ level, redact: ['req.headers.authorization', '*.secret', '*.adminToken'] });
+  // Ctrl-C in a terminal signals the whole process group: anvil and the venue simulator stop at
+  // once while the node still drains, so its workers' last calls to them fail. Those failures are
+  // the stop itself, not faults: while draining an error is logged as its type and first line,
+  // never with a stack trace (issue 19).
+  let draining = false;
+  const logger = pino({
+    level,
+    redact: ['req.headers.authorization', '*.secret', '*.adminToken'],
+    serializers: { err: (error: Error) => (draining && error instanceof Error ? { type: error.name, message: String(error.message).split('\n')[0] } : pino.stdSerializers.err(error)) },
+  });
   const step = (message: string) => process.stdout.write(`• ${message}\n`);
   let adminToken = config.adminToken;
   let secretKey = config.secretKey;
@@ -141,6 +150,7 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    draining = true;
     process.stdout.write(`\n${signal}: draining and stopping\n`);
     const timer = setTimeout(() => process.exit(1), config.shutdownGraceMs);
     timer.unref();

@@ -94,3 +94,28 @@ export function rfqSummary(rfq: Rfq, quotes: Quote[]): string {
   for (const quote of quotes) lines.push(`  ${quoteLine(quote, false)}`);
   return lines.join('\n');
 }
+
+/** One line of an RFQ's result for the `trades` list: what changed hands, or why nothing did. */
+function tradeResult(rfq: Rfq): string {
+  const { pay, receive } = tokens(rfq);
+  switch (rfq.status) {
+    case 'SETTLED':
+      // A perp's fill is on its quote (`status <rfqId>` shows it); the RFQ holds no amounts.
+      return rfq.executedPayAmount ? `paid ${rfq.executedPayAmount} ${pay}, received ${rfq.executedRecvAmount ?? '?'} ${receive}` : `filled at the venue (quote ${rfq.selectedQuoteId ?? '?'})`;
+    case 'FAILED':
+      return `${rfq.failureCode ?? 'no code'}${rfq.failureReason ? `: ${rfq.failureReason}` : ''}`;
+    case 'CANCELLED':
+      return rfq.failureReason ?? 'no quote accepted';
+    default:
+      return 'open';
+  }
+}
+
+/** The account's RFQs, newest first as the server lists them, each with its outcome. */
+export function tradesTable(rfqs: Rfq[]): string {
+  if (rfqs.length === 0) return 'no RFQs yet';
+  return table([
+    ['TIME', 'RFQ', 'SIDE', 'SIZE', 'INSTRUMENT', 'STATUS', 'OUTCOME'],
+    ...rfqs.map((r) => [new Date(r.createdAt).toISOString(), r.id, r.side, r.baseQty, r.instrumentId, r.status, tradeResult(r)]),
+  ]);
+}

@@ -62,7 +62,7 @@ export async function walletKeyFor(accessKey: string, settings: PerpCliSettings)
   const demo = await demoTakerKey(dataDir, accessKey);
   if (demo) return { key: demo, source: `the demo taker's key in ${dataDir}` };
   throw new NoWalletKey(
-    'a perp order is signed with your wallet key, and none was found: log in with `npm run rfq -- login --private-key 0x..`, ' +
+    'a perp order or a deposit is signed with your wallet key, and none was found: log in with `npm run rfq -- login --private-key 0x..`, ' +
       `or pass --private-key (or RFQ_PRIVATE_KEY); the demo taker's key is used only when logged in with its access key and ${path.join(dataDir, 'demo-taker-key')} exists`,
   );
 }

@@ -9,11 +9,12 @@ import { parseArgs } from 'node:util';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ApiError } from '../client/http.ts';
 import { RfqClient } from '../client/rfq-client.ts';
-import type { Side } from '../client/types.ts';
+import type { RfqStatus, Side, Withdrawal } from '../client/types.ts';
 import { credentialsPath, DEFAULT_CREDENTIALS_FILE, readCredential, removeCredential, writeCredential, type SavedCredential } from './cli-credentials.ts';
-import { balancesTable, instrumentsTable, ledgerTable, outcome, rfqSummary } from './rfq-cli-format.ts';
+import { balancesTable, instrumentsTable, ledgerTable, outcome, rfqSummary, tradesTable } from './rfq-cli-format.ts';
 import { acceptAndFollow, FollowTimeout, followRfq, trade, type TradeResult } from './rfq-cli-trade.ts';
-import { NoWalletKey, perpTakerFor } from './rfq-cli-perp.ts';
+import { NoWalletKey, perpTakerFor, walletKeyFor } from './rfq-cli-perp.ts';
+import { depositCredited, DepositError, depositToCustody } from './rfq-cli-funds.ts';
 import { isPerpInstrument } from '../client/perp-order.ts';
 
 const USAGE = `usage: npm run rfq -- [global options] <command> ...
@@ -27,6 +28,22 @@ commands:
   balances                            available / locked / total per token and rail
   instruments                         tradable instruments and taker fees
   ledger [--limit N] [--cursor C]     ledger entries, newest first
+  trades [--limit N] [--cursor C] [--status S]
+                                      your RFQs, newest first, each with its outcome (paid and
+                                      received, the failure code, or open)
+  deposit <amount> <TOKEN> [--follow] [--private-key 0x..] [--rpc-url URL]
+                                      send <amount> of TOKEN from your wallet to the service's
+                                      custody address (from GET /v1/rfq/network); credited to
+                                      the account of the sending address once confirmed
+                                      (--follow waits for that). The wallet key is found as
+                                      for perps (below); the chain's RPC URL is the one the
+                                      service publishes (embedded devnet), else --rpc-url or
+                                      RFQ_RPC_URL
+  withdraw <amount> <TOKEN> [--follow]
+                                      pay <amount> of TOKEN out of your available balance to
+                                      your own address (POST /v1/rfq/withdrawals); --follow
+                                      waits until COMPLETED or FAILED (an operator may have to
+                                      approve it first)
   buy  <size> <INSTRUMENT> [options]  request quotes to buy <size> of the base token
   sell <size> <INSTRUMENT> [options]  request quotes to sell <size> of the base token
       --limit X          BUY: most you pay, fee included; SELL: least you accept (quote token)
@@ -90,6 +107,8 @@ const options = {
   version: { type: 'string' },
   follow: { type: 'boolean' },
   'venue-url': { type: 'string' },
+  'rpc-url': { type: 'string' },
+  status: { type: 'string' },
 } as const;
 
 type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
@@ -101,6 +120,9 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   balances: [],
   instruments: [],
   ledger: ['limit', 'cursor'],
+  trades: ['limit', 'cursor', 'status'],
+  deposit: ['follow', 'timeout', 'private-key', 'rpc-url'],
+  withdraw: ['follow', 'timeout'],
   buy: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout', 'private-key', 'venue-url'],
   sell: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout', 'private-key', 'venue-url'],
   accept: ['quote', 'version', 'timeout', 'private-key', 'venue-url'],
@@ -113,6 +135,27 @@ const EXIT_USAGE = 2;
 const EXIT_NOT_SETTLED = 3;
 
 class UsageError extends Error {}
+
+/** `--limit` and `--cursor` of a listing command. */
+function pageQuery(values: Values): { limit?: number; cursor?: string } {
+  return { ...(values.limit ? { limit: integer(values.limit, '--limit') } : {}), ...(values.cursor ? { cursor: values.cursor } : {}) };
+}
+
+/** The line that says how to read the next page, when there is one. */
+const moreLine = (page: { hasMore: boolean; nextCursor?: string | null }) => (page.hasMore ? `\nmore: --cursor ${page.nextCursor}` : '');
+
+const RFQ_STATUSES: string[] = ['PENDING', 'QUOTED', 'SETTLED', 'FAILED', 'CANCELLED'];
+
+/** Polls a withdrawal until COMPLETED or FAILED (a TIMEOUT error after `timeoutMs`). */
+async function withdrawalOutcome(client: RfqClient, withdrawalId: string, timeoutMs: number): Promise<Withdrawal> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const current = await client.getWithdrawal(withdrawalId);
+    if (current.status === 'COMPLETED' || current.status === 'FAILED') return current;
+    if (Date.now() > until) throw new CliError('TIMEOUT', `withdrawal ${withdrawalId} is still ${current.status}${current.status === 'PENDING' ? ' (waiting for an operator\'s approval)' : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
 
 /** The service URL this run talks to and where it came from, for an UNREACHABLE that says what to change. */
 const target = { url: '', from: '' };
@@ -282,11 +325,59 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       break;
     case 'ledger': {
       expectArgs(args, 0, 'ledger [--limit N] [--cursor C]');
-      const query = { ...(values.limit ? { limit: integer(values.limit, '--limit') } : {}), ...(values.cursor ? { cursor: values.cursor } : {}) };
+      const query = pageQuery(values);
       action = async (client) => {
         const page = await client.ledger(query);
-        out.result(page, `${ledgerTable(page.entries)}${page.hasMore ? `\nmore: --cursor ${page.nextCursor}` : ''}`);
+        out.result(page, `${ledgerTable(page.entries)}${moreLine(page)}`);
         return 0;
+      };
+      break;
+    }
+    case 'trades': {
+      expectArgs(args, 0, 'trades [--limit N] [--cursor C] [--status S]');
+      const status = values.status?.toUpperCase();
+      if (status !== undefined && !RFQ_STATUSES.includes(status)) throw new UsageError(`--status must be one of ${RFQ_STATUSES.join(', ')}, got ${JSON.stringify(values.status)}`);
+      const query = { ...pageQuery(values), ...(status ? { status: status as RfqStatus } : {}) };
+      action = async (client) => {
+        const page = await client.listRfqs(query);
+        out.result(page, `${tradesTable(page.items)}${moreLine(page)}`);
+        return 0;
+      };
+      break;
+    }
+    case 'deposit': {
+      const [amount, token] = expectArgs(args, 2, 'deposit <amount> <TOKEN> [--follow] [--private-key 0x..] [--rpc-url URL]');
+      const rpcUrl = values['rpc-url'] ?? (env.RFQ_RPC_URL || undefined);
+      if (timeoutMs !== undefined && !values.follow) throw new UsageError('--timeout applies to deposit --follow');
+      action = async (client) => {
+        const { key, source } = await walletKeyFor(client.credentials!.accessKey, perpSettings);
+        out.say(`sending ${amount} ${token!.toUpperCase()} to custody from the wallet in ${source}`);
+        const sent = await depositToCustody(client, { key, token: token!, amount: amount!, rpcUrl });
+        out.say(`sent in ${sent.txHash} (block ${sent.blockNumber}) from ${sent.from} to ${sent.custodyAddress}`);
+        if (!values.follow) {
+          out.result(sent, `deposit sent: ${sent.amount} ${sent.token} in ${sent.txHash}; it is credited to the account of ${sent.from} once confirmed (\`npm run rfq -- balances\`)`);
+          return 0;
+        }
+        const credited = await depositCredited(client, sent.txHash, timeoutMs ?? 120_000);
+        if (!credited) throw new CliError('TIMEOUT', `${sent.txHash} is not credited yet; it will be once the chain confirms it (\`npm run rfq -- balances\`)`);
+        out.result({ ...sent, deposit: credited }, `deposit ${credited.depositId} ${credited.status}: ${credited.amount} ${credited.token} (tx ${credited.txHash})`);
+        return credited.status === 'COMPLETED' ? 0 : EXIT_NOT_SETTLED;
+      };
+      break;
+    }
+    case 'withdraw': {
+      const [amount, token] = expectArgs(args, 2, 'withdraw <amount> <TOKEN> [--follow]');
+      if (timeoutMs !== undefined && !values.follow) throw new UsageError('--timeout applies to withdraw --follow');
+      action = async (client) => {
+        const created = await client.createWithdrawal({ token: token!.toUpperCase(), amount: amount! });
+        if (!values.follow) {
+          out.result(created, `withdrawal ${created.withdrawalId} ${created.status}: ${amount} ${token!.toUpperCase()} to your own address`);
+          return 0;
+        }
+        out.say(`withdrawal ${created.withdrawalId} ${created.status}; following`);
+        const done = await withdrawalOutcome(client, created.withdrawalId, timeoutMs ?? 120_000);
+        out.result(done, `withdrawal ${done.withdrawalId} ${done.status}: ${done.amount} ${done.token} to ${done.toAddress}${done.txHash ? ` in ${done.txHash}` : ''}${done.failureReason ? ` (${done.failureReason})` : ''}`);
+        return done.status === 'COMPLETED' ? 0 : EXIT_NOT_SETTLED;
       };
       break;
     }
@@ -389,6 +480,9 @@ try {
     process.exitCode = error.exitCode;
   } else if (error instanceof ApiError) {
     report(json, error.code, error.message.replace(/^\d+ \S+: /, ''), { status: error.status, ...(error.details ? { details: error.details } : {}) });
+    process.exitCode = EXIT_FAILED;
+  } else if (error instanceof DepositError) {
+    report(json, 'DEPOSIT_FAILED', error.message);
     process.exitCode = EXIT_FAILED;
   } else if (error instanceof NoWalletKey) {
     report(json, 'NO_WALLET_KEY', error.message);

@@ -206,6 +206,8 @@ describe('guides', () => {
         RFQ_URL: h.url,
         DEMO_ACCESS_KEY: demo.client.credentials!.accessKey,
         DEMO_SECRET: demo.client.credentials!.secret,
+        // The banner's `devnet` line (step 5 gives the guide's wallet gas there).
+        RPC_URL: chain.rpcUrl,
       });
       assert.ok(ran >= 8, `ran ${ran} blocks`);
       // docs/maker-integration.md's quote body names exactly the fields of a bundle the server took.

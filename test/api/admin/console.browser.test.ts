@@ -3,7 +3,10 @@
  * mocked): sign in, approve and reject withdrawals (checked on-chain), register a maker and see
  * it quote, lift its suspension after a lapsed settlement, watch an RFQ go PENDING -> SETTLED without a reload, survive a node restart, post an
  * adjustment, see the invariants turn red when custody is robbed behind the ledger's back, and
- * resolve an UNRESOLVED withdrawal (its lost transaction shown on the custody page).
+ * resolve an UNRESOLVED withdrawal (its lost transaction shown on the custody page). With the
+ * venue simulator beside the devnet, a perp trade (the reference maker quoting, a taker through
+ * the client library) shows on the perp executions page, and the protection it trips on the maker
+ * shows on the makers page with the maker's live session.
  * Every page is screenshotted into .rfq-test-data/console-screenshots/ (docs/images/ holds a
  * few of them for the operator guide).
  */
@@ -25,9 +28,15 @@ import { depositOnChain, requestWithdrawal, waitFor, wallet, withdrawal } from '
 import { chromiumMissing, launchBrowser, type Browser } from '../../helpers/browser.ts';
 import { CustodyBroadcaster } from '../../../src/chain/custody/custody-broadcaster.ts';
 import pino from 'pino';
+import { startVenueSim, type VenueSim } from '../../../sim/venue/index.ts';
+import type { ReferenceMaker } from '../../../examples/maker/maker.ts';
+import { PERP, listPerpInstrument, perpTakerUser, perpTrade, startPerpMaker, venueOption } from '../../helpers/perp.ts';
 
 const SHOTS = join(process.cwd(), '.rfq-test-data', 'console-screenshots');
 const USDC = (n: string) => parseUnits(n, 6);
+const BUILDER = '0x00000000000000000000000000000000000000b6' as const;
+/** The perp maker's protection never resets by itself during the run. */
+const NO_RESET_MS = 600_000;
 const skip = chromiumMissing();
 if (skip) console.log(`# ${skip}`);
 
@@ -43,6 +52,9 @@ for (const backend of backends().slice(-1)) {
     const secretKey = generateSecretKey();
     let browser: Browser;
     let maker: ChainMaker;
+    let sim: VenueSim;
+    let perpMaker: ReferenceMaker | undefined;
+    const nodeOptions = () => ({ database, secretKey, chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, venue: venueOption(sim.url, BUILDER), logLevel: 'fatal' as const });
     const shot = (name: string) => browser.page.screenshot({ path: join(SHOTS, `${backend}-${name}.png`), fullPage: true });
     /** A poll that met the node while it closed is answered 503 (draining, by design), not an error of the page. */
     const forgiveDraining = () => {
@@ -57,6 +69,7 @@ for (const backend of backends().slice(-1)) {
     before(async () => {
       mkdirSync(SHOTS, { recursive: true });
       chain = await startTestChain();
+      sim = await startVenueSim({ port: 0 });
       // A PGlite directory (not memory) so the node can be restarted on the same data.
       if (backend === 'pglite') {
         const dir = mkdtempSync(join(tmpdir(), 'rfq-console-pglite-'));
@@ -65,12 +78,15 @@ for (const backend of backends().slice(-1)) {
       } else {
         database = await createTestDatabase(backend);
       }
-      h = await startHarness(backend, { database, secretKey, chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, logLevel: 'fatal' });
+      h = await startHarness(backend, nodeOptions());
+      await listPerpInstrument(h);
       browser = await launchBrowser();
     });
     after(async () => {
       await browser?.close();
+      await perpMaker?.stop();
       await h?.close();
+      await sim?.stop();
       await database?.drop();
       if (pgliteDir) rmSync(pgliteDir, { recursive: true, force: true });
       await chain?.stop();
@@ -205,8 +221,49 @@ for (const backend of backends().slice(-1)) {
       assert.deepEqual([view.suspendedUntil, view.suspensionCount], [null, 1]);
     });
 
+    it("shows a perp trade's execution, and the maker's protection it tripped with the maker's live session", async () => {
+      const { page } = browser;
+      perpMaker = await startPerpMaker(h, sim.url, { protection: { windowMs: 600_000, maxSelectedQuotes: 1 } }, { protectionCoolDownMs: NO_RESET_MS });
+      const user = await perpTakerUser(h, sim.url, BUILDER);
+      const { rfq } = await perpTrade(user, 'BUY');
+      assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+
+      await open('perp');
+      const row = page.locator(`tr[data-rfq="${rfq.id}"][data-phase="done"]`);
+      await row.waitFor({ timeout: 15_000 });
+      const text = (await row.textContent())!;
+      assert.ok(text.includes(PERP) && text.includes(user.account.address) && text.includes('SETTLED'), text);
+      assert.match(text, /sent /, 'the taker order was sent');
+      await row.locator('summary').click();
+      assert.match((await row.locator('ol.calls').textContent())!, /takerOrder/);
+      await shot('perp');
+      await page.getByLabel('Phase', { exact: true }).selectOption('refused');
+      await page.locator('table.perp').filter({ hasText: 'No perp executions.' }).waitFor();
+      await page.getByLabel('Phase', { exact: true }).selectOption('done');
+      await row.waitFor();
+
+      await open('makers');
+      const address = perpMaker.address;
+      await page.getByRole('button', { name: `Protection of ${address}` }).click();
+      const section = page.getByRole('region', { name: `Protection of ${address}` });
+      const tripped = section.locator(`tr[data-instrument="${PERP}"][data-tripped="true"]`);
+      await tripped.waitFor({ timeout: 15_000 });
+      assert.match((await tripped.textContent())!, /TRIPPED.*maxSelectedQuotes/);
+      const session = section.locator('table.sessions tbody tr[data-session]');
+      await session.waitFor();
+      assert.match((await session.textContent())!, /yes/, 'the reference maker holds cancel on disconnect');
+      await shot('makers-protection');
+      const view = await h.admin.call<{ protection: Array<{ triggeredAt: number | null }> }>('GET', `/makers/${address}`);
+      assert.notEqual(view.protection[0]?.triggeredAt, null, 'the page shows what the API says');
+
+      // The maker stops: its session ends, and the page shows it without a click.
+      await perpMaker.stop();
+      await section.locator('table.sessions').filter({ hasText: 'No live sessions.' }).waitFor({ timeout: 15_000 });
+      assert.deepEqual(browser.errors, []);
+    });
+
     it('shows every other page without an error', async () => {
-      for (const path of ['custody', 'deposits', 'anomalies', 'perp', 'settings', 'reference', 'balances']) {
+      for (const path of ['custody', 'deposits', 'anomalies', 'settings', 'reference', 'balances']) {
         await open(path);
         await browser.page.locator('.data[aria-busy="false"]').waitFor({ state: 'attached' });
         await shot(path);
@@ -229,7 +286,7 @@ for (const backend of backends().slice(-1)) {
       await h.close();
       await page.getByText('The node is not answering').waitFor({ timeout: 15_000 });
       await shot('node-away');
-      h = await startHarness(backend, { database, secretKey, port, seed: false, chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, logLevel: 'fatal' });
+      h = await startHarness(backend, { ...nodeOptions(), port, seed: false });
       await page.getByText('The node is not answering').waitFor({ state: 'hidden', timeout: 20_000 });
       const taker = await h.newUser();
       await h.fund(taker.account.address, { USDC: '100' });
@@ -274,7 +331,7 @@ for (const backend of backends().slice(-1)) {
       // The node again, its broadcaster driven by hand, so custody's nonce can be taken first.
       const port = Number(new URL(h.url).port);
       await h.close();
-      h = await startHarness(backend, { database, secretKey, port, seed: false, chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, logLevel: 'fatal', workers: new Set(['auctions', 'settlement', 'dispatch']) });
+      h = await startHarness(backend, { ...nodeOptions(), port, seed: false, workers: new Set(['auctions', 'settlement', 'dispatch']) });
       forgiveDraining();
       const user = await wallet(h, chain);
       await depositOnChain(chain, user.account, 'USDC', USDC('8'));
