@@ -8,11 +8,15 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { parseUnits } from '../../../sim/venue/decimal.ts';
 import { ApiError } from '../../../src/client/http.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { backends } from '../../helpers/backends.ts';
 import type { Harness } from '../../helpers/harness.ts';
 import { ended, PerpFixture, takerOrder, type VenueUser } from '../../helpers/perp.ts';
+
+/** A venue size in the simulator's units (exact, unlike a float). */
+const units = (text: string): bigint => parseUnits(text, { signed: true }) ?? assert.fail(`not a decimal: ${text}`);
 
 const ETH_PERP = { base: 'ETH', quote: 'USDC', type: 'PERP' as const, minQuoteNotional: '10' };
 
@@ -138,7 +142,7 @@ for (const backend of backends()) {
           assert.equal(end.status, 'SETTLED', `lead ${lead}: ${JSON.stringify(end)}`);
           assert.equal(quote.status, 'SETTLED', `lead ${lead}`);
           assert.deepEqual(sent, ['makerOrder', 'takerOrder'], `lead ${lead}: each order sent once`);
-          assert.equal(Number(position), Number(held) + 0.1, `lead ${lead}: the taker's position grew by the fill`);
+          assert.equal(units(position), units(held) + units('0.1'), `lead ${lead}: the taker's position grew by the fill`);
         } else {
           assert.equal(end.status, 'CANCELLED', `lead ${lead}: ${JSON.stringify(end)}`);
           assert.equal(quote.status, 'EXPIRED', `lead ${lead}: the quote expired with the auction`);
