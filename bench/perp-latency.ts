@@ -3,7 +3,9 @@
  * maker quote each (an ALO inside the book, signed with the SDK) are prepared first, then
  * accepted at a fixed rate (default 10/s) with a signed IOC each. From the stored execution
  * (`perp_executions` and its `perp_execution_calls`), each accept is split into
- *   checks      accept sent -> maker order sent (parse, 202, meta, extraAgents, builder fee, selection)
+ *   accept      accept sent -> execution recorded (the accept's transaction)
+ *   queued      recorded -> the executor starts its checks (waiting for a free executor)
+ *   checks      checks start -> maker order sent (meta, extraAgents, builder fee, selection)
  *   maker order maker order sent -> its reply
  *   taker order taker order sent -> its reply
  *   resolution  taker reply -> RFQ SETTLED committed
@@ -104,9 +106,9 @@ try {
     const outcome = rfq.failure_code ? `${rfq.status} ${rfq.failure_code}` : rfq.status;
     outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
   }
-  const executions = await db.selectFrom('perp_executions').select(['id', 'rfq_id']).where('rfq_id', 'in', ids).execute();
+  const executions = await db.selectFrom('perp_executions').select(['id', 'rfq_id', 'created_at']).where('rfq_id', 'in', ids).execute();
   const calls = await db.selectFrom('perp_execution_calls').select(['execution_id', 'kind', 'started_at', 'ended_at']).where('execution_id', 'in', executions.map((e) => e.id)).execute();
-  const split = { total: [] as number[], checks: [] as number[], maker: [] as number[], taker: [] as number[], resolution: [] as number[] };
+  const split = { total: [] as number[], accept: [] as number[], queued: [] as number[], checks: [] as number[], maker: [] as number[], taker: [] as number[], resolution: [] as number[] };
   let settled = 0;
   for (const rfq of rfqs) {
     if (rfq.status !== 'SETTLED' || rfq.settled_at === null) continue;
@@ -115,10 +117,13 @@ try {
     const mine = calls.filter((c) => c.execution_id === execution.id);
     const makerOrder = mine.find((c) => c.kind === 'makerOrder' && c.ended_at !== null);
     const takerOrder = mine.find((c) => c.kind === 'takerOrder' && c.ended_at !== null);
-    if (!makerOrder || !takerOrder) continue;
+    const meta = mine.find((c) => c.kind === 'meta');
+    if (!makerOrder || !takerOrder || !meta) continue;
     const t0 = sentAt.get(rfq.id)!;
     split.total.push(rfq.settled_at - t0);
-    split.checks.push(makerOrder.started_at - t0);
+    split.accept.push(execution.created_at - t0);
+    split.queued.push(meta.started_at - execution.created_at);
+    split.checks.push(makerOrder.started_at - meta.started_at);
     split.maker.push(makerOrder.ended_at! - makerOrder.started_at);
     split.taker.push(takerOrder.ended_at! - takerOrder.started_at);
     split.resolution.push(rfq.settled_at - takerOrder.ended_at!);
@@ -127,6 +132,8 @@ try {
   const floorSummary = summarize(floor);
   console.log(`perp accept -> SETTLED on the venue simulator [${backend}], ${accepts} accepts at ${rate}/s: ${settled} SETTLED; outcomes ${JSON.stringify(Object.fromEntries(outcomes))}`);
   console.log(line('accept -> SETTLED', total));
+  console.log(line('  accept (-> recorded)', summarize(split.accept)));
+  console.log(line('  queued (-> checks start)', summarize(split.queued)));
   console.log(line('  checks (-> maker sent)', summarize(split.checks)));
   console.log(line('  maker order', summarize(split.maker)));
   console.log(line('  taker order', summarize(split.taker)));

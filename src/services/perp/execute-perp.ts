@@ -41,6 +41,7 @@ import {
   executionState,
   makerVenueActions,
   recordCall,
+  recordCalls,
   takerOrderOf,
   type CallRecord,
   type ExecutionRow,
@@ -129,8 +130,8 @@ async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: Ef
     let transition = spec.transition;
     if (spec.claim && !(await spec.claim(tx))) transition = { state: { ...row.state as ExecutionState, phase: 'ignored' }, effects: [] };
     for (const effect of transition.effects) await applyEffect(context, effect);
-    for (const call of spec.calls ?? []) await recordCall(tx, row.id, call);
-    await recordCall(tx, row.id, { kind: 'decision', quoteId: transition.state.currentQuoteId, request: { from: row.phase, effects: transition.effects }, reply: { to: transition.state.phase }, startedAt: now, endedAt: now });
+    const decision: CallRecord = { kind: 'decision', quoteId: transition.state.currentQuoteId, request: { from: row.phase, effects: transition.effects }, reply: { to: transition.state.phase }, startedAt: now, endedAt: now };
+    await recordCalls(tx, row.id, [...(spec.calls ?? []), decision]);
     const failure = transition.effects.find((e) => e.kind === 'failRfq');
     return tx
       .updateTable('perp_executions')
@@ -178,13 +179,18 @@ async function stepChecking(x: PerpExecutor, row: ExecutionRow): Promise<Executi
   let cloid: string | null = null;
   let takerPx: string | null = null;
 
+  const rate = rfq.taker_fee_tenth_bp;
+  // The builder-fee approval depends only on the taker and the builder: read it while `meta` is
+  // read, rather than one round trip after another (both are venue reads, neither is cached).
+  const feeRead = rate > 0 && x.builderAddress
+    ? call(x, 'maxBuilderFee', null, { type: 'maxBuilderFee', user: taker, builder: x.builderAddress }, () => venue.maxBuilderFee(taker, x.builderAddress!))
+    : null;
   const meta = await call(x, 'meta', null, { type: 'meta' }, () => venue.freshMeta());
   calls.push(meta.record);
   const assetIndex = meta.reply ? meta.reply.universe.findIndex((asset) => asset.name === instrument.base) : -1;
   if (!meta.reply) verdict = refuse(`venue meta unreadable: ${meta.error}`);
   else if (assetIndex === -1) verdict = refuse(`coin ${instrument.base} is not in the venue's universe`);
 
-  const rate = rfq.taker_fee_tenth_bp;
   const builder = rate > 0 && x.builderAddress ? { address: x.builderAddress, feeTenthBp: rate } : null;
   if (verdict === null && meta.reply) {
     const check = checkTakerOrder(raw, {
@@ -224,13 +230,15 @@ async function stepChecking(x: PerpExecutor, row: ExecutionRow): Promise<Executi
     else if (rate > 0) {
       if (!x.builderAddress) verdict = refuse('no builder address configured');
       else {
-        const fee = await call(x, 'maxBuilderFee', null, { type: 'maxBuilderFee', user: taker, builder: x.builderAddress }, () => venue.maxBuilderFee(taker, x.builderAddress!));
-        calls.push(fee.record);
+        const fee = await feeRead!;
         if (fee.reply === undefined) verdict = refuse(`builder fee approval unreadable: ${fee.error}`);
         else approved = fee.reply;
       }
     }
   }
+
+  // Every venue request is stored with the execution, a read the verdict did not need included.
+  if (feeRead !== null) calls.push((await feeRead).record);
 
   return commit(x, row, async (c) => {
     const state = executionState(row);

@@ -35,20 +35,25 @@ export interface CallRecord {
   endedAt?: number | null;
 }
 
+const callRow = (executionId: string, call: CallRecord) => ({
+  execution_id: executionId,
+  kind: call.kind,
+  quote_id: call.quoteId ?? null,
+  request: call.request === undefined ? null : JSON.stringify(call.request),
+  reply: call.reply === undefined ? null : JSON.stringify(call.reply),
+  error: call.error ?? null,
+  started_at: call.startedAt,
+  ended_at: call.endedAt ?? null,
+});
+
 export async function recordCall(tx: Tx | Reader, executionId: string, call: CallRecord): Promise<void> {
-  await tx
-    .insertInto('perp_execution_calls')
-    .values({
-      execution_id: executionId,
-      kind: call.kind,
-      quote_id: call.quoteId ?? null,
-      request: call.request === undefined ? null : JSON.stringify(call.request),
-      reply: call.reply === undefined ? null : JSON.stringify(call.reply),
-      error: call.error ?? null,
-      started_at: call.startedAt,
-      ended_at: call.endedAt ?? null,
-    })
-    .execute();
+  await recordCalls(tx, executionId, [call]);
+}
+
+/** Several records in one statement (in order): a transition's calls and its decision. */
+export async function recordCalls(tx: Tx | Reader, executionId: string, calls: readonly CallRecord[]): Promise<void> {
+  if (calls.length === 0) return;
+  await tx.insertInto('perp_execution_calls').values(calls.map((call) => callRow(executionId, call))).execute();
 }
 
 export async function callsOf(db: Reader, executionId: string) {

@@ -22,6 +22,8 @@ import { writeQuoteStatuses } from '../../store/quote-status.ts';
 import type { SelectionFields } from './settlement-gateway.ts';
 import { writeRfqStatuses } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
+import type { ExpressionBuilder } from 'kysely';
+import type { DB } from '../../store/schema.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { balanceSnapshotFrames } from '../account/balances.ts';
 import { resolveInstrument } from './create-rfq.ts';
@@ -37,6 +39,14 @@ export interface ClosedAuction {
   settlementDeadline: number | null;
 }
 
+/**
+ * A perp accept answered 202 in time is an acceptance (the spec's "taker-driven RFQ with no
+ * acceptance" is what the close cancels): while its checks run, the close leaves the RFQ to the
+ * executor, which selects it (QUOTED) or refuses the quote, after which the next sweep closes it.
+ */
+const notBeingAccepted = (eb: ExpressionBuilder<DB, 'rfqs'>) =>
+  eb.not(eb.exists(eb.selectFrom('perp_executions').select('perp_executions.id').whereRef('perp_executions.rfq_id', '=', 'rfqs.id').where('perp_executions.phase', '=', 'checking')));
+
 /** Ids of due auctions, oldest first. */
 export async function dueAuctions(deps: ServiceDeps, limit: number): Promise<string[]> {
   const rows = await deps.db
@@ -44,6 +54,7 @@ export async function dueAuctions(deps: ServiceDeps, limit: number): Promise<str
     .select('id')
     .where('status', '=', 'PENDING')
     .where('auction_ends_at', '<=', deps.clock.now())
+    .where(notBeingAccepted)
     .orderBy('auction_ends_at')
     .limit(limit)
     .execute();
@@ -59,6 +70,7 @@ export async function closeAuctions(deps: ServiceDeps, rfqIds: string[]): Promis
       .where('id', 'in', rfqIds)
       .where('status', '=', 'PENDING')
       .where('auction_ends_at', '<=', deps.clock.now())
+      .where(notBeingAccepted)
       .orderBy('id')
       .forUpdate()
       .skipLocked()

@@ -30,7 +30,7 @@ import { CustodyBroadcaster } from '../../../src/chain/custody/custody-broadcast
 import pino from 'pino';
 import { startVenueSim, type VenueSim } from '../../../sim/venue/index.ts';
 import type { ReferenceMaker } from '../../../examples/maker/maker.ts';
-import { PERP, listPerpInstrument, perpTakerUser, perpTrade, startPerpMaker, venueOption } from '../../helpers/perp.ts';
+import { PERP, listPerpInstrument, perpTakerUser, perpTrade, startPerpMaker, venueOption } from '../../helpers/perp-trade.ts';
 
 const SHOTS = join(process.cwd(), '.rfq-test-data', 'console-screenshots');
 const USDC = (n: string) => parseUnits(n, 6);

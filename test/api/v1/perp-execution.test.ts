@@ -6,104 +6,27 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { ExchangeClient, HttpTransport } from '@nktkas/hyperliquid';
 import { signL1Action } from '@nktkas/hyperliquid/signing';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startVenueSim, type VenueSim } from '../../../sim/venue/index.ts';
 import { VenueSimControl } from '../../../sim/venue/control.ts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { backends, createTestDatabase } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
+import { BUILDER, cloid, ended, ETH, freshNonce, makerOrders, PerpFixture, sign, takerOrder, type Signed } from '../../helpers/perp.ts';
 
-const BUILDER = '0x00000000000000000000000000000000000000b1';
-const ETH = 1; // the simulator's default universe: BTC, ETH, SOL
 const RESOLVE_WINDOW_MS = 1500;
-/** The maker's order price for 0.1 ETH at each quote leg used here (p * 0.1 = leg exactly). */
-const PRICE_OF: Record<string, string> = { '350.01': '3500.1', '350.02': '3500.2', '349.99': '3499.9', '349.98': '3499.8' };
-
-type Signed = { action: Record<string, unknown>; nonce: number; signature: { r: string; s: string; v: number } };
-
-let lastNonce = 0;
-function freshNonce(): number {
-  lastNonce = Math.max(Date.now(), lastNonce + 1);
-  return lastNonce;
-}
-
-async function sign(account: PrivateKeyAccount, action: Record<string, unknown>, nonce = freshNonce()): Promise<Signed> {
-  const signature = await signL1Action({ wallet: account, action, nonce, isTestnet: false });
-  return { action, nonce, signature };
-}
-
-const cloid = () => `0x${randomBytes(16).toString('hex')}`;
-
-/** The maker's ALO (opposite side) and its cancel. */
-async function makerOrders(account: PrivateKeyAccount, side: 'BUY' | 'SELL', s: string, p: string) {
-  const c = cloid();
-  const order = await sign(account, { type: 'order', orders: [{ a: ETH, b: side === 'SELL', p, s, r: false, t: { limit: { tif: 'Alo' } }, c }], grouping: 'na' });
-  const cancel = await sign(account, { type: 'cancelByCloid', cancels: [{ asset: ETH, cloid: c }] }, Math.max(order.nonce + 1, freshNonce()));
-  return { perpMakerOrder: order, perpMakerCancel: cancel };
-}
-
-/** The taker's IOC for a quote (rules 1-14), with `overrides` to break one rule. */
-async function takerOrder(account: PrivateKeyAccount, side: 'BUY' | 'SELL', s: string, p: string, o: { order?: Record<string, unknown>; action?: Record<string, unknown>; nonce?: number; builderFee?: number | null } = {}) {
-  const fee = o.builderFee === undefined ? 20 : o.builderFee;
-  const action: Record<string, unknown> = {
-    type: 'order',
-    orders: [{ a: ETH, b: side === 'BUY', p, s, r: false, t: { limit: { tif: 'Ioc' } }, c: cloid(), ...o.order }],
-    grouping: 'na',
-    ...(fee === null ? {} : { builder: { b: BUILDER, f: fee } }),
-    ...o.action,
-  };
-  return sign(account, action, o.nonce);
-}
 
 for (const backend of backends()) {
   describe(`perp execution [${backend}]`, () => {
     let sim: VenueSim;
     let control: VenueSimControl;
     let h: Harness;
-
-    async function venueUser(usdc = '100000', approveFee: string | null = '0.02%') {
-      const account = privateKeyToAccount(generatePrivateKey());
-      await control.fund({ user: account.address, account: 'perp', token: 'USDC', amount: usdc });
-      if (approveFee !== null) {
-        const exchange = new ExchangeClient({ transport: new HttpTransport({ apiUrl: sim.url, timeout: 5_000 }), wallet: account });
-        await exchange.approveBuilderFee({ maxFeeRate: approveFee, builder: BUILDER });
-      }
-      return account;
-    }
-
-    async function perpMaker(usdc = '100000') {
-      const account = await venueUser(usdc, null);
-      await h.admin.putMaker(account.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['perp'] });
-      const client = new RfqClient(h.url);
-      await client.signIn(account);
-      return { client, account };
-    }
-
-    async function perpTaker(approveFee: string | null = '0.02%') {
-      const account = await venueUser('100000', approveFee);
-      const client = new RfqClient(h.url);
-      await client.signIn(account);
-      return { client, account };
-    }
-
-    /** An RFQ of 0.1 ETH with one quote per maker price (USDC for 0.1). */
-    async function auction(taker: { client: RfqClient }, side: 'BUY' | 'SELL', quotes: { maker: { client: RfqClient; account: PrivateKeyAccount }; usdc: string }[]) {
-      const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-PERP', side, baseQty: '0.1', quoteLimit: side === 'BUY' ? '400' : '300', windowMs: 60_000 });
-      const ids: string[] = [];
-      for (const q of quotes) {
-        const p = PRICE_OF[q.usdc]!;
-        const legs = side === 'BUY' ? { makerPays: { token: 'ETH', amount: '0.1' }, makerReceives: { token: 'USDC', amount: q.usdc } } : { makerPays: { token: 'USDC', amount: q.usdc }, makerReceives: { token: 'ETH', amount: '0.1' } };
-        const quote = await q.maker.client.submitQuote({ rfqId, instrumentId: 'ETH-USDC-PERP', side, ...legs, ...(await makerOrders(q.maker.account, side, '0.1', p)) });
-        ids.push(quote.quoteId);
-      }
-      return { rfqId, quoteIds: ids };
-    }
-
-    const ended = (r: { status: string }) => r.status !== 'PENDING' && r.status !== 'QUOTED';
+    let f: PerpFixture;
+    const perpMaker = (usdc?: string) => f.perpMaker(usdc);
+    const perpTaker = (approveFee?: string | null) => f.perpTaker(approveFee);
+    const auction: PerpFixture['auction'] = (...args) => f.auction(...args);
 
     before(async () => {
       sim = await startVenueSim({ port: 0 });
@@ -113,6 +36,7 @@ for (const backend of backends()) {
         perpExecution: { resolveWindowMs: RESOLVE_WINDOW_MS, resolvePollMs: 100, makerLookupMs: 500 },
       });
       await h.admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
+      f = new PerpFixture(h, sim);
     });
     after(async () => {
       await h?.close();

@@ -14,7 +14,7 @@ import { eventually } from '../../helpers/eventually.ts';
 import { backends } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { rejects } from '../../helpers/rejects.ts';
-import { PERP, listPerpInstrument, perpTakerUser, perpTrade, quotedPerpRfq, startPerpMaker, venueOption, type PerpTakerUser } from '../../helpers/perp.ts';
+import { PERP, listPerpInstrument, perpTakerUser, perpTrade, quotedPerpRfq, startPerpMaker, venueOption, type PerpTakerUser } from '../../helpers/perp-trade.ts';
 
 const BUILDER = '0x00000000000000000000000000000000000000b5' as const;
 /** Long enough that the reference maker never resets by itself during the test. */

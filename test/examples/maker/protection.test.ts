@@ -12,7 +12,7 @@ import type { ReferenceMaker } from '../../../examples/maker/maker.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { backends } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { PERP, listPerpInstrument, perpTakerUser, perpTrade, quotedPerpRfq, startPerpMaker, venueOption } from '../../helpers/perp.ts';
+import { PERP, listPerpInstrument, perpTakerUser, perpTrade, quotedPerpRfq, startPerpMaker, venueOption } from '../../helpers/perp-trade.ts';
 
 const BUILDER = '0x00000000000000000000000000000000000000b4' as const;
 const COOL_DOWN_MS = 1500;
