@@ -18,8 +18,8 @@ export interface LoggedAction { step: number; actor: string; action: string; arg
 const CLOCK_OFFSET_RANGE: [number, number] = [-10_000, 20_000];
 
 const WEIGHTS = {
-  createRfq: 18,
-  quote: 24,
+  createRfq: 16,
+  quote: 28,
   requote: 8,
   reorderedRequotes: 3,
   makerCancel: 5,
@@ -51,10 +51,18 @@ export class Driver {
   readonly #findings: Findings;
   readonly #actors: Actor[];
   readonly #verbose: boolean;
+  /** Faults every run meets at least once, at steps drawn from the seed (more come at random). */
+  readonly #plan = new Map<number, ActionKind>();
   step = 0;
 
-  constructor(seed: number, stack: SimStack, model: Model, findings: Findings, actors: Actor[], verbose: boolean) {
+  constructor(seed: number, stack: SimStack, model: Model, findings: Findings, actors: Actor[], verbose: boolean, steps = 0) {
     this.rng = new Prng(seed ^ 0x5eed);
+    for (const kind of ['restartNode', 'crashSecondNode', 'clockJump', 'duplicateAccept', 'reorderedRequotes'] as const) {
+      if (steps < 10) break;
+      let at = this.rng.int(3, steps - 2);
+      while (this.#plan.has(at)) at = (at % (steps - 2)) + 1;
+      this.#plan.set(at, kind);
+    }
     this.#stack = stack;
     this.#model = model;
     this.#findings = findings;
@@ -81,7 +89,7 @@ export class Driver {
 
   async next(): Promise<void> {
     this.step++;
-    const kind = this.rng.weighted(WEIGHTS);
+    const kind = this.#plan.get(this.step) ?? this.rng.weighted(WEIGHTS);
     await this.perform(kind);
   }
 
@@ -118,7 +126,8 @@ export class Driver {
     // BUY: the most the taker pays, fee included; SELL: the least it accepts.
     const bound = side === 'BUY' ? notional * (1 + instrument.feeTenthBp / 100_000) * (0.97 + this.rng.next() * 0.08) : notional * (0.95 + this.rng.next() * 0.07);
     const quoteLimit = autoAccept || this.rng.chance(0.5) ? scaled(bound, 2) : null;
-    const windowMs = this.rng.int(1000, 5000);
+    // Long enough for makers to find it a few steps later (a step takes seconds on a loaded machine).
+    const windowMs = this.rng.int(6000, 25_000);
     const idempotencyKey = this.rng.uuid();
     const body = { instrumentId: instrument.id, side, baseQty, autoAccept, windowMs, idempotencyKey, ...(quoteLimit ? { quoteLimit } : {}) } as const;
     // A client retry: the same request (same idempotency key) sent twice at once.

@@ -46,7 +46,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
   const model = new Model();
   const stack = await SimStack.start(options.backend, SETTINGS);
   const actors = await createActors(stack, options.seed, findings, { takers: options.takers ?? 3, makers: options.makers ?? 2 });
-  const driver = new Driver(options.seed, stack, model, findings, actors, options.verbose ?? false);
+  const driver = new Driver(options.seed, stack, model, findings, actors, options.verbose ?? false, options.steps);
   const checker = new Checker(stack, model, findings, actors);
   try {
     for (const taker of actors.filter((a) => a.role === 'taker')) {
@@ -80,6 +80,9 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
       await checker.final();
       await lastSnapshots(actors, findings);
     }
+  } catch (error) {
+    // A request that failed outright (no HTTP answer) or a driver fault: reported with the log.
+    findings.add('exception', error instanceof Error ? (error.stack ?? error.message) : String(error));
   } finally {
     for (const actor of actors) actor.watch.close();
     await stack.close();

@@ -92,7 +92,7 @@ export class SimStack {
     const slots: NodeSlot[] = [{ name: 'A', port: await freePort(), node: null }];
     if (backend === 'postgres') slots.push({ name: 'B', port: await freePort(), node: null });
     const stack = new SimStack(backend, location, slots, cleanup);
-    await stack.startNode(0);
+    for (let i = 0; i < slots.length; i++) await stack.startNode(i);
     await seedReferenceData(stack.admin, TOKEN_ADDRESSES);
     await stack.admin.putSettings(settings);
     return stack;
