@@ -70,10 +70,12 @@ export class Driver {
     this.#verbose = verbose;
   }
 
-  #record(actor: string, action: string, args: unknown, outcome: string): void {
+  /** `acked`: whether the API acknowledged the action (null for faults and skipped actions). */
+  #record(actor: string, action: string, args: unknown, outcome: string, acked: boolean | null = null): void {
     const entry = { step: this.step, actor, action, args, outcome };
     this.log.push(entry);
-    this.counts[action] = (this.counts[action] ?? 0) + 1;
+    const kind = outcome.startsWith('skipped') ? `${action} (skipped)` : acked === null ? action : `${action} (${acked ? 'acknowledged' : 'refused'})`;
+    this.counts[kind] = (this.counts[kind] ?? 0) + 1;
     if (this.#verbose) console.log(JSON.stringify(entry));
   }
 
@@ -84,7 +86,7 @@ export class Driver {
   async fund(actor: Actor, token: Token, amount: string, memo: string): Promise<void> {
     const outcome = await attempt(() => this.#stack.admin.adjustBalance({ address: actor.address, token, amount, memo }), this.#findings, `adjust ${actor.name}`);
     if (outcome.ok) this.#model.credit(actor.name, token, units(token, amount));
-    this.#record(actor.name, 'deposit', { token, amount }, outcome.ok ? 'credited' : outcome.code);
+    this.#record(actor.name, 'deposit', { token, amount }, outcome.ok ? 'credited' : outcome.code, outcome.ok);
   }
 
   async next(): Promise<void> {
@@ -141,7 +143,7 @@ export class Driver {
       const rfq: RfqModel = { id: rfqId, taker: taker.name, instrument, side, baseQty, autoAccept, quoteLimit, idempotencyKey, cancelAcked: false, acceptedQuote: null, status: 'PENDING', quotes: new Map() };
       this.#model.rfqs.set(rfqId, rfq);
     }
-    this.#record(taker.name, duplicate ? 'createRfq(duplicate)' : 'createRfq', body, outcomes.map((o) => (o.ok ? o.value.rfqId : o.code)).join(' | '));
+    this.#record(taker.name, duplicate ? 'createRfq(duplicate)' : 'createRfq', body, outcomes.map((o) => (o.ok ? o.value.rfqId : o.code)).join(' | '), outcomes.some((o) => o.ok));
   }
 
   /** A maker prices an RFQ it finds in its open listing, around the instrument's level. */
@@ -196,7 +198,7 @@ export class Driver {
       quote.terms.push(terms);
       quote.lastTerms = reordered && outcomes.filter((o) => o.ok).length > 1 ? null : terms;
     }
-    this.#record(maker.name, reordered ? 'reorderedRequotes' : existing ? 'requote' : 'quote', bodies, outcomes.map((o) => (o.ok ? `${o.value.quoteId} v${o.value.version}` : o.code)).join(' | '));
+    this.#record(maker.name, reordered ? 'reorderedRequotes' : existing ? 'requote' : 'quote', bodies, outcomes.map((o) => (o.ok ? `${o.value.quoteId} v${o.value.version}` : o.code)).join(' | '), outcomes.some((o) => o.ok));
   }
 
   async #makerCancel(): Promise<void> {
@@ -207,7 +209,7 @@ export class Driver {
     const duplicate = this.rng.chance(0.2);
     const outcomes = await Promise.all((duplicate ? [1, 2] : [1]).map(() => attempt(() => maker.client.cancelQuote(quote.id), this.#findings, `cancelQuote ${maker.name}`)));
     if (outcomes.some((o) => o.ok)) quote.cancelAcked = true;
-    this.#record(maker.name, duplicate ? 'makerCancel(duplicate)' : 'makerCancel', { quoteId: quote.id }, outcomes.map((o) => (o.ok ? o.value.status : o.code)).join(' | '));
+    this.#record(maker.name, duplicate ? 'makerCancel(duplicate)' : 'makerCancel', { quoteId: quote.id }, outcomes.map((o) => (o.ok ? o.value.status : o.code)).join(' | '), outcomes.some((o) => o.ok));
   }
 
   async #takerCancel(): Promise<void> {
@@ -218,7 +220,7 @@ export class Driver {
     const duplicate = this.rng.chance(0.2);
     const outcomes = await Promise.all((duplicate ? [1, 2] : [1]).map(() => attempt(() => taker.client.cancelRfq(rfq.id), this.#findings, `cancelRfq ${taker.name}`)));
     if (outcomes.some((o) => o.ok)) rfq.cancelAcked = true;
-    this.#record(taker.name, duplicate ? 'takerCancel(duplicate)' : 'takerCancel', { rfqId: rfq.id }, outcomes.map((o) => (o.ok ? o.value.status : o.code)).join(' | '));
+    this.#record(taker.name, duplicate ? 'takerCancel(duplicate)' : 'takerCancel', { rfqId: rfq.id }, outcomes.map((o) => (o.ok ? o.value.status : o.code)).join(' | '), outcomes.some((o) => o.ok));
   }
 
   /**
@@ -242,7 +244,7 @@ export class Driver {
       if (stale) this.#findings.add('staleAccept', `accept of ${quote.quoteId} with stale version ${body.expectedVersion} (current ${quote.version}) was acknowledged`);
       rfq.acceptedQuote = quote.quoteId;
     }
-    this.#record(taker.name, stale ? `${action}(stale)` : action, { rfqId: rfq.id, ...body }, outcomes.map((o) => (o.ok ? o.value.status : o.code)).join(' | '));
+    this.#record(taker.name, stale ? `${action}(stale)` : action, { rfqId: rfq.id, ...body }, outcomes.map((o) => (o.ok ? o.value.status : o.code)).join(' | '), outcomes.some((o) => o.ok));
   }
 
   async #deposit(): Promise<void> {
@@ -265,7 +267,7 @@ export class Driver {
     if (ids.size > 1) this.#findings.add('idempotency', `one withdrawal key gave two withdrawals: ${[...ids].join(', ')}`);
     const id = [...ids][0];
     if (id) this.#model.withdrawals.set(id, { id, user: taker.name, token, amount, status: 'PENDING', idempotencyKey });
-    this.#record(taker.name, duplicate ? 'withdraw(duplicate)' : 'withdraw', { token, amount, idempotencyKey }, outcomes.map((o) => (o.ok ? o.value.withdrawalId : o.code)).join(' | '));
+    this.#record(taker.name, duplicate ? 'withdraw(duplicate)' : 'withdraw', { token, amount, idempotencyKey }, outcomes.map((o) => (o.ok ? o.value.withdrawalId : o.code)).join(' | '), outcomes.some((o) => o.ok));
   }
 
   async #operatorDecision(): Promise<void> {
@@ -274,7 +276,7 @@ export class Driver {
     const w = this.rng.pick(pending);
     const approve = this.rng.chance(0.5);
     const outcome = await attempt(() => (approve ? this.#stack.admin.approveWithdrawal(w.id) : this.#stack.admin.rejectWithdrawal(w.id, 'sim')), this.#findings, `operator ${w.id}`);
-    this.#record('operator', approve ? 'approveWithdrawal' : 'rejectWithdrawal', { withdrawalId: w.id }, outcome.ok ? String(outcome.value['status']) : outcome.code);
+    this.#record('operator', approve ? 'approveWithdrawal' : 'rejectWithdrawal', { withdrawalId: w.id }, outcome.ok ? String(outcome.value['status']) : outcome.code, outcome.ok);
   }
 
   async #wait(): Promise<void> {
