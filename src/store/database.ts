@@ -18,7 +18,8 @@ const INT8_OID = 20;
 
 export type StoreLocation =
   | { kind: 'postgres'; url: string; poolSize?: number }
-  | { kind: 'pglite'; dataDir: string | null };
+  /** `from`: start from a dump of another PGlite store (`Store.dump`) instead of an empty database. */
+  | { kind: 'pglite'; dataDir: string | null; from?: Blob };
 
 export interface Store {
   readonly db: Kysely<DB>;
@@ -28,13 +29,15 @@ export interface Store {
   /** True when the store answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+  /** PGlite only: the whole database as a tarball another store can start `from` (a migrated template). */
+  dump?(): Promise<Blob>;
 }
 
 const parseNumeric = (text: string): bigint => BigInt(text);
 const parseInt8 = (text: string): number => Number(text);
 
 export async function openStore(location: StoreLocation): Promise<Store> {
-  return location.kind === 'postgres' ? openPostgres(location.url, location.poolSize ?? 10) : openPGlite(location.dataDir);
+  return location.kind === 'postgres' ? openPostgres(location.url, location.poolSize ?? 10) : openPGlite(location.dataDir, location.from);
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Store> {
@@ -64,9 +67,10 @@ async function openPostgres(url: string, poolSize: number): Promise<Store> {
   };
 }
 
-async function openPGlite(dataDir: string | null): Promise<Store> {
+async function openPGlite(dataDir: string | null, from: Blob | undefined): Promise<Store> {
   const instance = await PGlite.create(dataDir ?? undefined, {
     parsers: { [NUMERIC_OID]: parseNumeric, [INT8_OID]: parseInt8 },
+    ...(from ? { loadDataDir: from } : {}),
   });
   const pool = new PGlitePool(instance);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
@@ -78,6 +82,7 @@ async function openPGlite(dataDir: string | null): Promise<Store> {
       return unsubscribe;
     },
     ping: () => pingStore(db),
+    dump: () => instance.dumpDataDir('none'),
     async close() {
       await db.destroy();
     },

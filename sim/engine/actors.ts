@@ -1,0 +1,55 @@
+/**
+ * The simulated participants: takers (funded by operator adjustment, trading over REST, watching
+ * balances, rfqStatus and quotes over WebSocket) and makers (registered active for both pairs,
+ * quoting from the open-RFQ listing, watching quoteStatus). Each actor talks to one node, so a
+ * second node serves half of them and a stopped node silences only its own.
+ */
+import { privateKeyToAccount } from 'viem/accounts';
+import { keccak256, stringToHex } from 'viem';
+import { RfqClient } from '../../src/client/rfq-client.ts';
+import { ApiError } from '../../src/client/http.ts';
+import type { SimStack } from './stack.ts';
+import { FrameWatch } from './frames.ts';
+import type { Findings } from './findings.ts';
+
+export interface Actor {
+  name: string;
+  role: 'taker' | 'maker';
+  address: string;
+  client: RfqClient;
+  node: number;
+  watch: FrameWatch;
+}
+
+export async function createActors(stack: SimStack, seed: number, findings: Findings, counts: { takers: number; makers: number }): Promise<Actor[]> {
+  const actors: Actor[] = [];
+  const roles: Array<'taker' | 'maker'> = [...Array<'taker'>(counts.takers).fill('taker'), ...Array<'maker'>(counts.makers).fill('maker')];
+  for (const [i, role] of roles.entries()) {
+    const name = `${role === 'taker' ? 'T' : 'M'}${role === 'taker' ? i : i - counts.takers}`;
+    // Keys from the seed: a replay signs in the same wallets.
+    const account = privateKeyToAccount(keccak256(stringToHex(`rfq-sim/${seed}/${name}`)));
+    const node = i % stack.nodeCount;
+    if (role === 'maker') await stack.admin.putMaker(account.address, { active: true, pairs: ['ETH-USDC', 'BTC-USDC'], settlementModes: ['permit2'] });
+    const client = new RfqClient(stack.urlOf(node));
+    await client.signIn(account);
+    const watch = new FrameWatch(name, client, findings);
+    await watch.open(role === 'taker' ? ['balances', 'rfqStatus', 'quotes'] : ['balances', 'quoteStatus']);
+    actors.push({ name, role, address: account.address, client, node, watch });
+  }
+  return actors;
+}
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; status: number; code: string };
+
+/** Runs a request and classifies its answer: a value, or a refusal with its code (never a 500). */
+export async function attempt<T>(run: () => Promise<T>, findings: Findings, what: string): Promise<Outcome<T>> {
+  try {
+    return { ok: true, value: await run() };
+  } catch (error) {
+    if (error instanceof ApiError) {
+      if (error.status >= 500) findings.add('http5xx', `${what}: ${error.message}`);
+      return { ok: false, status: error.status, code: error.code };
+    }
+    throw error;
+  }
+}

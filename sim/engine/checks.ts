@@ -1,0 +1,221 @@
+/**
+ * The checks run after every step, comparing the service's views with the model:
+ * - the ledger invariants (`GET /admin/v1/invariants`) hold;
+ * - every RFQ, quote and withdrawal the API acknowledged is there exactly once, in a status the
+ *   domain's tables reach from the one last seen, and each acknowledged cancel, accept and
+ *   re-quote shows (a cancelled RFQ is CANCELLED, an accepted RFQ selected exactly that quote, a
+ *   quote's version counts its acknowledged submissions);
+ * - each quote's `takerTotal` is its leg plus the fee, and an auto-selected winner conforms and
+ *   is no worse than any quote it beat;
+ * - each user's total per token is what acknowledged actions put there, and its locked amount is
+ *   what the tables say its live RFQs and withdrawals hold (read between two identical status
+ *   reads, so the workers cannot move anything in between).
+ */
+import type { Quote, Rfq } from '../../src/client/types.ts';
+import { feeFloor } from '../../src/domain/money/index.ts';
+import type { SimStack } from './stack.ts';
+import type { Findings } from './findings.ts';
+import { attempt, type Actor } from './actors.ts';
+import { WITHDRAWAL_LOCKING, TOKENS, units, type Model, type RfqModel, type Token } from './model.ts';
+import { mayFollow, quoteGraph, rfqGraph, withdrawalGraph } from './transitions.ts';
+
+const TERMINAL_RFQ = new Set(['SETTLED', 'FAILED', 'CANCELLED']);
+const SELECTED_LIKE = new Set(['SELECTED', 'SETTLED', 'FAILED']);
+
+interface RfqRead { rfq: Rfq; quotes: Quote[] }
+
+export class Checker {
+  readonly #stack: SimStack;
+  readonly #model: Model;
+  readonly #findings: Findings;
+  readonly #actors: Actor[];
+  /** Steps whose lock comparison found the workers moving and was retried out. */
+  unstableReads = 0;
+
+  constructor(stack: SimStack, model: Model, findings: Findings, actors: Actor[]) {
+    this.#stack = stack;
+    this.#model = model;
+    this.#findings = findings;
+    this.#actors = actors;
+  }
+
+  async afterStep(): Promise<void> {
+    await this.#invariants();
+    for (const actor of this.#actors) {
+      if (!this.#stack.isRunning(actor.node)) continue;
+      if (actor.role === 'taker') await this.#taker(actor, false);
+      else await this.#maker(actor);
+    }
+  }
+
+  /** At the end: everything, including RFQs already terminal, and the full listings. */
+  async final(): Promise<void> {
+    await this.#invariants();
+    for (const actor of this.#actors) {
+      if (actor.role === 'taker') await this.#taker(actor, true);
+      else await this.#maker(actor);
+    }
+    for (const taker of this.#actors.filter((a) => a.role === 'taker')) {
+      const ids: string[] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const page = await attempt(() => taker.client.listRfqs({ limit: 100, ...(cursor ? { cursor } : {}) }), this.#findings, 'listRfqs');
+        if (!page.ok) break;
+        ids.push(...page.value.items.map((r) => r.id));
+        if (!page.value.hasMore || !page.value.nextCursor) break;
+        cursor = page.value.nextCursor;
+      }
+      const expected = [...this.#model.rfqs.values()].filter((r) => r.taker === taker.name).map((r) => r.id);
+      const listed = new Set(ids);
+      if (ids.length !== listed.size) this.#findings.add('exactlyOnce', `${taker.name}: an RFQ is listed twice`);
+      for (const id of expected) if (!listed.has(id)) this.#findings.add('exactlyOnce', `${taker.name}: acknowledged RFQ ${id} not listed`);
+      for (const id of listed) if (!expected.includes(id)) this.#findings.add('exactlyOnce', `${taker.name}: RFQ ${id} listed but never acknowledged`);
+    }
+  }
+
+  async #invariants(): Promise<void> {
+    const outcome = await attempt(() => this.#stack.admin.invariants(), this.#findings, 'invariants');
+    if (outcome.ok && (!outcome.value.ok || outcome.value.violations.length > 0)) this.#findings.add('invariants', JSON.stringify(outcome.value.violations).slice(0, 2000));
+  }
+
+  async #readRfqs(taker: Actor, rfqs: RfqModel[]): Promise<Map<string, RfqRead> | null> {
+    const reads = new Map<string, RfqRead>();
+    for (const model of rfqs) {
+      const rfq = await attempt(() => taker.client.getRfq(model.id), this.#findings, 'getRfq');
+      const quotes = await attempt(() => taker.client.rfqQuotes(model.id, { limit: 100 }), this.#findings, 'rfqQuotes');
+      if (!rfq.ok || !quotes.ok) {
+        this.#findings.add('exactlyOnce', `${taker.name}: acknowledged RFQ ${model.id} unreadable (${rfq.ok ? '' : rfq.code} ${quotes.ok ? '' : quotes.code})`);
+        return null;
+      }
+      reads.set(model.id, { rfq: rfq.value, quotes: quotes.value.items });
+    }
+    return reads;
+  }
+
+  async #taker(taker: Actor, all: boolean): Promise<void> {
+    const rfqs = [...this.#model.rfqs.values()].filter((r) => r.taker === taker.name && (all || !TERMINAL_RFQ.has(r.status)));
+    // Statuses, balances, statuses again: compare locks only on a read the workers did not move.
+    for (let attemptNo = 0; attemptNo < 6; attemptNo++) {
+      const first = await this.#readRfqs(taker, rfqs);
+      const balances = await attempt(() => taker.client.balances(), this.#findings, 'balances');
+      const withdrawals = await attempt(() => taker.client.withdrawals({ limit: 100 }), this.#findings, 'withdrawals');
+      const second = await this.#readRfqs(taker, rfqs);
+      if (!first || !second || !balances.ok || !withdrawals.ok) return;
+      const statuses = (reads: Map<string, RfqRead>) => JSON.stringify([...reads.values()].map((r) => [r.rfq.status, r.quotes.map((q) => q.status)]));
+      if (statuses(first) !== statuses(second)) {
+        this.unstableReads++;
+        continue;
+      }
+      for (const read of first.values()) this.#rfq(read);
+      for (const w of withdrawals.value.items) this.#withdrawal(taker, w.withdrawalId, w.status);
+      this.#money(taker, first, balances.value.balances);
+      return;
+    }
+  }
+
+  #rfq({ rfq, quotes }: RfqRead): void {
+    const model = this.#model.rfqs.get(rfq.id)!;
+    if (!mayFollow(rfqGraph, model.status, rfq.status, 'reachable')) this.#findings.add('rfqTransition', `${rfq.id}: ${model.status} -> ${rfq.status}`);
+    model.status = rfq.status;
+    if (model.cancelAcked && rfq.status !== 'CANCELLED') this.#findings.add('ackedCancel', `${rfq.id}: cancel acknowledged, status ${rfq.status}`);
+    const selected = quotes.filter((q) => SELECTED_LIKE.has(q.status));
+    if (selected.length > 1) this.#findings.add('oneWinner', `${rfq.id}: ${selected.map((q) => `${q.quoteId}=${q.status}`).join(', ')}`);
+    if (rfq.status === 'QUOTED' && selected[0]?.status !== 'SELECTED') this.#findings.add('oneWinner', `${rfq.id}: QUOTED with no SELECTED quote`);
+    if ((rfq.status === 'PENDING' || rfq.status === 'CANCELLED') && selected.length > 0) this.#findings.add('oneWinner', `${rfq.id}: ${rfq.status} with a selected quote`);
+    if (model.acceptedQuote) {
+      if (rfq.status === 'PENDING' || rfq.status === 'CANCELLED') this.#findings.add('ackedAccept', `${rfq.id}: accept of ${model.acceptedQuote} acknowledged, status ${rfq.status}`);
+      else if (selected[0]?.quoteId !== model.acceptedQuote) this.#findings.add('ackedAccept', `${rfq.id}: accepted ${model.acceptedQuote}, selected ${selected[0]?.quoteId}`);
+    }
+    const listed = new Set(quotes.map((q) => q.quoteId));
+    if (listed.size !== quotes.length) this.#findings.add('exactlyOnce', `${rfq.id}: a quote is listed twice`);
+    for (const id of model.quotes.keys()) if (!listed.has(id)) this.#findings.add('exactlyOnce', `${rfq.id}: acknowledged quote ${id} missing`);
+    for (const q of quotes) {
+      const qm = model.quotes.get(q.quoteId);
+      if (!qm) {
+        this.#findings.add('exactlyOnce', `${rfq.id}: quote ${q.quoteId} never acknowledged`);
+        continue;
+      }
+      if (q.version !== qm.acks) this.#findings.add('quoteVersion', `${q.quoteId}: version ${q.version} after ${qm.acks} acknowledged submissions`);
+      const terms = { pays: q.makerPays.amount, receives: q.makerReceives.amount };
+      const matches = (t: { pays: string; receives: string }) => t.pays === terms.pays && t.receives === terms.receives;
+      if (qm.lastTerms ? !matches(qm.lastTerms) : !qm.terms.some(matches)) this.#findings.add('quoteTerms', `${q.quoteId}: shows ${JSON.stringify(terms)}, acknowledged ${JSON.stringify(qm.lastTerms ?? qm.terms)}`);
+      this.#quoteStatus(q.quoteId, q.status);
+      this.#takerTotal(model, q);
+    }
+    if (rfq.status !== 'PENDING' && rfq.status !== 'CANCELLED' && model.autoAccept && !model.acceptedQuote && selected[0]) this.#autoWinner(model, selected[0], quotes);
+  }
+
+  #quoteStatus(quoteId: string, status: string): void {
+    const qm = this.#model.quotes.get(quoteId);
+    if (!qm) return;
+    if (!mayFollow(quoteGraph, qm.status, status, 'reachable')) this.#findings.add('quoteTransition', `${quoteId}: ${qm.status} -> ${status}`);
+    qm.status = status;
+    if (qm.cancelAcked && status !== 'CANCELLED') this.#findings.add('ackedCancel', `${quoteId}: maker cancel acknowledged, status ${status}`);
+  }
+
+  /** BUY: the maker's leg plus the fee on it; SELL: the fee is on baseQty, the total is baseQty. */
+  #takerTotal(rfq: RfqModel, q: Quote): void {
+    const payToken: Token = rfq.side === 'BUY' ? rfq.instrument.quote : rfq.instrument.base;
+    const leg = units(payToken, q.makerReceives.amount);
+    const expected = rfq.side === 'BUY' ? leg + feeFloor(leg, rfq.instrument.feeTenthBp) : units(payToken, rfq.baseQty);
+    if (units(payToken, q.takerTotal) !== expected) this.#findings.add('takerTotal', `${q.quoteId}: takerTotal ${q.takerTotal}, expected ${expected} raw ${payToken}`);
+  }
+
+  /** Better for the taker: a BUY pays less in total, a SELL receives more. */
+  #autoWinner(rfq: RfqModel, winner: Quote, quotes: Quote[]): void {
+    const value = (q: Quote) => (rfq.side === 'BUY' ? -units(rfq.instrument.quote, q.takerTotal) : units(rfq.instrument.quote, q.makerPays.amount));
+    const limit = units(rfq.instrument.quote, rfq.quoteLimit!);
+    const conforms = (q: Quote) => (rfq.side === 'BUY' ? -value(q) <= limit : value(q) >= limit);
+    if (!conforms(winner)) this.#findings.add('autoSelect', `${rfq.id}: winner ${winner.quoteId} breaks the limit ${rfq.quoteLimit}`);
+    for (const q of quotes) {
+      if (q.status === 'NOT_SELECTED' && conforms(q) && value(q) > value(winner)) this.#findings.add('autoSelect', `${rfq.id}: ${q.quoteId} beats winner ${winner.quoteId}`);
+    }
+  }
+
+  #withdrawal(taker: Actor, id: string, status: string): void {
+    const w = this.#model.withdrawals.get(id);
+    if (!w) return this.#findings.add('exactlyOnce', `${taker.name}: withdrawal ${id} never acknowledged`);
+    if (!mayFollow(withdrawalGraph, w.status, status, 'reachable')) this.#findings.add('withdrawalTransition', `${id}: ${w.status} -> ${status}`);
+    w.status = status;
+  }
+
+  #money(taker: Actor, reads: Map<string, RfqRead>, balances: Array<{ token: string; available: string; locked: string; total: string }>): void {
+    const expectedLocked = new Map<Token, bigint>();
+    const add = (token: Token, amount: bigint) => expectedLocked.set(token, (expectedLocked.get(token) ?? 0n) + amount);
+    for (const rfq of this.#model.rfqs.values()) {
+      if (rfq.taker !== taker.name) continue;
+      const read = reads.get(rfq.id);
+      const status = read?.rfq.status ?? rfq.status;
+      const selected = read?.quotes.find((q) => q.status === 'SELECTED')?.takerTotal ?? null;
+      if (status === 'QUOTED' && !read) continue;
+      const lock = this.#model.rfqLock(rfq, status, selected);
+      if (lock) add(lock.token, lock.amount);
+    }
+    for (const w of this.#model.withdrawals.values()) if (w.user === taker.name && WITHDRAWAL_LOCKING.has(w.status)) add(w.token, units(w.token, w.amount));
+    for (const token of Object.keys(TOKENS) as Token[]) {
+      const rows = balances.filter((b) => b.token === token);
+      const sum = (field: 'available' | 'locked' | 'total') => rows.reduce((s, b) => s + units(token, b[field]), 0n);
+      if (sum('total') !== this.#model.expectedTotal(taker.name, token)) this.#findings.add('modelTotal', `${taker.name} ${token}: total ${sum('total')}, acknowledged ${this.#model.expectedTotal(taker.name, token)} (raw)`);
+      if (sum('locked') !== (expectedLocked.get(token) ?? 0n)) this.#findings.add('modelLocked', `${taker.name} ${token}: locked ${sum('locked')}, the tables say ${expectedLocked.get(token) ?? 0n} (raw)`);
+      if (sum('available') + sum('locked') !== sum('total')) this.#findings.add('balanceShape', `${taker.name} ${token}: available + locked != total`);
+    }
+  }
+
+  /** A maker's own view: its quotes' statuses agree with the tables; makers hold no balances. */
+  async #maker(maker: Actor): Promise<void> {
+    const page = await attempt(() => maker.client.makerQuotes({ limit: 100 }), this.#findings, 'makerQuotes');
+    if (page.ok) {
+      for (const q of page.value.items) {
+        const qm = this.#model.quotes.get(q.quoteId);
+        if (!qm || qm.maker !== maker.name) this.#findings.add('exactlyOnce', `${maker.name}: quote ${q.quoteId} never acknowledged to it`);
+        else this.#quoteStatus(q.quoteId, q.status);
+      }
+    }
+    const balances = await attempt(() => maker.client.balances(), this.#findings, 'balances');
+    if (balances.ok) {
+      for (const b of balances.value.balances) {
+        if (units(b.token as Token, b.total) !== this.#model.expectedTotal(maker.name, b.token as Token)) this.#findings.add('modelTotal', `${maker.name} ${b.token}: total ${b.total} without any acknowledged movement`);
+      }
+    }
+  }
+}

@@ -1,0 +1,330 @@
+/**
+ * The action generator: each step draws one action or fault from the seed and performs it
+ * through the real API (or on the stack), recording it in the action log and, when the API
+ * acknowledged it, in the model. Refusals (4xx with a code) change nothing in the model; a 500
+ * is a finding. Concurrent duplicates and reordered re-quotes are sent as real parallel requests.
+ */
+import { formatAmount } from '../../src/domain/money/index.ts';
+import type { Quote } from '../../src/client/types.ts';
+import { Prng } from './prng.ts';
+import type { SimStack } from './stack.ts';
+import type { Findings } from './findings.ts';
+import { attempt, type Actor } from './actors.ts';
+import { INSTRUMENTS, TOKENS, units, type Model, type QuoteModel, type RfqModel, type Token } from './model.ts';
+
+export interface LoggedAction { step: number; actor: string; action: string; args: unknown; outcome: string }
+
+/** How far the service clock may sit from the clients' (the spec's skew is 30 s). */
+const CLOCK_OFFSET_RANGE: [number, number] = [-10_000, 20_000];
+
+const WEIGHTS = {
+  createRfq: 16,
+  quote: 28,
+  requote: 8,
+  reorderedRequotes: 3,
+  makerCancel: 5,
+  takerCancel: 4,
+  accept: 14,
+  duplicateAccept: 3,
+  deposit: 4,
+  withdraw: 3,
+  operatorDecision: 4,
+  wait: 8,
+  clockJump: 3,
+  restartNode: 2,
+  crashSecondNode: 2,
+};
+export type ActionKind = keyof typeof WEIGHTS;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function scaled(value: number, decimals: number): string {
+  return value.toFixed(decimals).replace(/\.?0+$/, '') || '0';
+}
+
+export class Driver {
+  readonly log: LoggedAction[] = [];
+  readonly counts: Record<string, number> = {};
+  readonly rng: Prng;
+  readonly #stack: SimStack;
+  readonly #model: Model;
+  readonly #findings: Findings;
+  readonly #actors: Actor[];
+  readonly #verbose: boolean;
+  /** Faults every run meets at least once, at steps drawn from the seed (more come at random). */
+  readonly #plan = new Map<number, ActionKind>();
+  step = 0;
+
+  constructor(seed: number, stack: SimStack, model: Model, findings: Findings, actors: Actor[], verbose: boolean, steps = 0) {
+    this.rng = new Prng(seed ^ 0x5eed);
+    for (const kind of ['restartNode', 'crashSecondNode', 'clockJump', 'duplicateAccept', 'reorderedRequotes'] as const) {
+      if (steps < 10) break;
+      let at = this.rng.int(3, steps - 2);
+      while (this.#plan.has(at)) at = (at % (steps - 2)) + 1;
+      this.#plan.set(at, kind);
+    }
+    this.#stack = stack;
+    this.#model = model;
+    this.#findings = findings;
+    this.#actors = actors;
+    this.#verbose = verbose;
+  }
+
+  /** `acked`: whether the API acknowledged the action (null for faults and skipped actions). */
+  #record(actor: string, action: string, args: unknown, outcome: string, acked: boolean | null = null): void {
+    const entry = { step: this.step, actor, action, args, outcome };
+    this.log.push(entry);
+    const kind = outcome.startsWith('skipped') ? `${action} (skipped)` : acked === null ? action : `${action} (${acked ? 'acknowledged' : 'refused'})`;
+    this.counts[kind] = (this.counts[kind] ?? 0) + 1;
+    if (this.#verbose) console.log(JSON.stringify(entry));
+  }
+
+  #up(role: 'taker' | 'maker'): Actor[] {
+    return this.#actors.filter((a) => a.role === role && this.#stack.isRunning(a.node));
+  }
+
+  async fund(actor: Actor, token: Token, amount: string, memo: string): Promise<void> {
+    const outcome = await attempt(() => this.#stack.admin.adjustBalance({ address: actor.address, token, amount, memo }), this.#findings, `adjust ${actor.name}`);
+    if (outcome.ok) this.#model.credit(actor.name, token, units(token, amount));
+    this.#record(actor.name, 'deposit', { token, amount }, outcome.ok ? 'credited' : outcome.code, outcome.ok);
+  }
+
+  async next(): Promise<void> {
+    this.step++;
+    const kind = this.#plan.get(this.step) ?? this.rng.weighted(WEIGHTS);
+    await this.perform(kind);
+  }
+
+  async perform(kind: ActionKind): Promise<void> {
+    switch (kind) {
+      case 'createRfq': return this.#createRfq();
+      case 'quote': return this.#quote();
+      case 'requote': return this.#requote(false);
+      case 'reorderedRequotes': return this.#requote(true);
+      case 'makerCancel': return this.#makerCancel();
+      case 'takerCancel': return this.#takerCancel();
+      case 'accept': return this.#accept(false);
+      case 'duplicateAccept': return this.#accept(true);
+      case 'deposit': return this.#deposit();
+      case 'withdraw': return this.#withdraw();
+      case 'operatorDecision': return this.#operatorDecision();
+      case 'wait': return this.#wait();
+      case 'clockJump': return this.#clockJump();
+      case 'restartNode': return this.#restartNode();
+      case 'crashSecondNode': return this.#crashSecondNode();
+    }
+  }
+
+  async #createRfq(): Promise<void> {
+    const takers = this.#up('taker');
+    if (takers.length === 0) return this.#record('-', 'createRfq', {}, 'skipped: no taker up');
+    const taker = this.rng.pick(takers);
+    const instrument = this.rng.pick(INSTRUMENTS);
+    const side = this.rng.chance(0.5) ? 'BUY' : 'SELL';
+    const qty = instrument.qtyRange[0] + this.rng.next() * (instrument.qtyRange[1] - instrument.qtyRange[0]);
+    const baseQty = scaled(qty, instrument.qtyDecimals);
+    const autoAccept = this.rng.chance(0.4);
+    const notional = qty * instrument.refPrice;
+    // BUY: the most the taker pays, fee included; SELL: the least it accepts.
+    const bound = side === 'BUY' ? notional * (1 + instrument.feeTenthBp / 100_000) * (0.97 + this.rng.next() * 0.08) : notional * (0.95 + this.rng.next() * 0.07);
+    const quoteLimit = autoAccept || this.rng.chance(0.5) ? scaled(bound, 2) : null;
+    // Long enough for makers to find it a few steps later (a step takes seconds on a loaded machine).
+    const windowMs = this.rng.int(6000, 25_000);
+    const idempotencyKey = this.rng.uuid();
+    const body = { instrumentId: instrument.id, side, baseQty, autoAccept, windowMs, idempotencyKey, ...(quoteLimit ? { quoteLimit } : {}) } as const;
+    // A client retry: the same request (same idempotency key) sent twice at once.
+    const duplicate = this.rng.chance(0.15);
+    const sends = duplicate ? [1, 2] : [1];
+    const outcomes = await Promise.all(sends.map(() => attempt(() => taker.client.createRfq(body), this.#findings, `createRfq ${taker.name}`)));
+    const ids = new Set(outcomes.flatMap((o) => (o.ok ? [o.value.rfqId] : [])));
+    if (ids.size > 1) this.#findings.add('idempotency', `one idempotency key gave two RFQs: ${[...ids].join(', ')}`);
+    const rfqId = [...ids][0];
+    if (rfqId) {
+      const rfq: RfqModel = { id: rfqId, taker: taker.name, instrument, side, baseQty, autoAccept, quoteLimit, idempotencyKey, cancelAcked: false, acceptedQuote: null, status: 'PENDING', quotes: new Map() };
+      this.#model.rfqs.set(rfqId, rfq);
+    }
+    this.#record(taker.name, duplicate ? 'createRfq(duplicate)' : 'createRfq', body, outcomes.map((o) => (o.ok ? o.value.rfqId : o.code)).join(' | '), outcomes.some((o) => o.ok));
+  }
+
+  /** A maker prices an RFQ it finds in its open listing, around the instrument's level. */
+  async #quote(): Promise<void> {
+    const makers = this.#up('maker');
+    if (makers.length === 0) return this.#record('-', 'quote', {}, 'skipped: no maker up');
+    const maker = this.rng.pick(makers);
+    const listing = await attempt(() => maker.client.openRfqs({ limit: 100 }), this.#findings, `openRfqs ${maker.name}`);
+    if (!listing.ok) return this.#record(maker.name, 'quote', {}, `listing refused: ${listing.code}`);
+    const known = listing.value.items.filter((r) => this.#model.rfqs.has(r.id));
+    if (known.length === 0) return this.#record(maker.name, 'quote', {}, 'skipped: nothing open');
+    const open = this.rng.pick(known);
+    const rfq = this.#model.rfqs.get(open.id)!;
+    const existing = [...rfq.quotes.values()].find((q) => q.maker === maker.name);
+    await this.#submit(maker, rfq, open.baseQty, existing ?? null, false);
+  }
+
+  async #requote(reordered: boolean): Promise<void> {
+    const mine = [...this.#model.quotes.values()].filter((q) => q.status === 'SUBMITTED' && !q.cancelAcked && this.#stack.isRunning(this.#actor(q.maker).node));
+    if (mine.length === 0) return this.#record('-', reordered ? 'reorderedRequotes' : 'requote', {}, 'skipped: no open quote');
+    const quote = this.rng.pick(mine);
+    const rfq = this.#model.rfqs.get(quote.rfqId)!;
+    const maker = this.#actor(quote.maker);
+    const makerBase = rfq.side === 'SELL' ? (quote.terms[0]!.receives) : rfq.baseQty;
+    await this.#submit(maker, rfq, makerBase, quote, reordered);
+  }
+
+  /** Submits one quote (or, `reordered`, two re-prices at once: either may commit last). */
+  async #submit(maker: Actor, rfq: RfqModel, makerBaseQty: string, existing: QuoteModel | null, reordered: boolean): Promise<void> {
+    const { instrument } = rfq;
+    const prices = (reordered ? [0, 1] : [0]).map(() => instrument.refPrice * (0.96 + this.rng.next() * 0.08));
+    const bodies = prices.map((price) => {
+      // Price in quote micro-units per whole base unit, times the base in its own units.
+      const priceUnits = BigInt(Math.round(price * 10 ** TOKENS[instrument.quote]));
+      const usdc = formatAmount((units(instrument.base, makerBaseQty) * priceUnits) / 10n ** BigInt(TOKENS[instrument.base]), TOKENS[instrument.quote]);
+      const base = { token: instrument.base, amount: makerBaseQty };
+      const quote = { token: instrument.quote, amount: usdc };
+      return { rfqId: rfq.id, instrumentId: instrument.id, side: rfq.side, makerPays: rfq.side === 'BUY' ? base : quote, makerReceives: rfq.side === 'BUY' ? quote : base };
+    });
+    const outcomes = await Promise.all(bodies.map((body) => attempt(() => maker.client.submitQuote(body), this.#findings, `submitQuote ${maker.name}`)));
+    for (const [i, outcome] of outcomes.entries()) {
+      if (!outcome.ok) continue;
+      const terms = { pays: bodies[i]!.makerPays.amount, receives: bodies[i]!.makerReceives.amount };
+      let quote = this.#model.quotes.get(outcome.value.quoteId);
+      if (!quote) {
+        quote = { id: outcome.value.quoteId, rfqId: rfq.id, maker: maker.name, acks: 0, terms: [], lastTerms: null, cancelAcked: false, status: 'SUBMITTED' };
+        this.#model.quotes.set(quote.id, quote);
+        rfq.quotes.set(quote.id, quote);
+      }
+      if (existing && existing.id !== quote.id) this.#findings.add('requoteIdentity', `re-quote of ${existing.id} answered with ${quote.id}`);
+      quote.acks++;
+      quote.terms.push(terms);
+      quote.lastTerms = reordered && outcomes.filter((o) => o.ok).length > 1 ? null : terms;
+    }
+    this.#record(maker.name, reordered ? 'reorderedRequotes' : existing ? 'requote' : 'quote', bodies, outcomes.map((o) => (o.ok ? `${o.value.quoteId} v${o.value.version}` : o.code)).join(' | '), outcomes.some((o) => o.ok));
+  }
+
+  async #makerCancel(): Promise<void> {
+    const candidates = [...this.#model.quotes.values()].filter((q) => q.status === 'SUBMITTED' && this.#stack.isRunning(this.#actor(q.maker).node));
+    if (candidates.length === 0) return this.#record('-', 'makerCancel', {}, 'skipped: no open quote');
+    const quote = this.rng.pick(candidates);
+    const maker = this.#actor(quote.maker);
+    const duplicate = this.rng.chance(0.2);
+    const outcomes = await Promise.all((duplicate ? [1, 2] : [1]).map(() => attempt(() => maker.client.cancelQuote(quote.id), this.#findings, `cancelQuote ${maker.name}`)));
+    if (outcomes.some((o) => o.ok)) quote.cancelAcked = true;
+    this.#record(maker.name, duplicate ? 'makerCancel(duplicate)' : 'makerCancel', { quoteId: quote.id }, outcomes.map((o) => (o.ok ? o.value.status : o.code)).join(' | '), outcomes.some((o) => o.ok));
+  }
+
+  async #takerCancel(): Promise<void> {
+    const candidates = [...this.#model.rfqs.values()].filter((r) => r.status === 'PENDING' && this.#stack.isRunning(this.#actor(r.taker).node));
+    if (candidates.length === 0) return this.#record('-', 'takerCancel', {}, 'skipped: nothing pending');
+    const rfq = this.rng.pick(candidates);
+    const taker = this.#actor(rfq.taker);
+    const duplicate = this.rng.chance(0.2);
+    const outcomes = await Promise.all((duplicate ? [1, 2] : [1]).map(() => attempt(() => taker.client.cancelRfq(rfq.id), this.#findings, `cancelRfq ${taker.name}`)));
+    if (outcomes.some((o) => o.ok)) rfq.cancelAcked = true;
+    this.#record(taker.name, duplicate ? 'takerCancel(duplicate)' : 'takerCancel', { rfqId: rfq.id }, outcomes.map((o) => (o.ok ? o.value.status : o.code)).join(' | '), outcomes.some((o) => o.ok));
+  }
+
+  /**
+   * The taker reads its quotes and accepts one: with the right version, a stale one (must be
+   * refused), or none; `duplicate` sends the same accept twice at once (a retry).
+   */
+  async #accept(duplicate: boolean): Promise<void> {
+    const candidates = [...this.#model.rfqs.values()].filter((r) => r.status === 'PENDING' && r.quotes.size > 0 && this.#stack.isRunning(this.#actor(r.taker).node));
+    const action = duplicate ? 'accept(duplicate)' : 'accept';
+    if (candidates.length === 0) return this.#record('-', action, {}, 'skipped: no quoted RFQ');
+    const rfq = this.rng.pick(candidates);
+    const taker = this.#actor(rfq.taker);
+    const read = await attempt(() => taker.client.rfqQuotes(rfq.id, { status: 'SUBMITTED' }), this.#findings, `rfqQuotes ${taker.name}`);
+    if (!read.ok || read.value.items.length === 0) return this.#record(taker.name, action, { rfqId: rfq.id }, read.ok ? 'skipped: no SUBMITTED quote' : read.code);
+    const quote: Quote = this.rng.pick(read.value.items);
+    const mode = this.rng.weighted({ right: 7, stale: 2, none: 1 });
+    const stale = mode === 'stale' && quote.version > 1;
+    const body = { quoteId: quote.quoteId, ...(mode === 'none' ? {} : { expectedVersion: stale ? quote.version - 1 : quote.version }) };
+    const outcomes = await Promise.all((duplicate ? [1, 2] : [1]).map(() => attempt(() => taker.client.accept(rfq.id, body), this.#findings, `accept ${taker.name}`)));
+    if (outcomes.some((o) => o.ok)) {
+      if (stale) this.#findings.add('staleAccept', `accept of ${quote.quoteId} with stale version ${body.expectedVersion} (current ${quote.version}) was acknowledged`);
+      rfq.acceptedQuote = quote.quoteId;
+    }
+    this.#record(taker.name, stale ? `${action}(stale)` : action, { rfqId: rfq.id, ...body }, outcomes.map((o) => (o.ok ? o.value.status : o.code)).join(' | '), outcomes.some((o) => o.ok));
+  }
+
+  async #deposit(): Promise<void> {
+    const taker = this.rng.pick(this.#actors.filter((a) => a.role === 'taker'));
+    const token = this.rng.pick(['USDC', 'ETH', 'BTC'] as const);
+    const amount = { USDC: String(this.rng.int(100, 50_000)), ETH: scaled(this.rng.next() * 5 + 0.01, 3), BTC: scaled(this.rng.next() * 0.5 + 0.001, 4) }[token];
+    await this.fund(taker, token, amount, `sim deposit step ${this.step}`);
+  }
+
+  async #withdraw(): Promise<void> {
+    const takers = this.#up('taker');
+    if (takers.length === 0) return this.#record('-', 'withdraw', {}, 'skipped: no taker up');
+    const taker = this.rng.pick(takers);
+    const token = this.rng.pick(['USDC', 'ETH', 'BTC'] as const);
+    const amount = { USDC: String(this.rng.int(10, 20_000)), ETH: scaled(this.rng.next() * 2 + 0.01, 3), BTC: scaled(this.rng.next() * 0.1 + 0.001, 4) }[token];
+    const idempotencyKey = this.rng.uuid();
+    const duplicate = this.rng.chance(0.2);
+    const outcomes = await Promise.all((duplicate ? [1, 2] : [1]).map(() => attempt(() => taker.client.createWithdrawal({ token, amount, idempotencyKey }), this.#findings, `withdraw ${taker.name}`)));
+    const ids = new Set(outcomes.flatMap((o) => (o.ok ? [o.value.withdrawalId] : [])));
+    if (ids.size > 1) this.#findings.add('idempotency', `one withdrawal key gave two withdrawals: ${[...ids].join(', ')}`);
+    const id = [...ids][0];
+    if (id) this.#model.withdrawals.set(id, { id, user: taker.name, token, amount, status: 'PENDING', idempotencyKey });
+    this.#record(taker.name, duplicate ? 'withdraw(duplicate)' : 'withdraw', { token, amount, idempotencyKey }, outcomes.map((o) => (o.ok ? o.value.withdrawalId : o.code)).join(' | '), outcomes.some((o) => o.ok));
+  }
+
+  async #operatorDecision(): Promise<void> {
+    const pending = [...this.#model.withdrawals.values()].filter((w) => w.status === 'PENDING');
+    if (pending.length === 0) return this.#record('operator', 'operatorDecision', {}, 'skipped: nothing pending');
+    const w = this.rng.pick(pending);
+    const approve = this.rng.chance(0.5);
+    const outcome = await attempt(() => (approve ? this.#stack.admin.approveWithdrawal(w.id) : this.#stack.admin.rejectWithdrawal(w.id, 'sim')), this.#findings, `operator ${w.id}`);
+    this.#record('operator', approve ? 'approveWithdrawal' : 'rejectWithdrawal', { withdrawalId: w.id }, outcome.ok ? String(outcome.value['status']) : outcome.code, outcome.ok);
+  }
+
+  async #wait(): Promise<void> {
+    const ms = this.rng.int(100, 1500);
+    await sleep(ms);
+    this.#record('-', 'wait', { ms }, 'ok');
+  }
+
+  /** The service clock jumps (either way) to a new offset within the signing skew. */
+  async #clockJump(): Promise<void> {
+    const offset = this.rng.int(...CLOCK_OFFSET_RANGE);
+    const from = this.#stack.clock.offsetMs;
+    this.#stack.clock.offsetMs = offset;
+    this.#record('-', 'clockJump', { fromOffsetMs: from, toOffsetMs: offset }, 'ok');
+  }
+
+  /** A node stops between two transactions and starts again on the same store and port. */
+  async #restartNode(): Promise<void> {
+    const index = this.rng.int(0, this.#stack.nodeCount - 1);
+    const pauseMs = this.rng.int(0, 800);
+    await this.#stack.stopNode(index);
+    await sleep(pauseMs);
+    await this.#stack.startNode(index);
+    this.#record('-', 'restartNode', { node: index, pauseMs }, 'ok');
+  }
+
+  /**
+   * Two nodes: one stops for a few of the next steps while the other carries on alone (its
+   * workers take over the auctions and deadlines); it comes back on a later step.
+   */
+  async #crashSecondNode(): Promise<void> {
+    if (this.#stack.nodeCount < 2) return this.#restartNode();
+    const down = [0, 1].find((i) => !this.#stack.isRunning(i));
+    if (down !== undefined) {
+      await this.#stack.startNode(down);
+      return this.#record('-', 'nodeBack', { node: down }, 'ok');
+    }
+    const index = this.rng.int(0, 1);
+    await this.#stack.stopNode(index);
+    this.#record('-', 'nodeDown', { node: index }, 'ok');
+  }
+
+  /** Brings every node back (before the final checks). */
+  async allUp(): Promise<void> {
+    for (let i = 0; i < this.#stack.nodeCount; i++) await this.#stack.startNode(i);
+  }
+
+  #actor(name: string): Actor {
+    return this.#actors.find((a) => a.name === name)!;
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * One actor's WebSocket session, checked as it runs: per account topic, pushed frames carry
+ * consecutive `seq` values after the `subscribed` ack (a baseline repeats the ack's `seq`, a
+ * `resync` baseline restarts the count); and each RFQ's and quote's status frames move only along
+ * one edge of the domain's state tables at a time. The session reconnects by itself across node
+ * restarts and resumes with `fromSeq`, so a restart that loses or repeats a frame shows here.
+ */
+import type { RfqClient } from '../../src/client/rfq-client.ts';
+import type { RfqWsSession } from '../../src/client/ws-session.ts';
+import type { AccountTopic } from '../../src/client/frames.ts';
+import type { Findings } from './findings.ts';
+import { mayFollow, quoteGraph, rfqGraph } from './transitions.ts';
+
+const TOPIC_OF: Record<string, AccountTopic> = { balanceSnapshot: 'balances', rfqStatus: 'rfqStatus', quoteUpdate: 'quotes', quoteStatus: 'quoteStatus' };
+
+export class FrameWatch {
+  readonly session: RfqWsSession;
+  readonly #seq = new Map<string, number>();
+  readonly #rfqStatus = new Map<string, string>();
+  readonly #quoteStatus = new Map<string, string>();
+  readonly actor: string;
+  frames = 0;
+  /** The balances of the last `balanceSnapshot` delivered (each is the latest committed snapshot). */
+  lastBalances: Array<{ token: string; available: string; locked: string; total: string }> | null = null;
+
+  constructor(actor: string, client: RfqClient, findings: Findings) {
+    this.actor = actor;
+    this.session = client.wsSession({ backoff: { initialDelayMs: 50, maxDelayMs: 500 } });
+    this.session.on('frame', (received) => {
+      const frame = received as unknown as Record<string, unknown>;
+      this.frames++;
+      const kind = String(frame['kind']);
+      if (kind === 'subscribed' && typeof frame['seq'] === 'number') {
+        this.#seq.set(String(frame['topic']), frame['seq']);
+        return;
+      }
+      const topic = TOPIC_OF[kind];
+      if (!topic || typeof frame['seq'] !== 'number') return;
+      const seq = frame['seq'];
+      if (kind === 'balanceSnapshot') this.lastBalances = frame['balances'] as NonNullable<FrameWatch['lastBalances']>;
+      const last = this.#seq.get(topic);
+      if (frame['resync'] === true || last === undefined) this.#seq.set(topic, seq);
+      else if (seq === last + 1 || seq === last) this.#seq.set(topic, seq);
+      else if (seq > last + 1) {
+        findings.add('wsSeqGap', `${actor} ${topic}: seq ${last} then ${seq}`);
+        this.#seq.set(topic, seq);
+      }
+      if (kind === 'rfqStatus') this.#status(findings, this.#rfqStatus, rfqGraph, String(frame['id']), String(frame['status']), 'rfqStatus');
+      if (kind === 'quoteStatus' || kind === 'quoteUpdate') this.#status(findings, this.#quoteStatus, quoteGraph, String(frame['quoteId']), String(frame['status']), kind);
+    });
+  }
+
+  #status(findings: Findings, seen: Map<string, string>, graph: typeof rfqGraph, id: string, status: string, kind: string): void {
+    const before = seen.get(id);
+    // Frames are per transition, but a session that resumed after a restart may have been told the
+    // intermediate steps by a baseline it never saw: reachability is the bound across a reconnect.
+    if (before !== undefined && !mayFollow(graph, before, status, 'reachable')) findings.add('wsTransition', `${this.actor} ${kind} ${id}: ${before} -> ${status}`);
+    seen.set(id, status);
+  }
+
+  async open(topics: AccountTopic[]): Promise<void> {
+    await this.session.connect();
+    for (const topic of topics) await this.session.subscribe(topic);
+  }
+
+  close(): void {
+    this.session.close();
+  }
+}

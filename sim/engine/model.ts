@@ -1,0 +1,101 @@
+/**
+ * The driver's own model of the venue, built only from what the API acknowledged: which RFQs,
+ * quotes and withdrawals exist, what was funded, which cancels and accepts were answered 2xx, and
+ * what each actor last saw. From it follow the figures the service must show: a user's total per
+ * token (funding only moves through acknowledged actions) and its locked amount (the locks the
+ * spec's tables say each live RFQ and withdrawal holds).
+ */
+import { parseAmount } from '../../src/domain/money/index.ts';
+
+export const TOKENS = { USDC: 6, ETH: 18, BTC: 8 } as const;
+export type Token = keyof typeof TOKENS;
+
+export interface InstrumentTerms { id: string; base: Token; quote: Token; feeTenthBp: number; refPrice: number; qtyDecimals: number; qtyRange: [number, number] }
+
+/** The reference data the stack seeds (test/helpers/harness.ts seedReferenceData), with the driver's price levels. */
+export const INSTRUMENTS: InstrumentTerms[] = [
+  { id: 'ETH-USDC-SPOT', base: 'ETH', quote: 'USDC', feeTenthBp: 250, refPrice: 3000, qtyDecimals: 4, qtyRange: [0.05, 3] },
+  { id: 'BTC-USDC-SPOT', base: 'BTC', quote: 'USDC', feeTenthBp: 100, refPrice: 60000, qtyDecimals: 5, qtyRange: [0.001, 0.2] },
+];
+
+export const units = (token: Token, amount: string): bigint => parseAmount(amount, TOKENS[token], { field: 'amount' });
+
+export interface QuoteTerms { pays: string; receives: string }
+
+export interface QuoteModel {
+  id: string;
+  rfqId: string;
+  maker: string;
+  /** Submissions answered 202: the version must equal this count (each advances it once). */
+  acks: number;
+  /** Terms of every acknowledged submission; the current terms are one of them. */
+  terms: QuoteTerms[];
+  /** When the last submissions were not concurrent: the terms the quote must show now. */
+  lastTerms: QuoteTerms | null;
+  cancelAcked: boolean;
+  status: string;
+}
+
+export interface RfqModel {
+  id: string;
+  taker: string;
+  instrument: InstrumentTerms;
+  side: 'BUY' | 'SELL';
+  baseQty: string;
+  autoAccept: boolean;
+  quoteLimit: string | null;
+  idempotencyKey: string;
+  cancelAcked: boolean;
+  /** The accept answered 202 (quote id), if any: the RFQ must have selected exactly this one. */
+  acceptedQuote: string | null;
+  status: string;
+  quotes: Map<string, QuoteModel>;
+}
+
+export interface WithdrawalModel { id: string; user: string; token: Token; amount: string; status: string; idempotencyKey: string }
+
+export class Model {
+  readonly rfqs = new Map<string, RfqModel>();
+  readonly quotes = new Map<string, QuoteModel>();
+  readonly withdrawals = new Map<string, WithdrawalModel>();
+  /** Acknowledged credits and debits per user and token (operator adjustments). */
+  readonly funded = new Map<string, Map<Token, bigint>>();
+
+  credit(user: string, token: Token, amount: bigint): void {
+    const byToken = this.funded.get(user) ?? new Map<Token, bigint>();
+    byToken.set(token, (byToken.get(token) ?? 0n) + amount);
+    this.funded.set(user, byToken);
+  }
+
+  fundedOf(user: string, token: Token): bigint {
+    return this.funded.get(user)?.get(token) ?? 0n;
+  }
+
+  /** What a user's total must be: funding, less withdrawals that completed. */
+  expectedTotal(user: string, token: Token): bigint {
+    let total = this.fundedOf(user, token);
+    for (const w of this.withdrawals.values()) if (w.user === user && w.token === token && w.status === 'COMPLETED') total -= units(token, w.amount);
+    return total;
+  }
+
+  /**
+   * The lock an RFQ holds in `status` (spec: funds lock at submission for autoAccept, at
+   * acceptance otherwise; released on FAILED/CANCELLED): on a BUY the quote token (the bound
+   * while PENDING, the winner's takerTotal once QUOTED), on a SELL the base quantity.
+   */
+  rfqLock(rfq: RfqModel, status: string, selectedTakerTotal: string | null): { token: Token; amount: bigint } | null {
+    const live = status === 'QUOTED' || (status === 'PENDING' && rfq.autoAccept);
+    if (!live) return null;
+    if (rfq.side === 'SELL') return { token: rfq.instrument.base, amount: units(rfq.instrument.base, rfq.baseQty) };
+    if (status === 'PENDING') return { token: rfq.instrument.quote, amount: units(rfq.instrument.quote, rfq.quoteLimit!) };
+    if (selectedTakerTotal === null) throw new Error(`QUOTED RFQ ${rfq.id} shows no SELECTED quote`);
+    return { token: rfq.instrument.quote, amount: units(rfq.instrument.quote, selectedTakerTotal) };
+  }
+
+  openRfqsOf(taker: string): RfqModel[] {
+    return [...this.rfqs.values()].filter((r) => r.taker === taker && (r.status === 'PENDING' || r.status === 'QUOTED'));
+  }
+}
+
+/** A withdrawal holds its lock until it ends (withdrawal-state.ts `holdsLock`). */
+export const WITHDRAWAL_LOCKING = new Set(['PENDING', 'APPROVED', 'PROCESSING', 'UNRESOLVED']);

@@ -1,0 +1,142 @@
+/**
+ * The system under simulation: one or two real service nodes on one real store (an in-process
+ * PGlite that outlives the node, so a restarted node finds exactly what was committed; or a fresh
+ * PostgreSQL database that each node start connects to anew), each
+ * on a fixed loopback port so clients and their WebSocket sessions reach a restarted node where
+ * they left it. The service clock is the simulation's: wall time plus an offset the driver moves
+ * within the signing skew.
+ */
+import { startNode, generateSecretKey, type RunningNode } from '../../src/runtime/node.ts';
+import { AdminClient } from '../../src/client/admin-client.ts';
+import type { Clock } from '../../src/services/deps.ts';
+import { openStore, type Store, type StoreLocation } from '../../src/store/database.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
+import { createTestDatabase, type Backend, type TestDatabase } from '../../test/helpers/backends.ts';
+import { ADMIN_TOKEN, seedReferenceData } from '../../test/helpers/harness.ts';
+import { freePort } from '../../test/helpers/embedded-node.ts';
+
+/** Token addresses for the reference data: withdrawals need a listed on-chain address. */
+const TOKEN_ADDRESSES = {
+  USDC: '0x00000000000000000000000000000000000a0001',
+  ETH: '0x00000000000000000000000000000000000a0002',
+  BTC: '0x00000000000000000000000000000000000a0003',
+};
+
+let template: Promise<Blob> | null = null;
+
+/** A migrated empty PGlite database, made once per process: migrating one takes most of a minute. */
+function migratedTemplate(): Promise<Blob> {
+  template ??= (async () => {
+    const store = await openStore({ kind: 'pglite', dataDir: null });
+    await migrateToLatest(store.db);
+    const dump = await store.dump!();
+    await store.close();
+    return dump;
+  })();
+  return template;
+}
+
+export class SimClock implements Clock {
+  offsetMs = 0;
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+}
+
+interface NodeSlot {
+  name: string;
+  port: number;
+  node: RunningNode | null;
+}
+
+export class SimStack {
+  readonly clock = new SimClock();
+  readonly backend: Backend;
+  readonly #admins: AdminClient[];
+  readonly #slots: NodeSlot[];
+  readonly #location: StoreLocation | Store;
+  readonly #secretKey = generateSecretKey();
+  readonly #cleanup: () => Promise<void>;
+
+  private constructor(backend: Backend, location: StoreLocation | Store, slots: NodeSlot[], cleanup: () => Promise<void>) {
+    this.backend = backend;
+    this.#location = location;
+    this.#slots = slots;
+    this.#cleanup = cleanup;
+    this.#admins = slots.map((slot) => new AdminClient(`http://127.0.0.1:${slot.port}`, ADMIN_TOKEN));
+  }
+
+  /** The operator surface on a running node (the first one up). */
+  get admin(): AdminClient {
+    const index = this.#slots.findIndex((s) => s.node !== null);
+    if (index < 0) throw new Error('no node is running');
+    return this.#admins[index]!;
+  }
+
+  static async start(backend: Backend, settings: Record<string, number>): Promise<SimStack> {
+    let location: StoreLocation | Store;
+    let cleanup: () => Promise<void>;
+    if (backend === 'pglite') {
+      // A stopping node closes its store; this one must survive the node (as a database outlives a
+      // crashed process), so the node gets a view whose close does nothing. (A PGlite on a data
+      // directory would do too, but opening and migrating one takes over a minute here.)
+      const store = await openStore({ kind: 'pglite', dataDir: null, from: await migratedTemplate() });
+      location = Object.assign(Object.create(store) as Store, { close: async () => undefined });
+      cleanup = () => store.close();
+    } else {
+      const database: TestDatabase = await createTestDatabase('postgres');
+      location = database.location;
+      cleanup = () => database.drop();
+    }
+    // A second node needs a store another node can open: PostgreSQL only.
+    const slots: NodeSlot[] = [{ name: 'A', port: await freePort(), node: null }];
+    if (backend === 'postgres') slots.push({ name: 'B', port: await freePort(), node: null });
+    const stack = new SimStack(backend, location, slots, cleanup);
+    for (let i = 0; i < slots.length; i++) await stack.startNode(i);
+    await seedReferenceData(stack.admin, TOKEN_ADDRESSES);
+    await stack.admin.putSettings(settings);
+    return stack;
+  }
+
+  get nodeCount(): number {
+    return this.#slots.length;
+  }
+
+  urlOf(index: number): string {
+    return `http://127.0.0.1:${this.#slots[index]!.port}`;
+  }
+
+  isRunning(index: number): boolean {
+    return this.#slots[index]?.node != null;
+  }
+
+  running(): RunningNode[] {
+    return this.#slots.flatMap((s) => (s.node ? [s.node] : []));
+  }
+
+  async startNode(index: number): Promise<void> {
+    const slot = this.#slots[index]!;
+    if (slot.node) return;
+    slot.node = await startNode({
+      store: this.#location,
+      port: slot.port,
+      adminToken: ADMIN_TOKEN,
+      secretKey: this.#secretKey,
+      clock: this.clock,
+      rateLimit: { perKeyPerSec: 100_000, perSourcePerSec: 100_000 },
+      logLevel: 'fatal',
+    });
+  }
+
+  async stopNode(index: number): Promise<void> {
+    const slot = this.#slots[index]!;
+    const node = slot.node;
+    slot.node = null;
+    await node?.close();
+  }
+
+  async close(): Promise<void> {
+    for (let i = 0; i < this.#slots.length; i++) await this.stopNode(i);
+    await this.#cleanup();
+  }
+}
