@@ -39,6 +39,7 @@ import { runQuotes, type QuotesResult } from './phases/quotes.ts';
 import { runAccept, type AcceptResult } from './phases/accept.ts';
 import { runClose, type CloseResult } from './phases/close.ts';
 import { runDbCeiling, type DbVariant } from './phases/db-ceiling.ts';
+import { printDepositLatency, runDepositLatency, type DepositLatencyResult } from './deposit-latency.ts';
 import { runWhatIf, type WhatIfRun } from './phases/whatif.ts';
 import { printReport } from './report.ts';
 import { gateRows, printGate } from './gate.ts';
@@ -130,6 +131,7 @@ export interface BenchResults {
   db?: DbVariant[];
   whatIf?: WhatIfRun[];
   ws?: WsFanoutResult;
+  deposits?: DepositLatencyResult;
   service?: { stderrLines: number; stderrTail: string[]; exitCode: number | null; cpuProfile?: string };
   failures: string[];
 }
@@ -233,6 +235,32 @@ const PHASES: Phase[] = [
       results.burst = await runClose({
         label: 'burst 1000 in 1 s', client, dbUrl: db.url, makers, takers, count: 1000, spanMs: 1000, quotesPerRfq: 2, leadMs: 5000, sampling, log,
       });
+    },
+  },
+  {
+    // Issue 13, part 4: transfer mined -> deposit COMPLETED, alone and under 1,000 re-quotes/s.
+    // Its own service on its own database: it needs the devnet's listed tokens as the embedded
+    // start seeds them, which the shared service's reference data replaces.
+    name: 'deposits',
+    service: false,
+    run: async ({ results, track }) => {
+      const db = await createBenchDatabase(adminUrl);
+      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-bench-deposits-'));
+      let service: Service | null = null;
+      const cleanUp = async () => {
+        await service?.stop().catch(() => undefined);
+        await db.drop().catch(() => undefined);
+        await rm(dataDir, { recursive: true, force: true });
+      };
+      const untrack = track(cleanUp);
+      try {
+        log('deposits: starting its own service (embedded chain) and waiting for /readyz');
+        service = await startService({ databaseUrl: db.url, dataDir, probeFile: null, cpuProfDir: null, poolSize });
+        results.deposits = await runDepositLatency({ service, db, dataDir, deposits: quick ? 10 : 30, depositors: 3, rate: 1000, makers: 20, rfqs: 50, log });
+      } finally {
+        untrack();
+        await cleanUp();
+      }
     },
   },
   {
@@ -366,6 +394,10 @@ async function main(): Promise<void> {
   const file = path.join(resultsDir, `${stamp}${quick ? '-quick' : ''}.json`);
   await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(printReport(results));
+  if (results.deposits) {
+    process.stdout.write('\ndeposit credit latency (issue 13: load p99 <= 5 s)\n');
+    printDepositLatency(results.deposits, (line) => process.stdout.write(`${line}\n`));
+  }
   process.stdout.write(`\nfull results: ${path.relative(process.cwd(), file)}  (total ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   if (results.failures.length > 0) process.exitCode = 1;
   if (args.check) {
