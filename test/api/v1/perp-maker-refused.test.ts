@@ -40,6 +40,15 @@ for (const backend of backends()) {
       return new Map(rows.map((r) => [r.quoteId!, JSON.stringify(r.reply)]));
     }
 
+    /**
+     * Fills the signer's nonce set with nonces all above the quoted one, so the venue says "too
+     * low". Burning up to "now" would, on a fast run, also burn the quoted nonce itself (signed a
+     * few ms ago, inside the set's last 100 ms) and the venue would say "duplicate" instead.
+     */
+    async function burnPast(signer: string): Promise<void> {
+      await f.control.burnNonces(signer, Date.now() + 1000);
+    }
+
     it('too old (its nonce burnt out of the signer\'s set): a maker failure, the backup promoted and executed', async () => {
       const stale = await f.perpMaker();
       const backup = await f.perpMaker();
@@ -47,7 +56,7 @@ for (const backend of backends()) {
       // BUY: the accepted quote sells at 3500.1; the backup at 3499.9 is crossed by the taker's IOC too.
       const { rfqId, quoteIds } = await f.auction(taker, 'BUY', [{ maker: stale, usdc: '350.01' }, { maker: backup, usdc: '349.99' }]);
       // The stale maker's key signs many other actions meanwhile: its quoted nonce falls out of the set.
-      await f.control.burnNonces(stale.account.address);
+      await burnPast(stale.account.address);
       await taker.client.accept(rfqId, { quoteId: quoteIds[0]!, perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.1') });
       const rfq = await eventually(() => taker.client.getRfq(rfqId), ended);
       assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
@@ -69,7 +78,7 @@ for (const backend of backends()) {
       const stale = await f.perpMaker();
       const taker = await f.perpTaker();
       const { rfqId, quoteIds } = await f.auction(taker, 'BUY', [{ maker: stale, usdc: '350.01' }]);
-      await f.control.burnNonces(stale.account.address);
+      await burnPast(stale.account.address);
       await taker.client.accept(rfqId, { quoteId: quoteIds[0]!, perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.1') });
       const rfq = await eventually(() => taker.client.getRfq(rfqId), ended);
       assert.equal(rfq.status, 'FAILED');
