@@ -52,6 +52,9 @@ describe('devnet state keeper', () => {
     await setDevnetBalance({ rpcUrl: devnet.rpcUrl, address: sender.account.address, wei: parseEther('1000') });
     const recipient = privateKeyToAccount(keyOf('maker')).address.toLowerCase() as Address;
 
+    // Files of blocks before the flood hold nothing of interest (and anvil may answer the genesis
+    // block's balance from a later state): only blocks from here on are compared.
+    const firstChecked = Number(await rpc<Hex>(devnet.rpcUrl, 'eth_blockNumber', []));
     // One transaction after another, each mined into its own block at once (or after the dump in flight).
     let flooding = true;
     let sent = 0;
@@ -69,15 +72,17 @@ describe('devnet state keeper', () => {
     const savedBlocks = new Set<number>();
     const deadline = Date.now() + 150_000;
     while (savedBlocks.size < SAVES && Date.now() < deadline) {
+      // Read before the file: the keeper publishes a block only after its file is in place.
+      const durable = devnet.durableBlock!();
       const json = await readFile(stateFile);
       const best = bestBlockOfDump(json);
-      if (!savedBlocks.has(best)) {
+      if (durable > best) mismatches.push(`durableBlock ${durable} is ahead of the file on disk (block ${best})`);
+      if (best >= firstChecked && !savedBlocks.has(best)) {
         savedBlocks.add(best);
         const state = JSON.parse(json.toString()) as { accounts: Record<string, { balance: Hex }> };
         const inFile = BigInt(Object.entries(state.accounts).find(([address]) => address.toLowerCase() === recipient)?.[1].balance ?? '0x0');
         const onChain = BigInt(await rpc<Hex>(devnet.rpcUrl, 'eth_getBalance', [recipient, `0x${best.toString(16)}`]));
         if (inFile !== onChain) mismatches.push(`the file lists block ${best} but holds a balance of ${inFile} where the chain had ${onChain} at that block`);
-        assert.ok(devnet.durableBlock!() >= best, 'durableBlock is never behind the file');
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
