@@ -119,6 +119,22 @@ for (const backend of backends()) {
       });
     });
 
+    it('keeps the per-account cap exact under concurrent logins (issue 14: no login passes it together with another)', async () => {
+      await withLimits({ maxSessionsPerAccount: 2 }, async () => {
+        const { client } = await ws.h.newUser();
+        // Open every socket first, then send all auth frames at once: their signature checks
+        // overlap, so a check-then-register split by an await would admit more than two.
+        const attempts = await Promise.all(Array.from({ length: 8 }, () => connect()));
+        for (const socket of attempts) socket.send(authFrame(client));
+        const answers = await Promise.all(attempts.map((socket) => socket.next()));
+        const admitted = answers.filter((frame) => frame.kind === 'health').length;
+        const refused = answers.filter((frame) => frame.code === 'AUTH_REQUIRED' && /sessions per account/.test(String(frame.message))).length;
+        assert.equal(admitted, 2, JSON.stringify(answers));
+        assert.equal(refused, 6, JSON.stringify(answers));
+        assert.equal(ws.h.node.context.hub.sessionsOf(client.login!.userId), 2);
+      });
+    });
+
     it('refuses frames beyond the inbound rate with RATE_LIMITED and close 4029', async () => {
       await withLimits({ inboundFramesPerSec: 5 }, async () => {
         const socket = await session((await ws.h.newUser()).client);
