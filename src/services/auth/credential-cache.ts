@@ -70,6 +70,11 @@ export class CredentialCache {
     return usable as Credential | null;
   }
 
+  /** Entries held now (never above the bound). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
   evict(accessKey: string): void {
     this.#entries.delete(accessKey);
   }
