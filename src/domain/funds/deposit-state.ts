@@ -8,6 +8,7 @@
  * A FAILED deposit can still complete: a transfer reorganised out of one block may be mined again
  * in a later one (same transaction hash and log index), and then the tokens did arrive.
  */
+import type { Frame } from '../frames.ts';
 import { decideRule, type MachineRule } from '../state-machine.ts';
 
 export const DEPOSIT_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
@@ -22,4 +23,14 @@ const RULES: Record<DepositEvent, MachineRule<DepositStatus> & { to: DepositStat
 /** @throws ServiceError CONFLICT when the deposit is not in a status the event applies to. */
 export function transitionDeposit(status: DepositStatus, event: DepositEvent): DepositStatus {
   return decideRule('deposit', RULES, status, event).to;
+}
+
+/**
+ * A final deposit, seen before (`status`) or not (null): COMPLETED and credited, with the credited
+ * account's balances pushed (none when the sender is no account's: the credit goes to suspense).
+ * @throws ServiceError CONFLICT when it is already COMPLETED.
+ */
+export function finaliseDeposit(deposit: { status: DepositStatus | null; accountId: string | null }): { status: 'COMPLETED'; frames: Frame[] } {
+  if (deposit.status !== null) transitionDeposit(deposit.status, 'finalise');
+  return { status: 'COMPLETED', frames: deposit.accountId === null ? [] : [{ kind: 'balances', accountId: deposit.accountId }] };
 }

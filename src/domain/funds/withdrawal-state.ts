@@ -11,6 +11,7 @@
  * may be on-chain, so nothing may release the lock except a definite outcome.
  */
 import type { ErrorCode } from '../error-codes.ts';
+import type { Frame } from '../frames.ts';
 import { decideRule } from '../state-machine.ts';
 
 export const WITHDRAWAL_STATUSES = ['PENDING', 'APPROVED', 'PROCESSING', 'COMPLETED', 'FAILED', 'UNRESOLVED'] as const;
@@ -52,15 +53,33 @@ const RULES: Record<WithdrawalEvent, Rule> = {
   resolveFailed: { from: 'UNRESOLVED', to: 'FAILED', lock: 'release', refusal: 'WITHDRAWAL_NOT_UNRESOLVED' },
 };
 
+export interface WithdrawalDecision {
+  status: WithdrawalStatus;
+  lock: LockEffect;
+  /** The account's balances when the lock ends (released or consumed); nothing while it is kept. */
+  frames: Frame[];
+}
+
 /**
- * The status after `event` and the lock effect, or a refusal.
+ * The status after `event`, the lock effect and the frames it pushes, or a refusal.
  * @throws ServiceError WITHDRAWAL_NOT_PENDING (operator approve/reject), WITHDRAWAL_NOT_UNRESOLVED
  *   (operator resolve) or CONFLICT (broadcaster events out of order: a race or a bug), with
  *   `details.status` and `details.event`.
  */
+export function decideWithdrawal(withdrawal: { status: WithdrawalStatus; accountId: string }, event: WithdrawalEvent): WithdrawalDecision {
+  const rule = decideRule('withdrawal', RULES, withdrawal.status, event);
+  return { status: rule.to, lock: rule.lock, frames: rule.lock === 'keep' ? [] : [{ kind: 'balances', accountId: withdrawal.accountId }] };
+}
+
+/** The status and lock effect after `event`, or a refusal (as `decideWithdrawal`), for callers that push nothing. */
 export function transitionWithdrawal(status: WithdrawalStatus, event: WithdrawalEvent): { status: WithdrawalStatus; lock: LockEffect } {
   const rule = decideRule('withdrawal', RULES, status, event);
   return { status: rule.to, lock: rule.lock };
+}
+
+/** A requested withdrawal: PENDING with its amount locked, so the account's balances are pushed. */
+export function requestWithdrawalDecision(accountId: string): { status: 'PENDING'; lock: 'take'; frames: Frame[] } {
+  return { status: 'PENDING', lock: 'take', frames: [{ kind: 'balances', accountId }] };
 }
 
 /** Statuses whose lock is live: the funds are still the withdrawal's. */

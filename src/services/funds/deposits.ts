@@ -7,7 +7,7 @@
  */
 import { getAddress } from 'viem';
 import type { Selectable } from 'kysely';
-import { transitionDeposit } from '../../domain/funds/deposit-state.ts';
+import { finaliseDeposit, transitionDeposit } from '../../domain/funds/deposit-state.ts';
 import { formatAmount } from '../../domain/money/index.ts';
 import { depositPostings } from '../../domain/ledger/index.ts';
 import { postMovement } from '../../store/ledger.ts';
@@ -15,7 +15,7 @@ import type { DepositsTable } from '../../store/schema.ts';
 import type { ReferenceSnapshot } from '../../store/reference-data.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { emitBalances } from '../rfq/events.ts';
+import { pushFrames } from '../frames.ts';
 
 export type DepositRow = Selectable<DepositsTable>;
 
@@ -69,8 +69,8 @@ export async function recordPendingDeposit(tx: Tx, deps: ServiceDeps, transfer: 
 export async function creditDeposit(tx: Tx, deps: ServiceDeps, transfer: ObservedTransfer, now: number): Promise<boolean> {
   const existing = await tx.selectFrom('deposits').selectAll().where('tx_hash', '=', transfer.txHash).where('log_index', '=', transfer.logIndex).forUpdate().executeTakeFirst();
   if (existing?.status === 'COMPLETED') return false;
-  if (existing) transitionDeposit(existing.status, 'finalise');
   const accountId = await accountOf(tx, transfer.from);
+  const decision = finaliseDeposit({ status: existing?.status ?? null, accountId });
   const movementId = deps.ids.uuid();
   await postMovement(tx, {
     movementId,
@@ -85,7 +85,7 @@ export async function creditDeposit(tx: Tx, deps: ServiceDeps, transfer: Observe
     from_address: getAddress(transfer.from),
     token: transfer.token,
     amount: transfer.amount,
-    status: 'COMPLETED' as const,
+    status: decision.status,
     block_number: transfer.blockNumber,
     movement_id: movementId,
     updated_at: now,
@@ -95,7 +95,7 @@ export async function creditDeposit(tx: Tx, deps: ServiceDeps, transfer: Observe
   } else {
     await tx.insertInto('deposits').values({ id: deps.ids.depositId(), tx_hash: transfer.txHash, log_index: transfer.logIndex, created_at: now, ...values }).execute();
   }
-  if (accountId) await emitBalances(tx, deps, accountId, now);
+  await pushFrames(tx, deps, decision.frames, {}, now);
   return true;
 }
 

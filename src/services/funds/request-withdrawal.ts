@@ -7,10 +7,12 @@
  */
 import { ServiceError, invalidField } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money/index.ts';
+import { requestWithdrawalDecision } from '../../domain/funds/withdrawal-state.ts';
+import { insertIdempotent } from '../../store/idempotent-insert.ts';
 import { lockFunds } from '../../store/ledger.ts';
 import { inTransaction } from '../../store/outbox.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { emitBalances } from '../rfq/events.ts';
+import { pushFrames } from '../frames.ts';
 import type { WithdrawalRow } from './withdrawal-views.ts';
 
 export interface WithdrawalRequest { token: string; amount: string; idempotencyKey?: string | null | undefined }
@@ -40,26 +42,10 @@ export async function requestWithdrawal(deps: ServiceDeps, account: { accountId:
     updated_at: now,
   };
   return inTransaction(deps.db, async (tx) => {
-    const inserted = await tx
-      .insertInto('withdrawals')
-      .values(row)
-      .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    if (!inserted) {
-      const original = await tx
-        .selectFrom('withdrawals')
-        .selectAll()
-        .where('account_id', '=', account.accountId)
-        .where('idempotency_key', '=', idempotencyKey)
-        .executeTakeFirstOrThrow();
-      if (original.request_fingerprint !== fingerprint) {
-        throw new ServiceError('IDEMPOTENCY_KEY_REUSED', 'idempotencyKey was already used for a different request', { withdrawalId: original.id });
-      }
-      return { withdrawalId: original.id, status: original.status, replayed: true };
-    }
+    const original = await insertIdempotent(tx, 'withdrawals', row, 'withdrawalId');
+    if (original) return { withdrawalId: original.id, status: original.status, replayed: true };
     await lockFunds(tx, { lockId: deps.ids.uuid(), accountId: account.accountId, token: token.symbol, rail: 'EVM', amount, ownerKind: 'withdrawal', ownerId: row.id, at: now });
-    await emitBalances(tx, deps, account.accountId, now);
+    await pushFrames(tx, deps, requestWithdrawalDecision(account.accountId).frames, {}, now);
     return { withdrawalId: row.id, status: row.status, replayed: false };
   });
 }

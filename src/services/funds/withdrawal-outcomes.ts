@@ -1,15 +1,15 @@
 /**
  * Applying a withdrawal transition inside the caller's transaction: the status from the state
  * machine, the lock effect (release, or consume plus the WITHDRAWAL debit with custody +X per
- * the custody ledger convention), and the balances frame.
+ * the custody ledger convention), and the frames the machine lists (the balances, when the lock ends).
  */
-import { transitionWithdrawal, type WithdrawalEvent } from '../../domain/funds/withdrawal-state.ts';
+import { decideWithdrawal, type WithdrawalEvent } from '../../domain/funds/withdrawal-state.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { withdrawalPostings } from '../../domain/ledger/index.ts';
 import { endLock, postMovement } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { emitBalances } from '../rfq/events.ts';
+import { pushFrames } from '../frames.ts';
 import type { WithdrawalRow } from './withdrawal-views.ts';
 
 /** Locks and returns the withdrawal row; NOT_FOUND when absent. */
@@ -27,7 +27,7 @@ export async function applyWithdrawalEvent(
   change: { txHash?: string | null; failureReason?: string | null },
   now: number,
 ): Promise<WithdrawalRow> {
-  const next = transitionWithdrawal(row.status, event);
+  const next = decideWithdrawal({ status: row.status, accountId: row.account_id }, event);
   if (next.lock === 'release') {
     await endLock(tx, 'withdrawal', row.id, 'release', event, now);
   } else if (next.lock === 'consume') {
@@ -54,6 +54,6 @@ export async function applyWithdrawalEvent(
     .where('status', '=', row.status)
     .returningAll()
     .executeTakeFirstOrThrow();
-  if (next.lock !== 'keep') await emitBalances(tx, deps, row.account_id, now);
+  await pushFrames(tx, deps, next.frames, {}, now);
   return updated;
 }

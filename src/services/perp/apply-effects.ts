@@ -6,34 +6,36 @@
  * A refusal (RFQ still PENDING) tells the taker through `quotes`, as a maker cancel does, since the
  * quote it may accept is gone. No ledger entry and no lock: the taker trades from its venue account.
  */
-import { decideQuote, transitionQuote, transitionRfq, type Instrument, type QuoteStatus, type RfqStatus } from '../../domain/rfq/index.ts';
+import { decideQuote, decideRfq, type Instrument, type QuoteEvent, type RfqEvent } from '../../domain/rfq/index.ts';
 import type { ExecutionEffect } from '../../domain/perp/execution.ts';
-import { writeQuoteStatus, type QuoteOutcomeFields } from '../../store/quote-status.ts';
+import type { QuoteOutcomeFields } from '../../store/quote-status.ts';
 import { writeRfqStatus, type RfqOutcomeFields } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
-import { emitQuoteStatus, emitQuoteUpdate, emitRfqStatus } from '../rfq/events.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { persistQuote, persistRfq, rfqState } from '../rfq/persist-transition.ts';
 import type { QuoteRow, RfqRow } from '../rfq/rows.ts';
 import { recordMakerFailure } from '../settlement/maker-failures.ts';
 import { countSelection } from '../protection/selection-guard.ts';
 
 export interface EffectContext {
   tx: Tx;
+  deps: ServiceDeps;
   rfq: RfqRow;
   quotes: Map<string, QuoteRow>;
   instrument: Instrument;
   now: number;
 }
 
-/** A quote's transition (or, with `to` its current status, a field change guarded by it). */
-async function updateQuote(c: EffectContext, quote: QuoteRow, to: QuoteStatus, fields: QuoteOutcomeFields = {}): Promise<QuoteRow> {
-  const row = await writeQuoteStatus(c.tx, { id: quote.id, from: quote.status, to, fields }, c.now);
+/** A quote's transition, with its frames (the maker told; on a refusal the taker too). */
+async function moveQuote(c: EffectContext, quote: QuoteRow, event: QuoteEvent, fields: QuoteOutcomeFields = {}): Promise<QuoteRow> {
+  const row = await persistQuote(c.tx, c.deps, { quote, decision: decideQuote(quote, event), fields, rfq: c.rfq, instrument: c.instrument, now: c.now });
   c.quotes.set(row.id, row);
   return row;
 }
 
-/** The RFQ's transition (or, with `to` its current status, a field change guarded by it). */
-async function updateRfq(c: EffectContext, to: RfqStatus, fields: RfqOutcomeFields = {}): Promise<RfqRow> {
-  c.rfq = await writeRfqStatus(c.tx, { id: c.rfq.id, from: c.rfq.status, to, fields }, c.now);
+/** The RFQ's transition, with its frame to the taker (no lock, so no balances: the taker trades from its venue account). */
+async function moveRfq(c: EffectContext, event: RfqEvent, fields: RfqOutcomeFields = {}): Promise<RfqRow> {
+  c.rfq = await persistRfq(c.tx, c.deps, { rfq: c.rfq, decision: decideRfq(rfqState(c.rfq, c.instrument), event), fields, instrument: c.instrument, now: c.now });
   return c.rfq;
 }
 
@@ -49,18 +51,14 @@ function backups(c: EffectContext): QuoteRow[] {
 }
 
 async function releaseBackups(c: EffectContext): Promise<void> {
-  for (const backup of backups(c)) {
-    const released = await updateQuote(c, backup, transitionQuote(backup.status, 'notSelect'), { position: null });
-    await emitQuoteStatus(c.tx, released, c.rfq, c.instrument, c.now);
-  }
+  for (const backup of backups(c)) await moveQuote(c, backup, 'notSelect', { position: null });
 }
 
 async function renumber(c: EffectContext, cascade: readonly string[]): Promise<void> {
   for (const [index, id] of cascade.entries()) {
     const quote = quoteOf(c, id);
     if (quote.position === index + 1) continue;
-    const moved = await updateQuote(c, quote, quote.status, { position: index + 1 });
-    await emitQuoteStatus(c.tx, moved, c.rfq, c.instrument, c.now);
+    await moveQuote(c, quote, 'reposition', { position: index + 1 });
   }
 }
 
@@ -70,26 +68,21 @@ export async function applyEffect(c: EffectContext, effect: ExecutionEffect): Pr
       const quote = quoteOf(c, effect.quoteId);
       // The RFQ moved on (cancelled, closed) or the maker withdrew the quote meanwhile: nothing to refuse.
       if (c.rfq.status !== 'PENDING' || quote.status !== 'SUBMITTED') return;
-      transitionRfq(c.rfq.status, 'perpRefused');
-      const decision = decideQuote(quote.status, 'perpRefused');
-      const failed = await updateQuote(c, quote, decision.status);
-      await emitQuoteStatus(c.tx, failed, c.rfq, c.instrument, c.now);
-      if (decision.tellsTaker) await emitQuoteUpdate(c.tx, failed, c.rfq, c.instrument, c.now);
+      // The RFQ stays PENDING (its machine pushes nothing); the quote is FAILED, its maker and the taker told.
+      decideRfq(rfqState(c.rfq, c.instrument), 'perpRefused');
+      await moveQuote(c, quote, 'perpRefused');
       return;
     }
     case 'select': {
       const winner = quoteOf(c, effect.quoteId);
-      const rfq = await updateRfq(c, transitionRfq(c.rfq.status, 'accept'), { quoted_at: c.now, selected_quote_id: winner.id });
-      await emitRfqStatus(c.tx, rfq, c.instrument, c.now);
-      const selected = await updateQuote(c, winner, transitionQuote(winner.status, 'select'), { settlement_deadline_secs: rfq.settlement_deadline_secs });
-      await emitQuoteStatus(c.tx, selected, rfq, c.instrument, c.now);
+      const rfq = await moveRfq(c, 'accept', { quoted_at: c.now, selected_quote_id: winner.id });
+      const selected = await moveQuote(c, winner, 'select', { settlement_deadline_secs: rfq.settlement_deadline_secs });
       await countSelection(c.tx, selected, c.instrument, c.now);
       const inCascade = new Set(effect.cascade);
       await renumber(c, effect.cascade);
       for (const quote of [...c.quotes.values()].sort((a, b) => (a.id < b.id ? -1 : 1))) {
         if (quote.status !== 'SUBMITTED' || inCascade.has(quote.id)) continue;
-        const loser = await updateQuote(c, quote, transitionQuote(quote.status, 'notSelect'));
-        await emitQuoteStatus(c.tx, loser, rfq, c.instrument, c.now);
+        await moveQuote(c, quote, 'notSelect');
       }
       return;
     }
@@ -99,46 +92,36 @@ export async function applyEffect(c: EffectContext, effect: ExecutionEffect): Pr
       return;
     }
     case 'failWinner': {
-      const quote = quoteOf(c, effect.quoteId);
-      const failed = await updateQuote(c, quote, transitionQuote(quote.status, 'fail'));
-      await emitQuoteStatus(c.tx, failed, c.rfq, c.instrument, c.now);
+      await moveQuote(c, quoteOf(c, effect.quoteId), 'fail');
       return;
     }
     case 'promote': {
       const quote = quoteOf(c, effect.quoteId);
-      const rfq = await updateRfq(c, c.rfq.status, { selected_quote_id: quote.id });
-      const promoted = await updateQuote(c, quote, transitionQuote(quote.status, 'select'), { position: null, settlement_deadline_secs: rfq.settlement_deadline_secs });
-      await emitQuoteStatus(c.tx, promoted, rfq, c.instrument, c.now);
+      // The RFQ keeps its status and pushes nothing; only the quote it executes changes.
+      c.rfq = await writeRfqStatus(c.tx, { id: c.rfq.id, from: c.rfq.status, to: c.rfq.status, fields: { selected_quote_id: quote.id } }, c.now);
+      const promoted = await moveQuote(c, quote, 'select', { position: null, settlement_deadline_secs: c.rfq.settlement_deadline_secs });
       await countSelection(c.tx, promoted, c.instrument, c.now);
       await renumber(c, effect.cascade);
       return;
     }
     case 'settle': {
+      // The winner and the released backups (their makers told), then the RFQ (its taker).
       const quote = quoteOf(c, effect.quoteId);
-      const rfq = await updateRfq(c, transitionRfq(c.rfq.status, 'settled'), { settled_at: c.now, selected_quote_id: quote.id });
-      const settled = await updateQuote(c, quote, transitionQuote(quote.status, 'settle'), {
+      await moveQuote(c, quote, 'settle', {
         settled_at: c.now,
         perp_filled_size: effect.fill.filledSize,
         perp_fill_avg_px: effect.fill.avgPx,
         perp_maker_filled_size: effect.fill.makerFilledSize,
       });
-      await emitQuoteStatus(c.tx, settled, rfq, c.instrument, c.now);
       await releaseBackups(c);
-      await emitRfqStatus(c.tx, rfq, c.instrument, c.now);
+      await moveRfq(c, 'settled', { settled_at: c.now, selected_quote_id: quote.id });
       return;
     }
     case 'failRfq': {
-      const rfq = await updateRfq(c, transitionRfq(c.rfq.status, 'settlementFailed'), {
-        failure_code: effect.code,
-        failure_reason: effect.reason.slice(0, 500),
-      });
       const quote = effect.quoteId === null ? undefined : c.quotes.get(effect.quoteId);
-      if (quote && quote.status === 'SELECTED') {
-        const failed = await updateQuote(c, quote, transitionQuote(quote.status, 'fail'));
-        await emitQuoteStatus(c.tx, failed, rfq, c.instrument, c.now);
-      }
+      if (quote && quote.status === 'SELECTED') await moveQuote(c, quote, 'fail');
       await releaseBackups(c);
-      await emitRfqStatus(c.tx, rfq, c.instrument, c.now);
+      await moveRfq(c, 'settlementFailed', { failure_code: effect.code, failure_reason: effect.reason.slice(0, 500) });
       return;
     }
   }

@@ -125,7 +125,7 @@ async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: Ef
     if (!current) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
     const quotes = await tx.selectFrom('quotes').selectAll().where('rfq_id', '=', rfq.id).orderBy('id').forUpdate().execute();
     const instrument = await resolveInstrument(x.deps, rfq.instrument_id);
-    const context: EffectContext = { tx, rfq, quotes: new Map(quotes.map((q) => [q.id, q])), instrument, now };
+    const context: EffectContext = { tx, deps: x.deps, rfq, quotes: new Map(quotes.map((q) => [q.id, q])), instrument, now };
     const spec = typeof work === 'function' ? await work(context) : work;
     let transition = spec.transition;
     if (spec.claim && !(await spec.claim(tx))) transition = { state: { ...row.state as ExecutionState, phase: 'ignored' }, effects: [] };

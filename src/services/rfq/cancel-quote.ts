@@ -6,10 +6,9 @@
 import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { decideQuote } from '../../domain/rfq/index.ts';
-import { writeQuoteStatus } from '../../store/quote-status.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
-import { emitQuoteStatus, emitQuoteUpdate } from './events.ts';
+import { persistQuote } from './persist-transition.ts';
 import { makerQuoteView } from './views.ts';
 
 export async function cancelQuote(deps: ServiceDeps, accountId: string, quoteId: string) {
@@ -20,11 +19,9 @@ export async function cancelQuote(deps: ServiceDeps, accountId: string, quoteId:
     if (probe.maker_account_id !== accountId) throw new ServiceError('FORBIDDEN', 'this quote belongs to another maker');
     const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', probe.rfq_id).forUpdate().executeTakeFirstOrThrow();
     const quote = await tx.selectFrom('quotes').selectAll().where('id', '=', quoteId).forUpdate().executeTakeFirstOrThrow();
-    const decision = decideQuote(quote.status, 'makerCancel');
-    const cancelled = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: decision.status }, now);
+    const decision = decideQuote(quote, 'makerCancel');
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
-    await emitQuoteStatus(tx, cancelled, rfq, instrument, now);
-    if (decision.tellsTaker) await emitQuoteUpdate(tx, cancelled, rfq, instrument, now);
+    const cancelled = await persistQuote(tx, deps, { quote, decision, rfq, instrument, now });
     return makerQuoteView(cancelled, rfq, instrument);
   });
 }

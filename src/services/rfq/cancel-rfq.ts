@@ -4,12 +4,10 @@
  */
 import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { assertAuctionOpen, decideRfq, transitionQuote } from '../../domain/rfq/index.ts';
-import { writeQuoteStatus } from '../../store/quote-status.ts';
-import { writeRfqStatus } from '../../store/rfq-status.ts';
+import { assertAuctionOpen, decideQuote, decideRfq } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
-import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
+import { persistQuote, persistRfq, rfqState } from './persist-transition.ts';
 import { ownRfq, quotesOfRfq } from './rows.ts';
 import { endTakerLock } from './taker-lock.ts';
 import { rfqView } from './views.ts';
@@ -22,16 +20,15 @@ export async function cancelRfq(deps: ServiceDeps, accountId: string, rfqId: str
     assertAuctionOpen(rfq.auction_ends_at, now);
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
     const quotes = await quotesOfRfq(tx, rfq.id, 'update');
-    const decision = decideRfq(rfq.status, 'takerCancel');
-    const updated = await writeRfqStatus(tx, { id: rfq.id, from: rfq.status, to: decision.status, fields: { failure_reason: 'cancelled by the taker' } }, now);
+    const decision = decideRfq(rfqState(rfq, instrument), 'takerCancel');
+    // Each open quote expires (its maker told), then the RFQ (its taker told, with the balances
+    // its released lock changed); the lock goes first so that frame shows it.
     for (const quote of quotes) {
       if (quote.status !== 'SUBMITTED') continue;
-      const expired = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'expire') }, now);
-      await emitQuoteStatus(tx, expired, updated, instrument, now);
+      await persistQuote(tx, deps, { quote, decision: decideQuote(quote, 'expire'), rfq, instrument, now });
     }
-    const released = await endTakerLock(tx, rfq.id, decision.takerLock, 'takerCancel', now);
-    await emitRfqStatus(tx, updated, instrument, now);
-    if (released) await emitBalances(tx, deps, accountId, now);
+    await endTakerLock(tx, rfq.id, decision.takerLock, 'takerCancel', now);
+    const updated = await persistRfq(tx, deps, { rfq, decision, fields: { failure_reason: 'cancelled by the taker' }, instrument, now });
     return rfqView(updated, instrument);
   });
 }

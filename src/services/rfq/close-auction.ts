@@ -10,24 +10,22 @@
  */
 import {
   auctionEndEvent,
+  decideQuote,
   decideRfq,
   selectBest,
   takerLockAmount,
-  transitionQuote,
   type Instrument,
+  type RfqDecision,
 } from '../../domain/rfq/index.ts';
 import { relockMany, type LockChange } from '../../store/ledger.ts';
-import { appendEvent, inTransaction } from '../../store/outbox.ts';
-import { writeQuoteStatuses } from '../../store/quote-status.ts';
+import { inTransaction } from '../../store/outbox.ts';
 import type { SelectionFields } from './settlement-gateway.ts';
-import { writeRfqStatuses } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ExpressionBuilder } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { balanceSnapshotFrames } from '../account/balances.ts';
 import { resolveInstrument } from './create-rfq.ts';
-import { emitQuoteStatus, emitRfqStatus } from './events.ts';
+import { persistQuotes, persistRfqs, rfqState } from './persist-transition.ts';
 import { quoteTerms, rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { SelectionGuard } from '../protection/selection-guard.ts';
 
@@ -87,8 +85,11 @@ interface Decision {
   rfq: RfqRow;
   instrument: Instrument;
   winner: QuoteRow | null;
+  decision: RfqDecision<AuctionEndEvent>;
   status: ClosedAuction['outcome'];
 }
+
+type AuctionEndEvent = ReturnType<typeof auctionEndEvent>;
 
 async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: number): Promise<ClosedAuction[]> {
   const quotes = await tx.selectFrom('quotes').selectAll().where('rfq_id', 'in', rfqs.map((r) => r.id)).orderBy('id').forUpdate().execute();
@@ -111,8 +112,8 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
     const candidates = own.filter((q) => guard.maySelect(q.maker_account_id, rfq.instrument_id));
     const best = rfq.auto_accept ? selectBest(terms, candidates.map((q) => ({ ...quoteTerms(q), row: q })), rfq.auction_ends_at) : null;
     if (best) guard.count(best.row, instrument);
-    const decision = decideRfq(rfq.status, auctionEndEvent(rfq.auto_accept, best !== null));
-    decisions.push({ rfq, instrument, winner: best?.row ?? null, status: decision.status });
+    const decision = decideRfq(rfqState(rfq, instrument), auctionEndEvent(rfq.auto_accept, best !== null));
+    decisions.push({ rfq, instrument, winner: best?.row ?? null, decision, status: decision.status });
     // Only an autoAccept RFQ holds a lock while PENDING (its bound): re-locked to the winner's cost, or released.
     if (decision.takerLock === 'lockWinnerCost' && best) {
       const kept = takerLockAmount(terms, { makerReceives: { token: best.row.maker_receives_token, amount: best.row.maker_receives_amount } });
@@ -127,12 +128,15 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
     if (!ended.has(change.ownerId)) throw new Error(`autoAccept RFQ ${change.ownerId} has no live lock at close`);
   }
 
-  const updatedRfqs = await writeRfqStatuses(
+  // The RFQs' frames (each taker's balances once, after every lock change above), then the quotes'.
+  const instruments = new Map(decisions.map((d) => [d.rfq.id, d.instrument]));
+  const instrumentOf = (rfqId: string) => instruments.get(rfqId)!;
+  const updatedRfqs = await persistRfqs(
     tx,
+    deps,
     decisions.map((d) => ({
-      id: d.rfq.id,
-      from: d.rfq.status,
-      to: d.status,
+      rfq: d.rfq,
+      decision: d.decision,
       fields: {
         quoted_at: d.status === 'QUOTED' ? now : null,
         selected_quote_id: d.winner?.id ?? null,
@@ -140,9 +144,9 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
         failure_reason: d.status === 'FAILED' ? 'no conforming quote by the auction deadline' : null,
       },
     })),
+    instrumentOf,
     now,
   );
-  const rfqById = new Map(updatedRfqs.map((r) => [r.id, r]));
 
   // Settlement adapters see each winner inside this transaction (permit signing and the like),
   // before it is written: their fields are decided from what the selection does not change, and
@@ -153,31 +157,21 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
     if (d.winner && gateway) fieldsOf.set(d.winner.id, await gateway.onSelected(tx, { rfq: d.rfq, quote: d.winner, instrument: d.instrument, now }));
   }
 
-  const quoteChanges: Parameters<typeof writeQuoteStatuses>[1] = [];
+  const quoteChanges: Parameters<typeof persistQuotes>[2] = [];
   for (const d of decisions) {
     for (const q of quotesByRfq.get(d.rfq.id) ?? []) {
       if (q.status !== 'SUBMITTED') continue;
       const event = d.winner?.id === q.id ? 'select' : d.winner ? 'notSelect' : 'expire';
       quoteChanges.push({
-        id: q.id,
-        from: q.status,
-        to: transitionQuote(q.status, event),
+        quote: q,
+        decision: decideQuote(q, event),
         settlementDeadlineSecs: event === 'select' ? d.rfq.settlement_deadline_secs : null,
         ...(event === 'select' && fieldsOf.has(q.id) ? { fields: fieldsOf.get(q.id)! } : {}),
       });
     }
   }
-  const updatedQuotes = await writeQuoteStatuses(tx, quoteChanges, now);
-
-  const instrumentOf = new Map(decisions.map((d) => [d.rfq.id, d.instrument]));
-  for (const rfq of updatedRfqs) await emitRfqStatus(tx, rfq, instrumentOf.get(rfq.id)!, now);
-  for (const q of updatedQuotes) {
-    await emitQuoteStatus(tx, q, rfqById.get(q.rfq_id)!, instrumentOf.get(q.rfq_id)!, now);
-  }
+  await persistQuotes(tx, deps, quoteChanges, { rfqs: updatedRfqs, instrumentOf }, now);
   await guard.flush(tx, now);
-  const touchedAccounts = [...new Set([...ended.values()].map((l) => l.accountId))].sort();
-  const frames = await balanceSnapshotFrames(tx, deps, touchedAccounts);
-  for (const [accountId, frame] of frames) await appendEvent(tx, { accountId, topic: 'balances', frame }, now);
 
   return decisions.map((d) => ({
     rfqId: d.rfq.id,

@@ -12,14 +12,17 @@ import {
   minNotionalCheck,
   settlementDeadlineSecs,
   submissionLockAmount,
+  submitRfq,
   takerPayToken,
   type Instrument,
   type Side,
 } from '../../domain/rfq/index.ts';
 import { lockFunds } from '../../store/ledger.ts';
+import { insertIdempotent } from '../../store/idempotent-insert.ts';
 import type { ServiceDeps } from '../deps.ts';
 import type { Tx } from '../../store/transaction.ts';
-import { emitBalances, emitOpenRfq, emitRfqStatus } from './events.ts';
+import { pushFrames } from '../frames.ts';
+import { rfqState } from './persist-transition.ts';
 import type { RfqRow } from './rows.ts';
 import { parsePerpBaseQty } from '../perp/perp-rfq.ts';
 import { instrumentNotFound } from '../../domain/rfq/instrument-not-found.ts';
@@ -138,24 +141,8 @@ export async function createRfq(deps: ServiceDeps, accountId: string, input: Cre
 
   const created = await inTransaction(deps.db, async (tx) => {
     await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().executeTakeFirst();
-    const inserted = await tx
-      .insertInto('rfqs')
-      .values(row)
-      .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    if (!inserted) {
-      const original = await tx
-        .selectFrom('rfqs')
-        .selectAll()
-        .where('account_id', '=', accountId)
-        .where('idempotency_key', '=', idempotencyKey)
-        .executeTakeFirstOrThrow();
-      if (original.request_fingerprint !== fingerprint) {
-        throw new ServiceError('IDEMPOTENCY_KEY_REUSED', 'idempotencyKey was already used for a different request', { rfqId: original.id });
-      }
-      return { row: original, replayed: true };
-    }
+    const original = await insertIdempotent(tx, 'rfqs', row, 'rfqId');
+    if (original) return { row: original, replayed: true };
     await refuseBeyondOpenCap(tx, accountId, settings.maxOpenRfqsPerAccount);
     if (lockAmount !== null) {
       await lockFunds(tx, {
@@ -168,10 +155,8 @@ export async function createRfq(deps: ServiceDeps, accountId: string, input: Cre
         ownerId: row.id,
         at: now,
       });
-      await emitBalances(tx, deps, accountId, now);
     }
-    await emitRfqStatus(tx, row, instrument, now);
-    await emitOpenRfq(tx, row, instrument, now);
+    await pushFrames(tx, deps, submitRfq(rfqState(row, instrument)).frames, { rfqs: [row], instrumentOf: () => instrument }, now);
     return { row, replayed: false };
   });
   if (!created.replayed) deps.hooks.auctionScheduled(created.row.id, created.row.auction_ends_at);

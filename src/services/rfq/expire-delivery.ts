@@ -5,13 +5,11 @@
  * follower's step, after that step's deliveries, so a delivery in the deadline second always wins.
  * (expire-settlement.ts, on wall-clock time, leaves promised quotes to this path.)
  */
-import { decideRfq, transitionQuote } from '../../domain/rfq/index.ts';
-import { writeQuoteStatus } from '../../store/quote-status.ts';
-import { writeRfqStatus } from '../../store/rfq-status.ts';
+import { decideQuote, decideRfq } from '../../domain/rfq/index.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
-import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
+import { persistQuote, persistRfq, rfqState } from './persist-transition.ts';
 import { recordMakerFailure } from '../settlement/maker-failures.ts';
 import { endTakerLock } from './taker-lock.ts';
 
@@ -33,19 +31,17 @@ export async function expireDeliveries(tx: Tx, deps: ServiceDeps, finalChainTime
     const quote = await tx.selectFrom('quotes').selectAll().where('id', '=', id).where('status', '=', 'SELECTED').forUpdate().executeTakeFirst();
     if (!quote) continue;
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
-    const decision = decideRfq(rfq.status, 'settlementFailed');
-    const updated = await writeRfqStatus(
-      tx,
-      { id: rfq.id, from: rfq.status, to: decision.status, fields: { failure_code: 'SETTLEMENT_FAILED', failure_reason: 'the winning maker did not deliver inside its delivery window' } },
-      now,
-    );
-    const failedQuote = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'fail') }, now);
+    const decision = decideRfq(rfqState(rfq, instrument), 'settlementFailed');
     await endTakerLock(tx, rfq.id, decision.takerLock, 'deliveryMissed', now);
     // A missed delivery is a maker failure (it may suspend the maker), recorded with the failure.
     await recordMakerFailure(tx, { makerId: quote.maker_id, rfqId: rfq.id, quoteId: quote.id, reason: 'notDelivered', at: now });
-    await emitQuoteStatus(tx, failedQuote, updated, instrument, now);
-    await emitRfqStatus(tx, updated, instrument, now);
-    await emitBalances(tx, deps, rfq.account_id, now);
+    // The quote's frame, then the RFQ's and the taker's balances (the lock is released above).
+    await persistQuote(tx, deps, { quote, decision: decideQuote(quote, 'fail'), rfq, instrument, now });
+    await persistRfq(
+      tx,
+      deps,
+      { rfq, decision, fields: { failure_code: 'SETTLEMENT_FAILED', failure_reason: 'the winning maker did not deliver inside its delivery window' }, instrument, now },
+    );
     failed.push(rfq.id);
   }
   return failed;

@@ -16,13 +16,11 @@ import { sql } from 'kysely';
 import { inTransaction } from '../../store/outbox.ts';
 import { MAIN_CHAIN_CURSOR, readCursor } from '../../store/chain-cursor.ts';
 import type { Reader } from '../../store/transaction.ts';
-import { decideRfq, transitionQuote } from '../../domain/rfq/index.ts';
-import { writeQuoteStatus } from '../../store/quote-status.ts';
-import { writeRfqStatus } from '../../store/rfq-status.ts';
+import { decideQuote, decideRfq } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { recordMakerFailure } from '../settlement/maker-failures.ts';
 import { resolveInstrument } from './create-rfq.ts';
-import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
+import { persistQuote, persistRfq, rfqState } from './persist-transition.ts';
 import { endTakerLock } from './taker-lock.ts';
 
 interface Clocks {
@@ -78,15 +76,9 @@ export async function expireSettlement(deps: ServiceDeps, rfqId: string): Promis
       ? await tx.selectFrom('quotes').selectAll().where('id', '=', rfq.selected_quote_id).forUpdate().executeTakeFirst()
       : undefined;
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
-    const decision = decideRfq(rfq.status, 'settlementFailed');
-    const updated = await writeRfqStatus(
-      tx,
-      { id: rfq.id, from: rfq.status, to: decision.status, fields: { failure_code: 'SETTLEMENT_FAILED', failure_reason: 'the winning maker did not settle by the settlement deadline' } },
-      now,
-    );
+    const decision = decideRfq(rfqState(rfq, instrument), 'settlementFailed');
     if (quote) {
-      const failed = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'fail') }, now);
-      await emitQuoteStatus(tx, failed, updated, instrument, now);
+      await persistQuote(tx, deps, { quote, decision: decideQuote(quote, 'fail'), rfq, instrument, now });
       // A permit2 winner is blamed only if it got a permit; a mode without a gateway settles nothing, so nobody is at fault.
       const gateway = deps.settlement[quote.settlement_mode];
       const makerCouldSettle = gateway !== undefined && (quote.settlement_mode !== 'permit2' || quote.permit_signature !== null);
@@ -94,9 +86,13 @@ export async function expireSettlement(deps: ServiceDeps, rfqId: string): Promis
         await recordMakerFailure(tx, { makerId: quote.maker_id, rfqId: rfq.id, quoteId: quote.id, reason: 'notSettled', at: now });
       }
     }
+    // The lock is released before the RFQ's frames, so the taker's balances show it.
     await endTakerLock(tx, rfq.id, decision.takerLock, 'settlementFailed', now);
-    await emitRfqStatus(tx, updated, instrument, now);
-    await emitBalances(tx, deps, rfq.account_id, now);
+    await persistRfq(
+      tx,
+      deps,
+      { rfq, decision, fields: { failure_code: 'SETTLEMENT_FAILED', failure_reason: 'the winning maker did not settle by the settlement deadline' }, instrument, now },
+    );
     return true;
   });
 }

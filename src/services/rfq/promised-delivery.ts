@@ -12,17 +12,15 @@
  */
 import { getAddress } from 'viem';
 import { sql } from 'kysely';
-import { decideRfq, transitionQuote } from '../../domain/rfq/index.ts';
+import { decideQuote, decideRfq } from '../../domain/rfq/index.ts';
 import { promisedDeliveryPostings } from '../../domain/ledger/index.ts';
 import { postMovement, returnToAvailable } from '../../store/ledger.ts';
-import { writeQuoteStatus } from '../../store/quote-status.ts';
-import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { Reader, Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { enqueueCustodyTransfer } from '../funds/custody-transfers.ts';
 import type { ObservedTransfer } from '../funds/deposits.ts';
 import { resolveInstrument } from './create-rfq.ts';
-import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
+import { persistQuote, persistRfq, rfqState } from './persist-transition.ts';
 import { insideWindow } from './promised-gateway.ts';
 import type { QuoteRow } from './rows.ts';
 import { endTakerLock } from './taker-lock.ts';
@@ -57,7 +55,7 @@ export async function settlePromisedDelivery(tx: Tx, deps: ServiceDeps, quoteId:
   const payoutTokenAddress = reference.tokens.get(quote.maker_receives_token)?.address;
   if (!payoutTokenAddress) throw new Error(`promised payout token ${quote.maker_receives_token} has no on-chain address`);
 
-  const decision = decideRfq(rfq.status, 'settled');
+  const decision = decideRfq(rfqState(rfq, instrument), 'settled');
   const lock = await endTakerLock(tx, rfq.id, decision.takerLock, 'settled', now);
   const taken = quote.maker_receives_amount + quote.taker_fee;
   if (!lock || lock.amount < taken) throw new Error(`RFQ ${rfq.id} has no live lock covering ${taken}`);
@@ -72,20 +70,15 @@ export async function settlePromisedDelivery(tx: Tx, deps: ServiceDeps, quoteId:
   await returnToAvailable(tx, lock, lock.amount - taken);
 
   await tx.insertInto('promised_deliveries').values({ quote_id: quote.id, rfq_id: rfq.id, tx_hash: transfer.txHash, log_index: transfer.logIndex, block_number: transfer.blockNumber, block_timestamp_secs: transfer.blockTimestampSecs, created_at: now }).execute();
-  const settledRfq = await writeRfqStatus(
-    tx,
-    {
-      id: rfq.id,
-      from: rfq.status,
-      to: decision.status,
-      fields: { settled_at: now, tx_hash: transfer.txHash, executed_pay_amount: taken, executed_recv_amount: quote.maker_pays_amount, taker_fee: quote.taker_fee },
-    },
+  // The RFQ (its taker told, with the balances the postings changed), then the quote (its maker).
+  const settledRfq = await persistRfq(tx, deps, {
+    rfq,
+    decision,
+    fields: { settled_at: now, tx_hash: transfer.txHash, executed_pay_amount: taken, executed_recv_amount: quote.maker_pays_amount, taker_fee: quote.taker_fee },
+    instrument,
     now,
-  );
-  const settledQuote = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'settle'), fields: { settled_at: now, tx_hash: transfer.txHash } }, now);
+  });
+  await persistQuote(tx, deps, { quote, decision: decideQuote(quote, 'settle'), fields: { settled_at: now, tx_hash: transfer.txHash }, rfq: settledRfq, instrument, now });
   await enqueueCustodyTransfer(tx, deps, { purpose: 'payout', ownerId: quote.id, token: quote.maker_receives_token, tokenAddress: payoutTokenAddress, toAddress: getAddress(transfer.from), amount: quote.maker_receives_amount }, now);
-  await emitRfqStatus(tx, settledRfq, instrument, now);
-  await emitQuoteStatus(tx, settledQuote, settledRfq, instrument, now);
-  await emitBalances(tx, deps, rfq.account_id, now);
   return true;
 }

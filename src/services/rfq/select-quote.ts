@@ -2,15 +2,14 @@
  * Selection by the taker's accept (the auction close selects in batches, close-auction.ts):
  * inside the caller's transaction (RFQ and its quotes already locked), the taker's pay leg is locked for exactly what the winner
  * costs, the RFQ goes QUOTED, the winner SELECTED (with its settlement fields), every other open
- * quote NOT_SELECTED, and each change is written to the outbox.
+ * quote NOT_SELECTED, and each change's frames are written to the outbox (the taker's balances
+ * with the RFQ's status, since the lock is taken first).
  */
-import { takerLockAmount, takerPayToken, transitionQuote, transitionRfq, type Instrument } from '../../domain/rfq/index.ts';
+import { decideQuote, decideRfq, takerLockAmount, takerPayToken, type Instrument } from '../../domain/rfq/index.ts';
 import { endLock, lockFunds } from '../../store/ledger.ts';
-import { writeQuoteStatuses } from '../../store/quote-status.ts';
-import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
+import { persistQuotes, persistRfq, rfqState } from './persist-transition.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { SelectionGuard } from '../protection/selection-guard.ts';
@@ -27,7 +26,7 @@ export async function selectQuote(
 ): Promise<Selected> {
   const { rfq, winner, quotes, instrument, how, now } = selection;
   const terms = rfqTerms(rfq, instrument);
-  const nextStatus = transitionRfq(rfq.status, how);
+  const decision = decideRfq(rfqState(rfq, instrument), how);
   // Market-maker protection: a maker whose protection tripped has its open quotes cancelled; none is selected meanwhile.
   const guard = await SelectionGuard.lock(tx, [{ makerAccountId: winner.maker_account_id, instrumentId: rfq.instrument_id }], now);
   if (!guard.maySelect(winner.maker_account_id, rfq.instrument_id)) {
@@ -53,22 +52,19 @@ export async function selectQuote(
 
   // The RFQ, then the winner (with its fields) and every other open quote in one statement, each
   // a compare-and-set on the status its transition was decided from.
-  const updatedRfq = await writeRfqStatus(tx, { id: rfq.id, from: rfq.status, to: nextStatus, fields: { quoted_at: now, selected_quote_id: winner.id } }, now);
+  const updatedRfq = await persistRfq(tx, deps, { rfq, decision, fields: { quoted_at: now, selected_quote_id: winner.id }, instrument, now });
   const open = quotes.filter((q) => q.id !== winner.id && q.status === 'SUBMITTED').sort((a, b) => (a.id < b.id ? -1 : 1));
-  const [selectedWinner, ...losers] = await writeQuoteStatuses(
+  const [selectedWinner] = await persistQuotes(
     tx,
+    deps,
     [
-      { id: winner.id, from: winner.status, to: transitionQuote(winner.status, 'select'), settlementDeadlineSecs: rfq.settlement_deadline_secs, fields },
-      ...open.map((q) => ({ id: q.id, from: q.status, to: transitionQuote(q.status, 'notSelect'), settlementDeadlineSecs: null })),
+      { quote: winner, decision: decideQuote(winner, 'select'), settlementDeadlineSecs: rfq.settlement_deadline_secs, fields },
+      ...open.map((q) => ({ quote: q, decision: decideQuote(q, 'notSelect'), settlementDeadlineSecs: null })),
     ],
+    { rfqs: [updatedRfq], instrumentOf: () => instrument },
     now,
   );
-
-  await emitRfqStatus(tx, updatedRfq, instrument, now);
-  await emitQuoteStatus(tx, selectedWinner!, updatedRfq, instrument, now);
-  for (const loser of losers) await emitQuoteStatus(tx, loser, updatedRfq, instrument, now);
   guard.count(selectedWinner!, instrument);
   await guard.flush(tx, now);
-  await emitBalances(tx, deps, rfq.account_id, now);
   return { rfq: updatedRfq, winner: selectedWinner! };
 }

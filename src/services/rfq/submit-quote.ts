@@ -15,7 +15,7 @@ import {
   checkQuoteLegs,
   admitQuote,
   checkQuoteTarget,
-  decideQuote,
+  transitionQuote,
   quoteAcceptableForMs,
   takerFee,
   takerTotal,
@@ -101,7 +101,7 @@ async function explainRefusal(deps: ServiceDeps, rfqId: string, accountId: strin
 async function refusedRequote(deps: ServiceDeps, rfqId: string, accountId: string): Promise<ServiceError> {
   const existing = await deps.db.selectFrom('quotes').select('status').where('rfq_id', '=', rfqId).where('maker_account_id', '=', accountId).executeTakeFirstOrThrow();
   try {
-    decideQuote(existing.status, 'requote');
+    transitionQuote(existing.status, 'requote');
   } catch (error) {
     if (error instanceof ServiceError) return error;
     throw error;

@@ -8,14 +8,12 @@
  * taker's ledger), quote and RFQ become SETTLED with the transaction hash and executed amounts,
  * and their frames go to the outbox.
  */
-import { decideRfq, transitionQuote, type Instrument } from '../../domain/rfq/index.ts';
+import { decideQuote, decideRfq, type Instrument } from '../../domain/rfq/index.ts';
 import { spotSettlementPostings } from '../../domain/ledger/index.ts';
 import { postMovement } from '../../store/ledger.ts';
-import { writeQuoteStatus } from '../../store/quote-status.ts';
-import { writeRfqStatus } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { emitBalances, emitQuoteStatus, emitRfqStatus } from '../rfq/events.ts';
+import { persistQuote, persistRfq, rfqState } from '../rfq/persist-transition.ts';
 import type { QuoteRow, RfqRow } from '../rfq/rows.ts';
 import { endTakerLock } from '../rfq/taker-lock.ts';
 
@@ -34,7 +32,7 @@ export async function settleSpot(tx: Tx, deps: ServiceDeps, s: SpotSettlement): 
   const paid = quote.maker_receives_amount; // taker -> maker, out of custody
   const received = quote.maker_pays_amount; // maker -> taker, into custody
   const fee = quote.taker_fee;
-  const decision = decideRfq(rfq.status, 'settled');
+  const decision = decideRfq(rfqState(rfq, instrument), 'settled');
   const lock = await endTakerLock(tx, rfq.id, decision.takerLock, 'settled', now);
   // The lock was taken for exactly this quote at selection; anything else is a bug that must not book.
   if (!lock || lock.token !== payToken || lock.amount !== paid + fee) {
@@ -44,13 +42,13 @@ export async function settleSpot(tx: Tx, deps: ServiceDeps, s: SpotSettlement): 
   const postings = spotSettlementPostings({ taker, paid: { token: payToken, amount: paid }, received: { token: recvToken, amount: received }, fee });
   await postMovement(tx, { movementId: deps.ids.uuid(), kind: 'SETTLEMENT', reference: rfq.id, at: now, postings, postingIds: postings.map(() => deps.ids.uuid()) });
 
-  const settledRfq = await writeRfqStatus(
-    tx,
-    { id: rfq.id, from: rfq.status, to: decision.status, fields: { settled_at: now, tx_hash: txHash, executed_pay_amount: paid + fee, executed_recv_amount: received, taker_fee: fee } },
+  // The RFQ (its taker told, with the balances the postings changed), then the quote (its maker).
+  const settledRfq = await persistRfq(tx, deps, {
+    rfq,
+    decision,
+    fields: { settled_at: now, tx_hash: txHash, executed_pay_amount: paid + fee, executed_recv_amount: received, taker_fee: fee },
+    instrument,
     now,
-  );
-  const settledQuote = await writeQuoteStatus(tx, { id: quote.id, from: quote.status, to: transitionQuote(quote.status, 'settle'), fields: { settled_at: now, tx_hash: txHash } }, now);
-  await emitRfqStatus(tx, settledRfq, instrument, now);
-  await emitQuoteStatus(tx, settledQuote, settledRfq, instrument, now);
-  await emitBalances(tx, deps, taker, now);
+  });
+  await persistQuote(tx, deps, { quote, decision: decideQuote(quote, 'settle'), fields: { settled_at: now, tx_hash: txHash }, rfq: settledRfq, instrument, now });
 }

@@ -2,18 +2,32 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServiceError } from '../../../src/domain/errors.ts';
-import { WITHDRAWAL_EVENTS, WITHDRAWAL_STATUSES, holdsLock, transitionWithdrawal, type LockEffect, type WithdrawalEvent, type WithdrawalStatus } from '../../../src/domain/funds/withdrawal-state.ts';
-import { transitionDeposit } from '../../../src/domain/funds/deposit-state.ts';
+import {
+  WITHDRAWAL_EVENTS,
+  WITHDRAWAL_STATUSES,
+  decideWithdrawal,
+  holdsLock,
+  requestWithdrawalDecision,
+  transitionWithdrawal,
+  type LockEffect,
+  type WithdrawalEvent,
+  type WithdrawalStatus,
+} from '../../../src/domain/funds/withdrawal-state.ts';
+import { finaliseDeposit, transitionDeposit } from '../../../src/domain/funds/deposit-state.ts';
+import type { Frame } from '../../../src/domain/frames.ts';
 
-const ALLOWED: Array<[WithdrawalStatus, WithdrawalEvent, WithdrawalStatus, LockEffect]> = [
-  ['PENDING', 'approve', 'APPROVED', 'keep'],
-  ['PENDING', 'reject', 'FAILED', 'release'],
-  ['APPROVED', 'sign', 'PROCESSING', 'keep'],
-  ['PROCESSING', 'confirm', 'COMPLETED', 'consume'],
-  ['PROCESSING', 'revert', 'FAILED', 'release'],
-  ['PROCESSING', 'lose', 'UNRESOLVED', 'keep'],
-  ['UNRESOLVED', 'resolveCompleted', 'COMPLETED', 'consume'],
-  ['UNRESOLVED', 'resolveFailed', 'FAILED', 'release'],
+/** The account's balances: pushed when the lock is taken or ends, not while it is kept. */
+const B: Frame = { kind: 'balances', accountId: 'acct-1' };
+
+const ALLOWED: Array<[WithdrawalStatus, WithdrawalEvent, WithdrawalStatus, LockEffect, Frame[]]> = [
+  ['PENDING', 'approve', 'APPROVED', 'keep', []],
+  ['PENDING', 'reject', 'FAILED', 'release', [B]],
+  ['APPROVED', 'sign', 'PROCESSING', 'keep', []],
+  ['PROCESSING', 'confirm', 'COMPLETED', 'consume', [B]],
+  ['PROCESSING', 'revert', 'FAILED', 'release', [B]],
+  ['PROCESSING', 'lose', 'UNRESOLVED', 'keep', []],
+  ['UNRESOLVED', 'resolveCompleted', 'COMPLETED', 'consume', [B]],
+  ['UNRESOLVED', 'resolveFailed', 'FAILED', 'release', [B]],
 ];
 
 const REFUSAL: Record<WithdrawalEvent, string> = {
@@ -33,8 +47,10 @@ describe('withdrawal state machine', () => {
       const row = ALLOWED.find(([from, e]) => from === status && e === event);
       it(`${status} --${event}--> ${row ? row[2] : REFUSAL[event]}`, () => {
         if (row) {
+          assert.deepEqual(decideWithdrawal({ status, accountId: 'acct-1' }, event), { status: row[2], lock: row[3], frames: row[4] });
           assert.deepEqual(transitionWithdrawal(status, event), { status: row[2], lock: row[3] });
         } else {
+          assert.throws(() => decideWithdrawal({ status, accountId: 'acct-1' }, event), (e: unknown) => e instanceof ServiceError && e.code === REFUSAL[event] && e.details?.['status'] === status);
           assert.throws(() => transitionWithdrawal(status, event), (e: unknown) => e instanceof ServiceError && e.code === REFUSAL[event] && e.details?.['status'] === status);
         }
       });
@@ -43,6 +59,10 @@ describe('withdrawal state machine', () => {
 
   it('the lock is live exactly while the withdrawal can still move funds', () => {
     assert.deepEqual(WITHDRAWAL_STATUSES.filter(holdsLock), ['PENDING', 'APPROVED', 'PROCESSING', 'UNRESOLVED']);
+  });
+
+  it('a request takes the lock and pushes the balances', () => {
+    assert.deepEqual(requestWithdrawalDecision('acct-1'), { status: 'PENDING', lock: 'take', frames: [B] });
   });
 
   it('every transition into a lock-free status ends the lock, every other keeps it', () => {
@@ -58,5 +78,13 @@ describe('deposit state machine', () => {
     for (const [status, event] of [['COMPLETED', 'finalise'], ['COMPLETED', 'vanish'], ['FAILED', 'vanish']] as const) {
       assert.throws(() => transitionDeposit(status, event), (e: unknown) => e instanceof ServiceError && e.code === 'CONFLICT');
     }
+  });
+
+  it('a final deposit completes (new, PENDING or FAILED) and pushes the credited account\'s balances; none for an unknown sender', () => {
+    for (const status of [null, 'PENDING', 'FAILED'] as const) {
+      assert.deepEqual(finaliseDeposit({ status, accountId: 'acct-1' }), { status: 'COMPLETED', frames: [B] });
+      assert.deepEqual(finaliseDeposit({ status, accountId: null }), { status: 'COMPLETED', frames: [] });
+    }
+    assert.throws(() => finaliseDeposit({ status: 'COMPLETED', accountId: 'acct-1' }), (e: unknown) => e instanceof ServiceError && e.code === 'CONFLICT');
   });
 });

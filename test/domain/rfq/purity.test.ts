@@ -1,7 +1,7 @@
 /**
  * Keeps `src/domain/rfq` pure (STYLE.md 1): it may import only its own files, the error types, the
- * machines' shared lookup (`domain/state-machine.ts`) and
- * `domain/money`, and may not read the clock or draw randomness. A linter rule would do this
+ * machines' shared lookup (`domain/state-machine.ts`), the frames a decision lists
+ * (`domain/frames.ts`, types only) and `domain/money`, and may not read the clock or draw randomness. A linter rule would do this
  * better; until one exists, this test does.
  */
 import { describe, it } from 'node:test';
@@ -10,7 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const DIR = fileURLToPath(new URL('../../../src/domain/rfq/', import.meta.url));
-const ALLOWED_IMPORT = /^(\.\/[a-z-]+\.ts|\.\.\/errors\.ts|\.\.\/state-machine\.ts|\.\.\/error-codes\.ts|\.\.\/money\/[a-z-]+\.ts)$/;
+const ALLOWED_IMPORT = /^(\.\/[a-z-]+\.ts|\.\.\/errors\.ts|\.\.\/state-machine\.ts|\.\.\/frames\.ts|\.\.\/error-codes\.ts|\.\.\/money\/[a-z-]+\.ts)$/;
 const FORBIDDEN = [/\bDate\b/, /Math\.random/, /\bperformance\b/, /\bprocess\b/, /\bcrypto\b/, /\bsetTimeout\b/, /\bsetInterval\b/];
 
 describe('src/domain/rfq purity', () => {

@@ -4,21 +4,29 @@ import fc from 'fast-check';
 import { ServiceError } from '../../../src/domain/errors.ts';
 import { QUOTE_EVENTS, QUOTE_STATUSES, decideQuote, isOpenQuote, isTerminalQuote, transitionQuote } from '../../../src/domain/rfq/index.ts';
 import type { QuoteEvent, QuoteStatus } from '../../../src/domain/rfq/index.ts';
+import type { Frame } from '../../../src/domain/frames.ts';
+
+const QUOTE_ID = 'quote-1';
+/** The maker's `quoteStatus` (every transition), the taker's `quoteUpdate` (its quote book changes). */
+const QS: Frame = { kind: 'quoteStatus', quoteId: QUOTE_ID };
+const QU: Frame = { kind: 'quoteUpdate', quoteId: QUOTE_ID };
 
 /**
  * Spec, "States and transitions", Quote: every row (creation has no prior status; a re-submission
- * is `requote`), with whether the taker gets a `quoteUpdate` (its quote book changes outside a
- * selection: a re-price, a quote it may no longer accept).
+ * is `requote`), with the frames it pushes in order: the maker's `quoteStatus` always, then the
+ * taker's `quoteUpdate` when its quote book changes outside a selection (a re-price, a quote it
+ * may no longer accept). `reposition` is the perp cascade's (DESIGN.md 9.3), not the spec table's.
  */
-const ALLOWED: [QuoteStatus, QuoteEvent, QuoteStatus, boolean, string][] = [
-  ['SUBMITTED', 'requote', 'SUBMITTED', true, 're-submission for the same RFQ'],
-  ['SUBMITTED', 'select', 'SELECTED', false, 'selection (accept or deadline), chosen'],
-  ['SUBMITTED', 'notSelect', 'NOT_SELECTED', false, 'selection, not chosen'],
-  ['SUBMITTED', 'expire', 'EXPIRED', false, 'window closes, no winner'],
-  ['SELECTED', 'settle', 'SETTLED', false, 'settlement success'],
-  ['SELECTED', 'fail', 'FAILED', false, 'settlement does not complete'],
-  ['SUBMITTED', 'makerCancel', 'CANCELLED', true, 'maker cancel before selection'],
-  ['SUBMITTED', 'perpRefused', 'FAILED', true, 'perp accept refused'],
+const ALLOWED: [QuoteStatus, QuoteEvent, QuoteStatus, Frame[], string][] = [
+  ['SUBMITTED', 'requote', 'SUBMITTED', [QS, QU], 're-submission for the same RFQ'],
+  ['SUBMITTED', 'select', 'SELECTED', [QS], 'selection (accept or deadline), chosen'],
+  ['SUBMITTED', 'notSelect', 'NOT_SELECTED', [QS], 'selection, not chosen'],
+  ['SUBMITTED', 'expire', 'EXPIRED', [QS], 'window closes, no winner'],
+  ['SELECTED', 'settle', 'SETTLED', [QS], 'settlement success'],
+  ['SELECTED', 'fail', 'FAILED', [QS], 'settlement does not complete'],
+  ['SUBMITTED', 'makerCancel', 'CANCELLED', [QS, QU], 'maker cancel before selection'],
+  ['SUBMITTED', 'perpRefused', 'FAILED', [QS, QU], 'perp accept refused'],
+  ['SUBMITTED', 'reposition', 'SUBMITTED', [QS], 'perp backup moves in the cascade'],
 ];
 
 const REFUSAL: Record<QuoteEvent, string> = {
@@ -30,12 +38,13 @@ const REFUSAL: Record<QuoteEvent, string> = {
   perpRefused: 'CONFLICT',
   settle: 'CONFLICT',
   fail: 'CONFLICT',
+  reposition: 'CONFLICT',
 };
 
 describe('transitionQuote: allowed rows', () => {
-  for (const [from, event, to, tellsTaker, trigger] of ALLOWED) {
-    it(`${from} --${event}--> ${to}${tellsTaker ? ', taker told' : ''} (${trigger})`, () => {
-      assert.deepEqual(decideQuote(from, event), { status: to, tellsTaker });
+  for (const [from, event, to, frames, trigger] of ALLOWED) {
+    it(`${from} --${event}--> ${to}, frames ${frames.map((f) => f.kind).join(', ')} (${trigger})`, () => {
+      assert.deepEqual(decideQuote({ id: QUOTE_ID, status: from }, event), { status: to, frames });
       assert.equal(transitionQuote(from, event), to);
     });
   }
