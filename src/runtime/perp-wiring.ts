@@ -59,8 +59,10 @@ export function wirePerpExecutor(
         concurrency: PERP_EXECUTION_CONCURRENCY,
         batchSize: 1,
         findDue: (limit) => duePerpExecutions(deps, limit),
+        // The maker cancels after the outcome run outside the slot (handed off, lease still held):
+        // a slot is held from the checks to the committed outcome, the accept-to-SETTLED path.
         processBatch: async (ids) => {
-          for (const id of ids) await runPerpExecution(executor, id);
+          for (const id of ids) await runPerpExecution(executor, id, { handOffCleanup: (rest) => worker.track(rest) });
         },
         logger,
       });
