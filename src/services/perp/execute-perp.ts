@@ -42,8 +42,9 @@ import {
   executionState,
   makerVenueActions,
   recordCall,
-  recordCalls,
+  recordMakerOrderSending,
   takerOrderOf,
+  writeTransition,
   type CallRecord,
   type ExecutionRow,
   type MakerVenueActions,
@@ -155,15 +156,6 @@ async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: Ef
   const now = x.deps.clock.now();
   return inTransaction(x.deps.db, async (tx) => {
     const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', row.rfq_id).forUpdate().executeTakeFirstOrThrow();
-    const current = await tx
-      .selectFrom('perp_executions')
-      .selectAll()
-      .where('id', '=', row.id)
-      .where('lease_owner', '=', x.nodeId)
-      .where('phase', '=', row.phase)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!current) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
     const quotes = await tx.selectFrom('quotes').selectAll().where('rfq_id', '=', rfq.id).orderBy('id').forUpdate().execute();
     const instrument = await resolveInstrument(x.deps, rfq.instrument_id);
     const context: EffectContext = { tx, rfq, quotes: new Map(quotes.map((q) => [q.id, q])), instrument, now };
@@ -172,17 +164,17 @@ async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: Ef
     if (spec.claim && !(await spec.claim(tx))) transition = { state: { ...row.state as ExecutionState, phase: 'ignored' }, effects: [] };
     for (const effect of transition.effects) await applyEffect(context, effect);
     const decision: CallRecord = { kind: 'decision', quoteId: transition.state.currentQuoteId, request: { from: row.phase, effects: transition.effects }, reply: { to: transition.state.phase }, startedAt: now, endedAt: now };
-    await recordCalls(tx, row.id, [...(spec.calls ?? []), decision]);
     const failure = transition.effects.find((e) => e.kind === 'failRfq');
-    return tx
-      .updateTable('perp_executions')
-      .set({
-        ...stateColumns(x, transition, spec, now),
-        ...(failure && failure.kind === 'failRfq' ? { failure_code: failure.code } : {}),
-      })
-      .where('id', '=', row.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    // The execution is checked (still ours, still in the phase read) and locked by this last
+    // write; a miss rolls the effects back. Nothing locks an execution and then waits for its RFQ
+    // or quotes (the lease is taken and given back in single statements), so locking it after
+    // them cannot deadlock.
+    const next = await writeTransition(tx, row.id, { leaseOwner: x.nodeId, phase: row.phase }, {
+      ...stateColumns(x, transition, spec, now),
+      ...(failure && failure.kind === 'failRfq' ? { failure_code: failure.code } : {}),
+    }, [...(spec.calls ?? []), decision]);
+    if (!next) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
+    return next;
   });
 }
 
@@ -201,26 +193,16 @@ function stateColumns(x: PerpExecutor, transition: Transition, spec: Commit, now
 
 /**
  * A transition with no effects (the maker's order resting, a look-up still unclear, the clean-up
- * done) writes only the execution and its calls: it locks only that row, in the update that
- * checks it is still ours and still in the phase read, two statements fewer than `commit`.
+ * done) writes only the execution and its calls: one statement, which locks only that row and
+ * writes nothing unless it is still ours and still in the phase read.
  */
 async function commitOwn(x: PerpExecutor, row: ExecutionRow, spec: Commit): Promise<ExecutionRow> {
   const now = x.deps.clock.now();
   const { transition } = spec;
-  return inTransaction(x.deps.db, async (tx) => {
-    const next = await tx
-      .updateTable('perp_executions')
-      .set(stateColumns(x, transition, spec, now))
-      .where('id', '=', row.id)
-      .where('lease_owner', '=', x.nodeId)
-      .where('phase', '=', row.phase)
-      .returningAll()
-      .executeTakeFirst();
-    if (!next) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
-    const decision: CallRecord = { kind: 'decision', quoteId: transition.state.currentQuoteId, request: { from: row.phase, effects: [] }, reply: { to: transition.state.phase }, startedAt: now, endedAt: now };
-    await recordCalls(tx, row.id, [...(spec.calls ?? []), decision]);
-    return next;
-  });
+  const decision: CallRecord = { kind: 'decision', quoteId: transition.state.currentQuoteId, request: { from: row.phase, effects: [] }, reply: { to: transition.state.phase }, startedAt: now, endedAt: now };
+  const next = await writeTransition(x.deps.db, row.id, { leaseOwner: x.nodeId, phase: row.phase }, stateColumns(x, transition, spec, now), [...(spec.calls ?? []), decision]);
+  if (!next) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
+  return next;
 }
 
 /** A venue call, recorded whatever its outcome; a throw is returned as `error`. */
@@ -368,21 +350,27 @@ async function lookUpMakerOrder(x: PerpExecutor, user: Address, cloid: Address |
 async function stepMakerSending(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<{ row: ExecutionRow; sendTaker: boolean }> {
   const state = executionState(row);
   const quoteId = state.currentQuoteId;
-  const [maker, actions] = await Promise.all([makerAddressOf(x, memo, quoteId), actionsOf(x, memo, quoteId)]);
+  // Only a run that found the execution already in `makerSending` (a crash, a lost lease) can
+  // find a send recorded before it; a run that committed the move itself knows there was none,
+  // and reads the order and records "sending" in one statement.
+  const resumed = !memo.enteredMakerSending;
+  const [maker, actions] = await Promise.all([
+    makerAddressOf(x, memo, quoteId),
+    resumed ? actionsOf(x, memo, quoteId) : recordMakerOrderSending(x.deps.db, row.id, quoteId, x.deps.clock.now()),
+  ]);
+  memo.actions.set(quoteId, actions);
   const calls: CallRecord[] = [];
   let result: MakerOrderResult;
   if (actions === null) {
     result = { kind: 'refused', makerFault: false, reason: 'the quote carries no maker order' };
   } else {
     const cloid = cloidOfSigned(actions.order);
-    // Only a run that found the execution already in `makerSending` (a crash, a lost lease) can
-    // find a send recorded before it; a run that committed the move itself knows there was none.
-    const earlier = !memo.enteredMakerSending && (await callsOf(x.deps.db, row.id)).some((c) => c.kind === 'makerOrderSending' && c.quote_id === quoteId);
+    const earlier = resumed && (await callsOf(x.deps.db, row.id)).some((c) => c.kind === 'makerOrderSending' && c.quote_id === quoteId);
     if (earlier) {
       // A previous run may have sent it: look it up rather than send the same nonce again.
       result = await lookUpMakerOrder(x, maker, cloid, calls);
     } else {
-      await recordCall(x.deps.db, row.id, { kind: 'makerOrderSending', quoteId, startedAt: x.deps.clock.now() });
+      if (resumed) await recordCall(x.deps.db, row.id, { kind: 'makerOrderSending', quoteId, startedAt: x.deps.clock.now() });
       const sent = await call(x, 'makerOrder', quoteId, actions.order, () => x.venue.sendExchange(actions.order));
       calls.push(sent.record);
       const outcome = sent.reply === undefined ? { kind: 'unclear' as const, message: sent.error ?? 'no reply' } : orderOutcome(sent.reply);
