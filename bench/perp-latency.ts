@@ -3,8 +3,8 @@
  * maker quote each (an ALO inside the book, signed with the SDK) are prepared first, then
  * accepted at a fixed rate (default 10/s) with a signed IOC each. From the stored execution
  * (`perp_executions` and its `perp_execution_calls`), each accept is split into
- *   accept      accept sent -> execution recorded (the accept's transaction)
- *   queued      recorded -> the executor starts its checks (waiting for a free executor)
+ *   accept      accept sent -> its 202 received (the accept's transaction, committed)
+ *   wake        202 -> the executor starts its checks (wake-up, a free executor, the lease)
  *   checks      checks start -> maker order sent (meta, extraAgents, builder fee, selection)
  *   maker order maker order sent -> its reply
  *   taker order taker order sent -> its reply
@@ -146,11 +146,13 @@ try {
   const windowStart = performance.now();
   countSql = true;
   const sentAt = new Map<string, number>();
+  const answeredAt = new Map<string, number>();
   const startedAt = Date.now();
   await Promise.all(prepared.map(async (p, i) => {
     await sleep(Math.max(0, startedAt + (i * 1000) / rate - Date.now()));
     sentAt.set(p.rfqId, Date.now());
     await taker.client.accept(p.rfqId, { quoteId: p.quote.quoteId, expectedVersion: p.quote.version, perpTakerOrder: p.order });
+    answeredAt.set(p.rfqId, Date.now());
   }));
   const db = h.node.store.db;
   const ids = prepared.map((p) => p.rfqId);
@@ -192,10 +194,11 @@ try {
     const meta = mine.find((c) => c.kind === 'meta');
     if (!makerOrder || !takerOrder || !meta) continue;
     const t0 = sentAt.get(rfq.id)!;
-    slowest.push({ index: ids.indexOf(rfq.id), total: rfq.settled_at - t0, queued: meta.started_at - execution.created_at, accept: execution.created_at - t0, makerSent: makerOrder.started_at - t0, takerReply: takerOrder.ended_at! - t0 });
+    const t202 = answeredAt.get(rfq.id)!;
+    slowest.push({ index: ids.indexOf(rfq.id), total: rfq.settled_at - t0, accept: t202 - t0, checksStart: meta.started_at - t0, makerSent: makerOrder.started_at - t0, takerReply: takerOrder.ended_at! - t0 });
     split.total.push(rfq.settled_at - t0);
-    split.accept.push(execution.created_at - t0);
-    split.queued.push(meta.started_at - execution.created_at);
+    split.accept.push(t202 - t0);
+    split.queued.push(meta.started_at - t202);
     split.checks.push(makerOrder.started_at - meta.started_at);
     split.maker.push(makerOrder.ended_at! - makerOrder.started_at);
     split.between.push(takerOrder.started_at - makerOrder.ended_at!);
@@ -206,8 +209,8 @@ try {
   const floorSummary = summarize(floor);
   console.log(`perp accept -> SETTLED on the venue simulator [${backend}], ${accepts} accepts at ${rate}/s: ${settled} SETTLED; outcomes ${JSON.stringify(Object.fromEntries(outcomes))}`);
   console.log(line('accept -> SETTLED', total));
-  console.log(line('  accept (-> recorded)', summarize(split.accept)));
-  console.log(line('  queued (-> checks start)', summarize(split.queued)));
+  console.log(line('  accept (-> 202)', summarize(split.accept)));
+  console.log(line('  wake (202 -> checks start)', summarize(split.queued)));
   console.log(line('  checks (-> maker sent)', summarize(split.checks)));
   console.log(line('  maker order', summarize(split.maker)));
   console.log(line('  maker reply -> taker sent', summarize(split.between)));

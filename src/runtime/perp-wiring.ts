@@ -12,6 +12,7 @@ import { claimVenueNonce } from '../services/perp/venue-nonces.ts';
 import type { VenueClient } from '../venue/venue-client.ts';
 import type { VenueNetwork } from '../domain/perp/types.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
+import { inBackgroundLane } from '../store/work-lane.ts';
 
 /** Executions driven at once per node; each holds a store connection only inside a transition. */
 const PERP_EXECUTION_CONCURRENCY = 8;
@@ -66,7 +67,10 @@ export function wirePerpExecutor(
         },
         logger,
       });
-      deps.hooks.perpAccepted = (id) => worker.schedule(id, Date.now());
+      // In the background lane, as the other workers' hooks are: the hook runs in the accept's
+      // request context, and the timer and the drainer it starts would otherwise stay in that
+      // lane (PGlite: behind waiting requests; PostgreSQL: without the reserved connections).
+      deps.hooks.perpAccepted = (id) => inBackgroundLane(() => worker.schedule(id, Date.now()));
       worker.start();
       return worker;
     },
