@@ -148,8 +148,9 @@ interface Commit {
 }
 
 /**
- * Commits one transition: RFQ, then the execution (still ours, still in the phase we read), then
- * the quotes are locked; the effects and the new state are written together.
+ * Commits one transition: the RFQ, then the quotes are locked, the effects applied, and the new
+ * state written in the statement that checks and locks the execution (still ours, still in the
+ * phase we read), all in one transaction. Without effects: `commitOwn`.
  */
 async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: EffectContext) => Promise<Commit>)): Promise<ExecutionRow> {
   if (typeof work !== 'function' && work.transition.effects.length === 0 && !work.claim) return commitOwn(x, row, work);
