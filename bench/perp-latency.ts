@@ -84,7 +84,9 @@ const sim = process.env.BENCH_SIM_INPROCESS === '1'
   ? { ...(await startVenueSim({ port: 0 })), pid: null as number | null }
   : await spawnServer({ name: 'venue-sim', args: ['sim/venue/main.ts'], env: process.env, cwd: repoRoot, ready: new RegExp(`${escape(READY_PREFIX)}(http://\\S+)`) }).then((c) => ({ url: c.url, pid: c.pid as number | null, stop: () => c.stop() }));
 const control = new VenueSimControl(sim.url);
-const h = await startHarness(backend, { logLevel: 'fatal', venue: { url: sim.url, network: 'mainnet', builderAddress: BUILDER } });
+// BENCH_PERP_CONCURRENCY: the executor's slots (the service's default otherwise).
+const concurrency = process.env.BENCH_PERP_CONCURRENCY ? Number(process.env.BENCH_PERP_CONCURRENCY) : undefined;
+const h = await startHarness(backend, { logLevel: 'fatal', venue: { url: sim.url, network: 'mainnet', builderAddress: BUILDER }, ...(concurrency ? { perpExecution: { concurrency } } : {}) });
 
 async function venueAccount(usdc: string) {
   const account = privateKeyToAccount(generatePrivateKey());

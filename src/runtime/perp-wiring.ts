@@ -23,6 +23,8 @@ export interface PerpExecutionOptions {
   resolvePollMs?: number;
   makerLookupMs?: number;
   leaseMs?: number;
+  /** Executions driven at once on this node (default PERP_EXECUTION_CONCURRENCY). */
+  concurrency?: number;
 }
 
 export interface PerpWiring {
@@ -57,7 +59,7 @@ export function wirePerpExecutor(
         // An execution waits on the venue far more than on the store (it holds no connection, and
         // no row lock, across a venue call): four drainers queued accepts behind each other's
         // venue round trips (p99 in seconds at 10 accepts/s). Executions run side by side instead.
-        concurrency: PERP_EXECUTION_CONCURRENCY,
+        concurrency: options.concurrency ?? PERP_EXECUTION_CONCURRENCY,
         batchSize: 1,
         findDue: (limit) => duePerpExecutions(deps, limit),
         // The maker cancels after the outcome run outside the slot (handed off, lease still held):
