@@ -27,6 +27,7 @@ export class DeadlineWorker {
   readonly #timers = new Map<string, NodeJS.Timeout>();
   readonly #queue = new Set<string>();
   readonly #inFlight = new Set<Promise<void>>();
+  readonly #handedOff = new Set<Promise<void>>();
   #sweepTimer: NodeJS.Timeout | null = null;
   #sweeping = false;
   #stopped = false;
@@ -87,6 +88,17 @@ export class DeadlineWorker {
     }
   }
 
+  /**
+   * Work a batch handed off so its drainer can take the next id (it holds no slot): failures are
+   * logged as a batch's are, and `stop` waits for it.
+   */
+  track(work: Promise<void>): void {
+    const tracked: Promise<void> = work
+      .catch((error: unknown) => this.#options.logger.error({ err: error, worker: this.#options.name }, 'handed-off work failed; the sweep retries it'))
+      .finally(() => this.#handedOff.delete(tracked));
+    this.#handedOff.add(tracked);
+  }
+
   async sweep(): Promise<void> {
     if (this.#sweeping || this.#stopped) return;
     this.#sweeping = true;
@@ -106,5 +118,6 @@ export class DeadlineWorker {
     this.#timers.clear();
     this.#queue.clear();
     await Promise.allSettled([...this.#inFlight]);
+    await Promise.allSettled([...this.#handedOff]);
   }
 }

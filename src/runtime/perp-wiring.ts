@@ -12,6 +12,7 @@ import { claimVenueNonce } from '../services/perp/venue-nonces.ts';
 import type { VenueClient } from '../venue/venue-client.ts';
 import type { VenueNetwork } from '../domain/perp/types.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
+import { inBackgroundLane } from '../store/work-lane.ts';
 
 /** Executions driven at once per node; each holds a store connection only inside a transition. */
 const PERP_EXECUTION_CONCURRENCY = 8;
@@ -22,6 +23,8 @@ export interface PerpExecutionOptions {
   resolvePollMs?: number;
   makerLookupMs?: number;
   leaseMs?: number;
+  /** Executions driven at once on this node (default PERP_EXECUTION_CONCURRENCY). */
+  concurrency?: number;
 }
 
 export interface PerpWiring {
@@ -56,15 +59,20 @@ export function wirePerpExecutor(
         // An execution waits on the venue far more than on the store (it holds no connection, and
         // no row lock, across a venue call): four drainers queued accepts behind each other's
         // venue round trips (p99 in seconds at 10 accepts/s). Executions run side by side instead.
-        concurrency: PERP_EXECUTION_CONCURRENCY,
+        concurrency: options.concurrency ?? PERP_EXECUTION_CONCURRENCY,
         batchSize: 1,
         findDue: (limit) => duePerpExecutions(deps, limit),
+        // The maker cancels after the outcome run outside the slot (handed off, lease still held):
+        // a slot is held from the checks to the committed outcome, the accept-to-SETTLED path.
         processBatch: async (ids) => {
-          for (const id of ids) await runPerpExecution(executor, id);
+          for (const id of ids) await runPerpExecution(executor, id, { handOffCleanup: (rest) => worker.track(rest) });
         },
         logger,
       });
-      deps.hooks.perpAccepted = (id) => worker.schedule(id, Date.now());
+      // In the background lane, as the other workers' hooks are: the hook runs in the accept's
+      // request context, and the timer and the drainer it starts would otherwise stay in that
+      // lane (PGlite: behind waiting requests; PostgreSQL: without the reserved connections).
+      deps.hooks.perpAccepted = (id) => inBackgroundLane(() => worker.schedule(id, Date.now()));
       worker.start();
       return worker;
     },

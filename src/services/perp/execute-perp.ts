@@ -12,7 +12,8 @@ import { inTransaction } from '../../store/outbox.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from '../rfq/create-rfq.ts';
-import { quoteTerms, rfqTerms, type QuoteRow } from '../rfq/rows.ts';
+import { quoteTerms, rfqTerms } from '../rfq/rows.ts';
+import type { SignedVenueAction } from '../../domain/perp/types.ts';
 import {
   afterChecks,
   afterCleanup,
@@ -41,13 +42,53 @@ import {
   executionState,
   makerVenueActions,
   recordCall,
-  recordCalls,
+  recordMakerOrderSending,
   takerOrderOf,
+  writeTransition,
   type CallRecord,
   type ExecutionRow,
+  type MakerVenueActions,
 } from './execution-rows.ts';
 
 type Address = `0x${string}`;
+
+/**
+ * What one run of an execution reads once. None of it changes while the run holds the execution:
+ * account addresses never change, and a quote's maker and signed venue actions are read only once
+ * it is the current quote (SELECTED, so no longer re-priceable).
+ */
+interface RunMemo {
+  addresses: Map<string, Address>;
+  quoteMakers: Map<string, string>;
+  actions: Map<string, MakerVenueActions | null>;
+  /** This run committed the move into `makerSending` for the current quote: nothing was sent for it before. */
+  enteredMakerSending: boolean;
+}
+
+const newMemo = (): RunMemo => ({ addresses: new Map(), quoteMakers: new Map(), actions: new Map(), enteredMakerSending: false });
+
+async function addressOf(x: PerpExecutor, memo: RunMemo, accountId: string): Promise<Address> {
+  let address = memo.addresses.get(accountId);
+  if (address === undefined) {
+    address = await accountAddress(x.deps.db, accountId);
+    memo.addresses.set(accountId, address);
+  }
+  return address;
+}
+
+async function actionsOf(x: PerpExecutor, memo: RunMemo, quoteId: string): Promise<MakerVenueActions | null> {
+  if (!memo.actions.has(quoteId)) memo.actions.set(quoteId, await makerVenueActions(x.deps.db, quoteId));
+  return memo.actions.get(quoteId)!;
+}
+
+async function makerAddressOf(x: PerpExecutor, memo: RunMemo, quoteId: string): Promise<Address> {
+  let accountId = memo.quoteMakers.get(quoteId);
+  if (accountId === undefined) {
+    accountId = (await x.deps.db.selectFrom('quotes').select('maker_account_id').where('id', '=', quoteId).executeTakeFirstOrThrow()).maker_account_id;
+    memo.quoteMakers.set(quoteId, accountId);
+  }
+  return addressOf(x, memo, accountId);
+}
 
 export interface PerpExecutor extends PerpExecutionSettings {
   deps: ServiceDeps;
@@ -75,22 +116,22 @@ export async function duePerpExecutions(deps: ServiceDeps, limit: number): Promi
   return rows.map((r) => r.id);
 }
 
+/**
+ * The lease, in one statement (one round trip to the store on an accept's path): the sub-select
+ * locks the row only if no one else holds it and it is due, and the update takes it.
+ */
 async function acquire(x: PerpExecutor, id: string): Promise<ExecutionRow | null> {
   const now = x.deps.clock.now();
-  return inTransaction(x.deps.db, async (tx) => {
-    const locked = await sql<{ id: string }>`
+  const taken = await sql<ExecutionRow>`
+    update perp_executions set lease_owner = ${x.nodeId}, lease_until = ${now + x.leaseMs}
+    where id = (
       select id from perp_executions
       where id = ${id} and phase <> all(${TERMINAL}::text[]) and next_at <= ${now} and lease_until <= ${now}
       for update skip locked
-    `.execute(tx);
-    if (locked.rows.length === 0) return null;
-    return tx
-      .updateTable('perp_executions')
-      .set({ lease_owner: x.nodeId, lease_until: now + x.leaseMs })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  });
+    )
+    returning *
+  `.execute(x.deps.db);
+  return taken.rows[0] ?? null;
 }
 
 async function release(x: PerpExecutor, id: string): Promise<void> {
@@ -107,22 +148,15 @@ interface Commit {
 }
 
 /**
- * Commits one transition: RFQ, then the execution (still ours, still in the phase we read), then
- * the quotes are locked; the effects and the new state are written together.
+ * Commits one transition: the RFQ, then the quotes are locked, the effects applied, and the new
+ * state written in the statement that checks and locks the execution (still ours, still in the
+ * phase we read), all in one transaction. Without effects: `commitOwn`.
  */
 async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: EffectContext) => Promise<Commit>)): Promise<ExecutionRow> {
+  if (typeof work !== 'function' && work.transition.effects.length === 0 && !work.claim) return commitOwn(x, row, work);
   const now = x.deps.clock.now();
   return inTransaction(x.deps.db, async (tx) => {
     const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', row.rfq_id).forUpdate().executeTakeFirstOrThrow();
-    const current = await tx
-      .selectFrom('perp_executions')
-      .selectAll()
-      .where('id', '=', row.id)
-      .where('lease_owner', '=', x.nodeId)
-      .where('phase', '=', row.phase)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!current) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
     const quotes = await tx.selectFrom('quotes').selectAll().where('rfq_id', '=', rfq.id).orderBy('id').forUpdate().execute();
     const instrument = await resolveInstrument(x.deps, rfq.instrument_id);
     const context: EffectContext = { tx, deps: x.deps, rfq, quotes: new Map(quotes.map((q) => [q.id, q])), instrument, now };
@@ -131,23 +165,45 @@ async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: Ef
     if (spec.claim && !(await spec.claim(tx))) transition = { state: { ...row.state as ExecutionState, phase: 'ignored' }, effects: [] };
     for (const effect of transition.effects) await applyEffect(context, effect);
     const decision: CallRecord = { kind: 'decision', quoteId: transition.state.currentQuoteId, request: { from: row.phase, effects: transition.effects }, reply: { to: transition.state.phase }, startedAt: now, endedAt: now };
-    await recordCalls(tx, row.id, [...(spec.calls ?? []), decision]);
     const failure = transition.effects.find((e) => e.kind === 'failRfq');
-    return tx
-      .updateTable('perp_executions')
-      .set({
-        phase: transition.state.phase,
-        state: JSON.stringify(transition.state),
-        ...(spec.fields ?? {}),
-        ...(failure && failure.kind === 'failRfq' ? { failure_code: failure.code } : {}),
-        next_at: spec.fields?.next_at ?? now,
-        lease_until: now + x.leaseMs,
-        updated_at: now,
-      })
-      .where('id', '=', row.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    // The execution is checked (still ours, still in the phase read) and locked by this last
+    // write; a miss rolls the effects back. Nothing locks an execution and then waits for its RFQ
+    // or quotes (the lease is taken and given back in single statements), so locking it after
+    // them cannot deadlock.
+    const next = await writeTransition(tx, row.id, { leaseOwner: x.nodeId, phase: row.phase }, {
+      ...stateColumns(x, transition, spec, now),
+      ...(failure && failure.kind === 'failRfq' ? { failure_code: failure.code } : {}),
+    }, [...(spec.calls ?? []), decision]);
+    if (!next) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
+    return next;
   });
+}
+
+/** The new state, and the lease: extended, or given back with the last transition (no release after it). */
+function stateColumns(x: PerpExecutor, transition: Transition, spec: Commit, now: number) {
+  const ended = TERMINAL.includes(transition.state.phase);
+  return {
+    phase: transition.state.phase,
+    state: JSON.stringify(transition.state),
+    ...(spec.fields ?? {}),
+    next_at: spec.fields?.next_at ?? now,
+    ...(ended ? { lease_owner: null, lease_until: 0 } : { lease_until: now + x.leaseMs }),
+    updated_at: now,
+  };
+}
+
+/**
+ * A transition with no effects (the maker's order resting, a look-up still unclear, the clean-up
+ * done) writes only the execution and its calls: one statement, which locks only that row and
+ * writes nothing unless it is still ours and still in the phase read.
+ */
+async function commitOwn(x: PerpExecutor, row: ExecutionRow, spec: Commit): Promise<ExecutionRow> {
+  const now = x.deps.clock.now();
+  const { transition } = spec;
+  const decision: CallRecord = { kind: 'decision', quoteId: transition.state.currentQuoteId, request: { from: row.phase, effects: [] }, reply: { to: transition.state.phase }, startedAt: now, endedAt: now };
+  const next = await writeTransition(x.deps.db, row.id, { leaseOwner: x.nodeId, phase: row.phase }, stateColumns(x, transition, spec, now), [...(spec.calls ?? []), decision]);
+  if (!next) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
+  return next;
 }
 
 /** A venue call, recorded whatever its outcome; a throw is returned as `error`. */
@@ -164,12 +220,21 @@ async function call<T>(x: PerpExecutor, kind: string, quoteId: string | null, re
 
 // ---- step 1-3: checks, builder fee, selection ----------------------------------------------
 
-async function stepChecking(x: PerpExecutor, row: ExecutionRow): Promise<ExecutionRow> {
+async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<ExecutionRow> {
   const { deps, venue } = x;
-  const rfq = await deps.db.selectFrom('rfqs').selectAll().where('id', '=', row.rfq_id).executeTakeFirstOrThrow();
-  const quote = await deps.db.selectFrom('quotes').selectAll().where('id', '=', row.quote_id).executeTakeFirstOrThrow();
+  // `meta` depends on nothing of ours: it is asked for first, and the store is read meanwhile, its
+  // reads side by side (the execution row already names the taker's account).
+  const metaRead = call(x, 'meta', null, { type: 'meta' }, () => venue.freshMeta());
+  // Each row with its account's address (the taker's; the maker's, for its order in the next step).
+  const [{ address: takerAddress, ...rfq }, { address: makerAddress, ...quote }] = await Promise.all([
+    deps.db.selectFrom('rfqs').innerJoin('accounts', 'accounts.id', 'rfqs.account_id').selectAll('rfqs').select('accounts.address').where('rfqs.id', '=', row.rfq_id).executeTakeFirstOrThrow(),
+    deps.db.selectFrom('quotes').innerJoin('accounts', 'accounts.id', 'quotes.maker_account_id').selectAll('quotes').select('accounts.address').where('quotes.id', '=', row.quote_id).executeTakeFirstOrThrow(),
+  ]);
+  const taker = takerAddress.toLowerCase() as Address;
+  memo.addresses.set(rfq.account_id, taker);
+  memo.addresses.set(quote.maker_account_id, makerAddress.toLowerCase() as Address);
+  memo.quoteMakers.set(quote.id, quote.maker_account_id);
   const instrument = await resolveInstrument(deps, rfq.instrument_id);
-  const taker = await accountAddress(deps.db, rfq.account_id);
   const raw: unknown = JSON.parse(row.taker_order);
   const calls: CallRecord[] = [];
   const refuse = (reason: string): CheckResult => ({ kind: 'refused', reason });
@@ -185,7 +250,14 @@ async function stepChecking(x: PerpExecutor, row: ExecutionRow): Promise<Executi
   const feeRead = rate > 0 && x.builderAddress
     ? call(x, 'maxBuilderFee', null, { type: 'maxBuilderFee', user: taker, builder: x.builderAddress }, () => venue.maxBuilderFee(taker, x.builderAddress!))
     : null;
-  const meta = await call(x, 'meta', null, { type: 'meta' }, () => venue.freshMeta());
+  // The signer's recovery (CPU: a secp256k1 recovery) needs nothing from the venue: it runs while
+  // the reads are in flight. `checkTakerOrder` hands back this very object when the order passes,
+  // so the address is the one the checks would have recovered; it is used only then.
+  const recovery = recoverL1Signer(raw as SignedVenueAction, x.network).then(
+    (address) => ({ address, error: null }),
+    (error: unknown) => ({ address: null, error }),
+  );
+  const meta = await metaRead;
   calls.push(meta.record);
   const assetIndex = meta.reply ? meta.reply.universe.findIndex((asset) => asset.name === instrument.base) : -1;
   if (!meta.reply) verdict = refuse(`venue meta unreadable: ${meta.error}`);
@@ -210,11 +282,9 @@ async function stepChecking(x: PerpExecutor, row: ExecutionRow): Promise<Executi
       nonce = signed.nonce;
       cloid = check.cloid;
       takerPx = check.order.action.orders[0].p;
-      try {
-        signer = (await recoverL1Signer(signed, x.network)).toLowerCase();
-      } catch (error) {
-        verdict = refuse(`signature does not recover: ${error instanceof Error ? error.message : String(error)}`);
-      }
+      const recovered = signed === raw ? await recovery : await recoverL1Signer(signed, x.network).then((address) => ({ address, error: null }), (error: unknown) => ({ address: null, error }));
+      if (recovered.address !== null) signer = recovered.address.toLowerCase();
+      else verdict = refuse(`signature does not recover: ${recovered.error instanceof Error ? recovered.error.message : String(recovered.error)}`);
     }
   }
   if (verdict === null && signer !== null && signer !== taker) {
@@ -264,10 +334,6 @@ async function stepChecking(x: PerpExecutor, row: ExecutionRow): Promise<Executi
 
 // ---- step 4: the maker's order ---------------------------------------------------------------
 
-async function makerAddressOf(x: PerpExecutor, quote: Pick<QuoteRow, 'maker_account_id'>): Promise<Address> {
-  return accountAddress(x.deps.db, quote.maker_account_id);
-}
-
 async function lookUpMakerOrder(x: PerpExecutor, user: Address, cloid: Address | null, calls: CallRecord[]): Promise<MakerOrderResult> {
   if (cloid === null) return { kind: 'refused', makerFault: false, reason: 'maker order outcome unknown and it has no cloid' };
   const until = x.deps.clock.now() + x.makerLookupMs;
@@ -282,24 +348,30 @@ async function lookUpMakerOrder(x: PerpExecutor, user: Address, cloid: Address |
   }
 }
 
-async function stepMakerSending(x: PerpExecutor, row: ExecutionRow): Promise<{ row: ExecutionRow; sendTaker: boolean }> {
+async function stepMakerSending(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<{ row: ExecutionRow; sendTaker: boolean }> {
   const state = executionState(row);
   const quoteId = state.currentQuoteId;
-  const quote = await x.deps.db.selectFrom('quotes').selectAll().where('id', '=', quoteId).executeTakeFirstOrThrow();
-  const maker = await makerAddressOf(x, quote);
-  const actions = await makerVenueActions(x.deps.db, quoteId);
+  // Only a run that found the execution already in `makerSending` (a crash, a lost lease) can
+  // find a send recorded before it; a run that committed the move itself knows there was none,
+  // and reads the order and records "sending" in one statement.
+  const resumed = !memo.enteredMakerSending;
+  const [maker, actions] = await Promise.all([
+    makerAddressOf(x, memo, quoteId),
+    resumed ? actionsOf(x, memo, quoteId) : recordMakerOrderSending(x.deps.db, row.id, quoteId, x.deps.clock.now()),
+  ]);
+  memo.actions.set(quoteId, actions);
   const calls: CallRecord[] = [];
   let result: MakerOrderResult;
   if (actions === null) {
     result = { kind: 'refused', makerFault: false, reason: 'the quote carries no maker order' };
   } else {
     const cloid = cloidOfSigned(actions.order);
-    const earlier = (await callsOf(x.deps.db, row.id)).some((c) => c.kind === 'makerOrderSending' && c.quote_id === quoteId);
+    const earlier = resumed && (await callsOf(x.deps.db, row.id)).some((c) => c.kind === 'makerOrderSending' && c.quote_id === quoteId);
     if (earlier) {
       // A previous run may have sent it: look it up rather than send the same nonce again.
       result = await lookUpMakerOrder(x, maker, cloid, calls);
     } else {
-      await recordCall(x.deps.db, row.id, { kind: 'makerOrderSending', quoteId, startedAt: x.deps.clock.now() });
+      if (resumed) await recordCall(x.deps.db, row.id, { kind: 'makerOrderSending', quoteId, startedAt: x.deps.clock.now() });
       const sent = await call(x, 'makerOrder', quoteId, actions.order, () => x.venue.sendExchange(actions.order));
       calls.push(sent.record);
       const outcome = sent.reply === undefined ? { kind: 'unclear' as const, message: sent.error ?? 'no reply' } : orderOutcome(sent.reply);
@@ -317,12 +389,11 @@ async function stepMakerSending(x: PerpExecutor, row: ExecutionRow): Promise<{ r
 
 // ---- steps 5-6: the taker's order and its outcome --------------------------------------------
 
-async function makerFilledSize(x: PerpExecutor, quoteId: string, calls: CallRecord[]): Promise<string | null> {
-  const quote = await x.deps.db.selectFrom('quotes').select('maker_account_id').where('id', '=', quoteId).executeTakeFirstOrThrow();
-  const actions = await makerVenueActions(x.deps.db, quoteId);
+async function makerFilledSize(x: PerpExecutor, memo: RunMemo, quoteId: string, calls: CallRecord[]): Promise<string | null> {
+  const actions = await actionsOf(x, memo, quoteId);
   const cloid = actions ? cloidOfSigned(actions.order) : null;
   if (cloid === null) return null;
-  const maker = await makerAddressOf(x, quote);
+  const maker = await makerAddressOf(x, memo, quoteId);
   const lookup = await call(x, 'orderStatus', quoteId, { type: 'orderStatus', user: maker, oid: cloid }, () => x.venue.orderStatusByCloid(maker, cloid));
   calls.push(lookup.record);
   const order = (lookup.reply as { status?: string; order?: { order?: { origSz?: unknown; sz?: unknown } } } | undefined)?.order?.order;
@@ -345,7 +416,7 @@ function subtractDecimals(a: string, b: string): string {
   return fraction.length > 0 ? `${digits.slice(0, -scale)}.${fraction}` : digits.slice(0, -scale);
 }
 
-async function stepTakerSend(x: PerpExecutor, row: ExecutionRow): Promise<ExecutionRow> {
+async function stepTakerSend(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<ExecutionRow> {
   const state = executionState(row);
   const signed = takerOrderOf(row);
   const calls: CallRecord[] = [];
@@ -355,7 +426,7 @@ async function stepTakerSend(x: PerpExecutor, row: ExecutionRow): Promise<Execut
   const outcome = sent.reply === undefined ? { kind: 'unclear' as const, message: sent.error ?? 'no reply' } : orderOutcome(sent.reply);
   let result: TakerOrderResult;
   if (outcome.kind === 'filled') {
-    result = { kind: 'filled', fill: { filledSize: canonicalVenueDecimal(outcome.totalSz), avgPx: canonicalVenueDecimal(outcome.avgPx), makerFilledSize: await makerFilledSize(x, state.currentQuoteId, calls) } };
+    result = { kind: 'filled', fill: { filledSize: canonicalVenueDecimal(outcome.totalSz), avgPx: canonicalVenueDecimal(outcome.avgPx), makerFilledSize: await makerFilledSize(x, memo, state.currentQuoteId, calls) } };
   } else if (outcome.kind === 'refused') {
     result = isBuilderFeeRefusal(outcome.message) ? { kind: 'builderFeeNotApproved', reason: outcome.message } : { kind: 'notFilled', reason: outcome.message };
   } else {
@@ -366,14 +437,14 @@ async function stepTakerSend(x: PerpExecutor, row: ExecutionRow): Promise<Execut
   return commit(x, row, { transition, calls, fields: { taker_reply_at: x.deps.clock.now(), next_at: x.deps.clock.now() + (transition.state.phase === 'resolving' ? x.resolvePollMs : 0) } });
 }
 
-async function stepResolving(x: PerpExecutor, row: ExecutionRow): Promise<ExecutionRow> {
+async function stepResolving(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<ExecutionRow> {
   const state = executionState(row);
   const calls: CallRecord[] = [];
   const now = x.deps.clock.now();
   let result: TakerOrderResult = { kind: 'unclear', reason: 'the order has no cloid' };
   if (row.cloid !== null) {
     const rfq = await x.deps.db.selectFrom('rfqs').select('account_id').where('id', '=', row.rfq_id).executeTakeFirstOrThrow();
-    const taker = await accountAddress(x.deps.db, rfq.account_id);
+    const taker = await addressOf(x, memo, rfq.account_id);
     const cloid = row.cloid as Address;
     const lookup = await call(x, 'orderStatus', state.currentQuoteId, { type: 'orderStatus', user: taker, oid: cloid }, () => x.venue.orderStatusByCloid(taker, cloid));
     calls.push(lookup.record);
@@ -386,7 +457,7 @@ async function stepResolving(x: PerpExecutor, row: ExecutionRow): Promise<Execut
       const oid = (lookup.reply as { order?: { order?: { oid?: unknown } } }).order?.order?.oid;
       const mine = Array.isArray(fills.reply) ? fills.reply.filter(isVenueFill).filter((f) => f.cloid === cloid || (typeof oid === 'number' && f.oid === oid)) : null;
       const summary = mine === null ? null : summariseFills(mine);
-      if (summary !== null) result = { kind: 'filled', fill: { ...summary, makerFilledSize: await makerFilledSize(x, state.currentQuoteId, calls) } };
+      if (summary !== null) result = { kind: 'filled', fill: { ...summary, makerFilledSize: await makerFilledSize(x, memo, state.currentQuoteId, calls) } };
       else if (mine !== null && found.kind === 'ended') result = { kind: 'notFilled', reason: `taker order ${found.status} with no fill` };
       else result = { kind: 'unclear', reason: fills.error ?? 'order found but its fills are not yet reported' };
     }
@@ -398,11 +469,11 @@ async function stepResolving(x: PerpExecutor, row: ExecutionRow): Promise<Execut
 
 // ---- step 7: clean-up --------------------------------------------------------------------------
 
-async function stepCleanup(x: PerpExecutor, row: ExecutionRow): Promise<ExecutionRow> {
+async function stepCleanup(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<ExecutionRow> {
   const state = executionState(row);
   const calls: CallRecord[] = [];
   for (const quoteId of state.makerOrdersSent) {
-    const actions = await makerVenueActions(x.deps.db, quoteId);
+    const actions = await actionsOf(x, memo, quoteId);
     if (actions === null) continue;
     let done = false;
     for (let attempt = 0; attempt < CANCEL_ATTEMPTS && !done; attempt++) {
@@ -420,35 +491,71 @@ async function stepCleanup(x: PerpExecutor, row: ExecutionRow): Promise<Executio
 
 // ---- the driver --------------------------------------------------------------------------------
 
+export interface RunOptions {
+  /**
+   * Takes the clean-up (the maker cancels, after the outcome is committed) off the caller: the run
+   * returns once the outcome is committed and hands the rest, lease still held, to `handOff`,
+   * which must await it (it releases the lease itself). The executor's slots then go to accepts
+   * still waiting for their checks rather than to a cancel no taker waits on.
+   */
+  handOffCleanup?: (rest: Promise<void>) => void;
+}
+
 /**
  * Runs one execution as far as it can go now. Safe to call from any node at any time: it does
  * nothing when another node holds the execution, when it is not due, or when it has ended.
  */
-export async function runPerpExecution(x: PerpExecutor, id: string): Promise<void> {
-  let row = await acquire(x, id);
-  if (!row) return;
+export async function runPerpExecution(x: PerpExecutor, id: string, options: RunOptions = {}): Promise<void> {
+  const acquired = await acquire(x, id);
+  if (!acquired) return;
+  let row: ExecutionRow = acquired;
+  const memo = newMemo();
   let takerSendCommitted = false;
+  let handedOff = false;
   try {
     for (let steps = 0; steps < 100 && !TERMINAL.includes(row.phase); steps++) {
       const phase = executionPhase(row);
-      if (phase === 'checking') row = await stepChecking(x, row);
-      else if (phase === 'makerSending') {
-        const next = await stepMakerSending(x, row);
+      if (phase === 'checking') {
+        row = await stepChecking(x, memo, row);
+        memo.enteredMakerSending = true;
+      } else if (phase === 'makerSending') {
+        const next = await stepMakerSending(x, memo, row);
         row = next.row;
         takerSendCommitted = next.sendTaker;
+        // A promoted backup: this run committed its `makerSending` too.
+        memo.enteredMakerSending = true;
       } else if (phase === 'takerSending') {
-        if (takerSendCommitted) row = await stepTakerSend(x, row);
+        if (takerSendCommitted) row = await stepTakerSend(x, memo, row);
         else row = await commit(x, row, { transition: afterLostTakerSend(executionState(row), x.deps.clock.now(), row.cloid === null ? 0 : x.resolveWindowMs) });
         takerSendCommitted = false;
       } else if (phase === 'resolving') {
         if (row.next_at > x.deps.clock.now()) break;
-        row = await stepResolving(x, row);
+        row = await stepResolving(x, memo, row);
         if (row.phase === 'resolving') break;
-      } else if (phase === 'cleanup') row = await stepCleanup(x, row);
+      } else if (phase === 'cleanup') {
+        if (options.handOffCleanup) {
+          handedOff = true;
+          options.handOffCleanup(cleanUpAndRelease(x, memo, row));
+          return;
+        }
+        row = await stepCleanup(x, memo, row);
+      }
     }
   } catch (error) {
     if (!(error instanceof LeaseLost)) throw error;
   } finally {
-    await release(x, id);
+    // A run that committed the last transition gave the lease back with it.
+    if (!handedOff && row.lease_owner === x.nodeId) await release(x, id);
+  }
+}
+
+async function cleanUpAndRelease(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<void> {
+  let held = row;
+  try {
+    held = await stepCleanup(x, memo, row);
+  } catch (error) {
+    if (!(error instanceof LeaseLost)) throw error;
+  } finally {
+    if (held.lease_owner === x.nodeId) await release(x, row.id);
   }
 }

@@ -56,6 +56,65 @@ export async function recordCalls(tx: Tx | Reader, executionId: string, calls: r
   await tx.insertInto('perp_execution_calls').values(calls.map((call) => callRow(executionId, call))).execute();
 }
 
+function callValues(executionId: string, calls: readonly CallRecord[]) {
+  return sql.join(
+    calls.map((call) => {
+      const r = callRow(executionId, call);
+      return sql`(${r.execution_id}::text, ${r.kind}::text, ${r.quote_id}::text, ${r.request}::jsonb, ${r.reply}::jsonb, ${r.error}::text, ${r.started_at}::int8, ${r.ended_at}::int8)`;
+    }),
+  );
+}
+
+/**
+ * A transition's write in one statement (one round trip): the execution's new columns, only if
+ * it is still held by `leaseOwner` in `phase`, and with them, only then, its call records.
+ * Null when the execution is no longer ours in that phase (nothing is written).
+ */
+export async function writeTransition(
+  db: Tx | Reader,
+  executionId: string,
+  guard: { leaseOwner: string; phase: string },
+  columns: Record<string, unknown>,
+  calls: readonly CallRecord[],
+): Promise<ExecutionRow | null> {
+  const set = sql.join(Object.entries(columns).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
+  const recorded =
+    calls.length === 0
+      ? sql``
+      : sql`, recorded as (
+          insert into perp_execution_calls (execution_id, kind, quote_id, request, reply, error, started_at, ended_at)
+          select v.* from (values ${callValues(executionId, calls)}) as v where exists (select 1 from next)
+        )`;
+  const result = await sql<ExecutionRow>`
+    with next as (
+      update perp_executions set ${set}
+      where id = ${executionId} and lease_owner = ${guard.leaseOwner} and phase = ${guard.phase}
+      returning *
+    )${recorded}
+    select * from next
+  `.execute(db);
+  return result.rows[0] ?? null;
+}
+
+/**
+ * The maker's signed order and cancel for `quoteId`, and the "maker order sending" record written
+ * in the same statement, only when there is an order to send: after it, a run that finds the
+ * record looks the order up by its cloid instead of sending it again.
+ */
+export async function recordMakerOrderSending(db: Reader, executionId: string, quoteId: string, at: number): Promise<MakerVenueActions | null> {
+  const result = await sql<{ maker_order: string; maker_cancel: string }>`
+    with o as (select maker_order, maker_cancel from perp_quote_orders where quote_id = ${quoteId}),
+    recorded as (
+      insert into perp_execution_calls (execution_id, kind, quote_id, started_at)
+      select ${executionId}::text, 'makerOrderSending', ${quoteId}::text, ${at}::int8 from o
+    )
+    select maker_order, maker_cancel from o
+  `.execute(db);
+  const row = result.rows[0];
+  if (!row) return null;
+  return { order: JSON.parse(row.maker_order) as SignedVenueAction, cancel: JSON.parse(row.maker_cancel) as SignedVenueAction };
+}
+
 export async function callsOf(db: Reader, executionId: string) {
   return db.selectFrom('perp_execution_calls').selectAll().where('execution_id', '=', executionId).orderBy('id').execute();
 }
