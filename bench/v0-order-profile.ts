@@ -49,7 +49,7 @@ for (const method of ['info', 'exchange'] as const) {
 
 const sim = await startVenueSimProcess({ dataDir: null });
 // A long idle pause: the worker's own passes stay out of what one order costs.
-const stack = await startV0Stack('postgres', { logLevel: 'fatal', sim, pollIntervalMs: 60_000 });
+const stack = await startV0Stack('postgres', { logLevel: process.env.LOG ?? 'fatal', sim, pollIntervalMs: 60_000 });
 try {
   const trader = privateKeyToAccount(generatePrivateKey());
   await stack.deposit(trader, 'USDC', String(orders * 50));

@@ -7,7 +7,8 @@
 import { fillMoney } from '../../domain/v0/order-money.ts';
 import { decideV0Order, finishEvent, isTerminal, type V0OrderDecision } from '../../domain/v0/order-status.ts';
 import { sql } from 'kysely';
-import { consumeFromLock, endLock, postMovement, type Posting } from '../../store/ledger.ts';
+import { endLock, type Posting } from '../../store/ledger.ts';
+import { applyBalanceDeltas, consumeAndMaybeEndLock, recordMovement, type BalanceDelta } from '../../store/ledger-batched.ts';
 import type { Tx } from '../../store/transaction.ts';
 import { writeV0OrderStatus, writeV0OrderStatusIfStill, type V0OrderOutcomeFields } from '../../store/v0-order-status.ts';
 import type { V0Deps } from './v0-deps.ts';
@@ -143,6 +144,10 @@ export async function bookFills(deps: V0Deps, orderId: string, fills: VenueFill[
     const given = order.side === 'buy' ? order.quote_token : order.base_token;
     const received = order.side === 'buy' ? order.base_token : order.quote_token;
     let progress = { filledAmount: order.filled_amount, filledNotional: order.filled_notional, quoteSettled: order.quote_settled };
+    // Balance changes are gathered and applied last, in one statement: the account's balance rows
+    // are what its other orders' transactions wait on, so they are held only at the very end.
+    const deltas: BalanceDelta[] = [];
+    let consumed = 0n;
     for (const fill of fresh) {
       const money = fillMoney(order.side, fill.size, fill.price, { filledNotional: progress.filledNotional, quoteSettled: progress.quoteSettled }, feePpm, orderScales);
       const base = { rail: 'VENUE' as const, source: 'ORDER_FILL' as const };
@@ -161,8 +166,8 @@ export async function bookFills(deps: V0Deps, orderId: string, fills: VenueFill[
         postings.push({ ...base, book: 'custody', token: fill.venueFeeToken, delta: fill.venueFee });
       }
       const movementId = deps.service.ids.uuid();
-      await postMovement(tx, { movementId, kind: 'v0_fill', reference: order.id, postings, postingIds: postings.map(() => deps.service.ids.uuid()), at: now });
-      await consumeFromLock(tx, 'order', order.id, money.paid, now);
+      deltas.push(...(await recordMovement(tx, { movementId, kind: 'v0_fill', reference: order.id, postings, postingIds: postings.map(() => deps.service.ids.uuid()), at: now })));
+      consumed += money.paid;
       await tx
         .insertInto('v0_fills')
         .values({ tid: fill.tid, order_id: order.id, account_id: order.account_id, price: fill.price, amount: fill.size, fee: money.fee, fee_token: received, fill_time: fill.time, movement_id: movementId, created_at: now })
@@ -177,11 +182,16 @@ export async function bookFills(deps: V0Deps, orderId: string, fills: VenueFill[
       ...(answer !== undefined && !isTerminal(order.status) ? { venue_filled_amount: answer.venueFilled, oid: answer.oid } : {}),
     };
     const venueFilled = answer?.venueFilled ?? order.venue_filled_amount;
+    let lockEnd: { reason: string } | null = null;
     if (!isTerminal(order.status) && isComplete(order.amount, progress.filledAmount, venueFilled)) {
-      await applyDecision(tx, order, decideV0Order(order.status, finishEvent(order.amount, progress.filledAmount, order.cancel_requested)), fields, now);
+      const decision = decideV0Order(order.status, finishEvent(order.amount, progress.filledAmount, order.cancel_requested));
+      await writeV0OrderStatus(tx, { id: order.id, from: order.status, to: decision.status, fields }, now);
+      if (decision.lock === 'release') lockEnd = { reason: `order ${decision.status}` };
     } else {
       await tx.updateTable('v0_orders').set({ ...fields, updated_at: now }).where('id', '=', order.id).execute();
     }
+    deltas.push(...(await consumeAndMaybeEndLock(tx, 'order', order.id, consumed, lockEnd, now)));
+    await applyBalanceDeltas(tx, deltas);
     return fresh.length;
   });
 }

@@ -18,7 +18,7 @@ import { creditVenueDeposit } from '../../services/v0/credit-deposit.ts';
 import { VenueUnavailableError, type VenueSpotMeta } from '../../services/v0/venue-port.ts';
 import type { V0Deps } from '../../services/v0/v0-deps.ts';
 import type { V0OrdersTable } from '../../store/schema.ts';
-import { allocateNonce, postRequest, recordAnswer, sendStoredAction, storeSignedAction } from './signed-actions.ts';
+import { allocateNonces, postRequest, recordAnswer, sendStoredAction, storeSignedAction } from './signed-actions.ts';
 import { firstStatus, type VenueExchangeReply, type VenueHttp } from './venue-http.ts';
 import type { OmnibusVenue } from './omnibus-venue.ts';
 
@@ -39,6 +39,13 @@ export interface OmnibusWorkerOptions {
 }
 
 const BATCH = 50;
+/**
+ * Nonces are reserved this many at a time and handed out in memory, each block only within
+ * NONCE_BLOCK_TTL_MS of its reservation (so a nonce stays near the clock, as the venue expects).
+ * Unused ones are gaps, which the venue accepts: nonces only need to increase per signer.
+ */
+const NONCE_BLOCK = 16;
+const NONCE_BLOCK_TTL_MS = 1000;
 /** Orders placed at once beside the passes; more than this wait for a pass. */
 const MAX_PLACING = 32;
 /** USDC is one ledger token on both rails, in micro-USDC (DESIGN.md section 10), whatever the venue's weiDecimals. */
@@ -66,10 +73,12 @@ export class OmnibusWorker {
   /** Orders and withdrawals being worked on right now (by a pass or by placeOrder): nobody else touches them. */
   readonly #claimed = new Set<string>();
   readonly #placing = new Set<Promise<void>>();
+  readonly #nonceBlocks = new Map<string, { next: number; last: number; at: number }>();
+  readonly #reservingNonces = new Map<string, Promise<void>>();
 
   constructor(options: OmnibusWorkerOptions) {
     this.#o = options;
-    options.venue.onWake((orderId) => (orderId === undefined ? this.settled() : this.placeOrder(orderId)));
+    options.venue.onWake((order) => (order === undefined ? this.settled() : this.placeOrder(order)));
   }
 
   start(): void {
@@ -125,29 +134,23 @@ export class OmnibusWorker {
    * applied and its fills booked, without waiting for (or behind) a pass. Whatever it cannot
    * finish (no answer, the venue down, too many at once) the passes finish as for any order.
    */
-  placeOrder(orderId: string): Promise<void> {
-    if (this.#stopped || this.#placing.size >= MAX_PLACING || !this.#claim(orderId)) return Promise.resolve();
-    const placing = this.#place(orderId).finally(() => {
+  placeOrder(order: Selectable<V0OrdersTable>): Promise<void> {
+    if (this.#stopped || this.#placing.size >= MAX_PLACING || !this.#claim(order.id)) return Promise.resolve();
+    const placing = this.#place(order).finally(() => {
       this.#placing.delete(placing);
-      this.#release(orderId);
+      this.#release(order.id);
     });
     this.#placing.add(placing);
     return placing;
   }
 
-  async #place(orderId: string): Promise<void> {
+  async #place(order: Selectable<V0OrdersTable>): Promise<void> {
+    const orderId = order.id;
     try {
       const meta = await this.#o.venue.spotMeta();
-      // Still pending, not being cancelled, and never signed (a pass may have got to it first).
-      const order = await this.#db
-        .selectFrom('v0_orders')
-        .selectAll()
-        .where('id', '=', orderId)
-        .where('status', '=', 'pending')
-        .where('cancel_requested', '=', false)
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('venue_actions').select('id').whereRef('venue_actions.owner_id', '=', 'v0_orders.id').where('venue_actions.kind', '=', 'order'))))
-        .executeTakeFirst();
-      if (!order) return;
+      // The row as createOrder committed it, not read back. If a pass signed it meanwhile, storing
+      // a second action does nothing (one per order and kind) and nothing is sent. A cancel
+      // requested meanwhile is sent after it, as for any resting order.
       // Stored as SENT: it goes out right below (a crash first leaves it to the reconciler).
       const stored = await this.#signOrder(order, meta, 'SENT');
       if (stored === null) return;
@@ -342,18 +345,37 @@ export class OmnibusWorker {
   }
 
   /**
-   * Allocates the signer's next nonce (one statement, committed at once, so the allocator's row is
-   * never held while signing), signs, and stores the request before anything sends it. A nonce
-   * allocated but never stored (a crash while signing, or an owner that already has its action) is
-   * a harmless gap: the venue only needs them to increase. One action per owner and kind (unique
-   * index), so a second signer for the same order stores nothing and gets null.
+   * Takes the signer's next nonce (from a block reserved in one committed statement, so the
+   * allocator's row is never held while signing), signs, and stores the request before anything
+   * sends it. A nonce taken but never stored (a crash while signing, or an owner that already has
+   * its action) is a harmless gap: the venue only needs them to increase. One action per owner
+   * and kind (unique index), so a second signer for the same owner stores nothing and gets null.
    */
   async #signAndStore(signer: PrivateKeyAccount, kind: 'order' | 'cancel' | 'spotSend', ownerId: string, sign: (nonce: number) => Promise<Record<string, unknown>>, status: 'SIGNED' | 'SENT' = 'SIGNED'): Promise<StoredRequest | null> {
     const now = this.#now();
-    const nonce = await allocateNonce(this.#db, signer.address, now);
+    const nonce = await this.#nextNonce(signer.address);
     const request = await sign(nonce);
     const id = this.#o.deps.service.ids.uuid();
     return (await storeSignedAction(this.#db, { id, signer: signer.address, nonce, kind, ownerId, request }, now, status)) ? { id, request } : null;
+  }
+
+  /** The signer's next nonce from its fresh block, reserving a new block (one statement, shared by concurrent callers) when none is left. */
+  async #nextNonce(signer: string): Promise<number> {
+    for (;;) {
+      const now = this.#now();
+      const block = this.#nonceBlocks.get(signer);
+      if (block && block.next <= block.last && now - block.at < NONCE_BLOCK_TTL_MS) return block.next++;
+      let reserving = this.#reservingNonces.get(signer);
+      if (!reserving) {
+        reserving = allocateNonces(this.#db, signer, now, NONCE_BLOCK)
+          .then((first) => {
+            this.#nonceBlocks.set(signer, { next: first, last: first + NONCE_BLOCK - 1, at: this.#now() });
+          })
+          .finally(() => this.#reservingNonces.delete(signer));
+        this.#reservingNonces.set(signer, reserving);
+      }
+      await reserving;
+    }
   }
 
   /** Sends every stored action that has no answer yet (first sends and resends alike: same bytes). */
@@ -362,7 +384,19 @@ export class OmnibusWorker {
     const actions = await this.#db
       .selectFrom('venue_actions')
       .select(['id', 'kind', 'owner_id', 'status', 'updated_at', 'send_attempts'])
-      .where((eb) => eb.or([eb('status', '=', 'SIGNED'), eb.and([eb('status', '=', 'SENT'), eb('kind', '=', 'spotSend'), eb('updated_at', '<', reconcileBefore)])]))
+      // A spotSend without an answer is resent only while its withdrawal is pending: once the
+      // ledger has shown it (completed), a resend would only meet its own nonce.
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'SIGNED'),
+          eb.and([
+            eb('status', '=', 'SENT'),
+            eb('kind', '=', 'spotSend'),
+            eb('updated_at', '<', reconcileBefore),
+            eb.exists(eb.selectFrom('v0_withdrawals').select('v0_withdrawals.id').where(sql<boolean>`v0_withdrawals.id::text = venue_actions.owner_id`).where('v0_withdrawals.state', '=', 'pending')),
+          ]),
+        ]),
+      )
       .orderBy('created_at')
       .limit(BATCH)
       .execute();

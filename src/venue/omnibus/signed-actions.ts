@@ -9,17 +9,17 @@ import { VenueUnavailableError } from '../../services/v0/venue-port.ts';
 import type { VenueExchangeReply, VenueHttp } from './venue-http.ts';
 
 /**
- * The next nonce of `signer`: max(now, last + 1), persisted by one statement (atomic on its own,
- * so it needs no transaction of its own: one round trip, and the allocator's row is held only for
- * that statement).
+ * Reserves the next `count` nonces of `signer` and returns the first: the block starts at
+ * max(now, last + 1) and the allocator keeps its end, persisted by one statement (atomic on its
+ * own, so no transaction: one round trip, the allocator's row held only for that statement).
  */
-export async function allocateNonce(db: Reader, signer: string, nowMs: number): Promise<number> {
+export async function allocateNonces(db: Reader, signer: string, nowMs: number, count = 1): Promise<number> {
   const result = await sql<{ last_nonce: string }>`
-    insert into venue_signer_nonces (signer, last_nonce) values (${signer}, ${nowMs})
-    on conflict (signer) do update set last_nonce = greatest(venue_signer_nonces.last_nonce + 1, ${nowMs})
+    insert into venue_signer_nonces (signer, last_nonce) values (${signer}, ${nowMs + count - 1})
+    on conflict (signer) do update set last_nonce = greatest(venue_signer_nonces.last_nonce + ${count}::int8, ${nowMs + count - 1}::int8)
     returning last_nonce
   `.execute(db);
-  return Number(result.rows[0]!.last_nonce);
+  return Number(result.rows[0]!.last_nonce) - count + 1;
 }
 
 export interface StoredAction {
