@@ -78,10 +78,10 @@ export async function consumeAndMaybeEndLock(tx: Tx, ownerKind: LockRequest['own
 }
 
 /**
- * Applies balance deltas, netted per row, one statement per row in key order (so concurrent
- * callers cannot deadlock on them): a row only credited is created if missing (an upsert); a row
- * debited must exist and cover the debit. Refuses with INSUFFICIENT_BALANCE (the caller's
- * transaction is then rolled back) if any row would go negative.
+ * Applies balance deltas, netted per row, in one statement (the rows are held from here to the
+ * commit only): a row with a debit must exist and cover it; a row only credited is created if
+ * missing (an upsert). Refuses with INSUFFICIENT_BALANCE (the caller's transaction is then
+ * rolled back) if any row would go negative.
  */
 export async function applyBalanceDeltas(tx: Tx, deltas: BalanceDelta[]): Promise<void> {
   const net = new Map<string, BalanceDelta>();
@@ -92,25 +92,31 @@ export async function applyBalanceDeltas(tx: Tx, deltas: BalanceDelta[]): Promis
     entry.locked += d.locked;
     net.set(key, entry);
   }
+  // Key order, so that callers meet the rows in the same order.
   const rows = [...net.entries()].filter(([, d]) => d.available !== 0n || d.locked !== 0n).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, d]) => d);
-  for (const d of rows) {
-    const written =
-      d.available >= 0n && d.locked >= 0n
-        ? await tx
-            .insertInto('balances')
-            .values({ account_id: d.accountId, token: d.token, rail: d.rail, available: d.available, locked: d.locked })
-            .onConflict((oc) => oc.columns(['account_id', 'token', 'rail']).doUpdateSet({ available: sql`balances.available + ${d.available}`, locked: sql`balances.locked + ${d.locked}` }))
-            .executeTakeFirst()
-            .then((r) => r.numInsertedOrUpdatedRows)
-        : await tx
-            .updateTable('balances')
-            .set({ available: sql`available + ${d.available}`, locked: sql`locked + ${d.locked}` })
-            .where('account_id', '=', d.accountId)
-            .where('token', '=', d.token)
-            .where('rail', '=', d.rail)
-            .where(sql<boolean>`available + ${d.available} >= 0 and locked + ${d.locked} >= 0`)
-            .executeTakeFirst()
-            .then((r) => r.numUpdatedRows);
-    if (written !== 1n) throw new ServiceError('INSUFFICIENT_BALANCE', `insufficient ${d.token} balance`, { token: d.token });
+  if (rows.length === 0) return;
+  const result = await sql<{ token: string }>`
+    with d as (
+      select * from unnest(${rows.map((d) => d.accountId)}::uuid[], ${rows.map((d) => d.token)}::text[], ${rows.map((d) => d.rail)}::text[],
+        ${rows.map((d) => d.available.toString())}::numeric[], ${rows.map((d) => d.locked.toString())}::numeric[]) with ordinality
+        as d(account_id, token, rail, available, locked, n)
+    ), debited as (
+      update balances b set available = b.available + d.available, locked = b.locked + d.locked
+      from d
+      where b.account_id = d.account_id and b.token = d.token and b.rail = d.rail and (d.available < 0 or d.locked < 0)
+        and b.available + d.available >= 0 and b.locked + d.locked >= 0
+      returning b.token
+    ), credited as (
+      insert into balances (account_id, token, rail, available, locked)
+      select account_id, token, rail, available, locked from d where d.available >= 0 and d.locked >= 0 order by n
+      on conflict (account_id, token, rail) do update set available = balances.available + excluded.available, locked = balances.locked + excluded.locked
+      returning token
+    )
+    select token from debited union all select token from credited
+  `.execute(tx);
+  if (result.rows.length !== rows.length) {
+    const written = result.rows.map((r) => r.token);
+    const token = rows.find((d) => !written.includes(d.token))?.token ?? rows[0]!.token;
+    throw new ServiceError('INSUFFICIENT_BALANCE', `insufficient ${token} balance`, { token });
   }
 }
