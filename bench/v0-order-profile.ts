@@ -2,7 +2,9 @@
  * Profiles single `/v0` orders one at a time (no queueing): per order, the SQL statements the
  * service ran (BEGIN/COMMIT included, each a round trip), the venue requests it made, and the time
  * from createOrder to terminal status split into HTTP request, venue time and the rest. PostgreSQL
- * only (statements are counted at the `pg` client).
+ * only (statements are counted at the `pg` client, so the node's other background work, e.g. the
+ * outbox dispatcher's polls, is counted too; the last order's statements are printed to tell them
+ * apart). A figure to read, never asserted.
  *
  *   TEST_DATABASE_URL=postgres://... node bench/v0-order-profile.ts [orders=20]
  */
