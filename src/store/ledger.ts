@@ -23,29 +23,33 @@ export interface Movement {
   at: number;
 }
 
-async function ensureBalanceRow(tx: Tx, accountId: string, token: string, rail: Rail): Promise<void> {
-  await tx
-    .insertInto('balances')
-    .values({ account_id: accountId, token, rail, available: 0n, locked: 0n })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-}
-
-/** Applies a user delta to the projection; refuses (INSUFFICIENT_BALANCE) rather than go negative. */
+/**
+ * Applies a user delta to the projection in one statement; refuses (INSUFFICIENT_BALANCE) rather
+ * than go negative. A credit creates the balance row if it is missing (an upsert); a debit needs
+ * the row to exist and hold enough (a missing row holds nothing).
+ */
 async function applyUserDelta(tx: Tx, posting: Posting): Promise<void> {
   const accountId = posting.accountId;
   if (!accountId) throw new Error('user posting without account');
-  await ensureBalanceRow(tx, accountId, posting.token, posting.rail);
   const column = posting.fromLocked ? 'locked' : 'available';
-  const result = await tx
-    .updateTable('balances')
-    .set({ [column]: sql`${sql.ref(column)} + ${posting.delta}` })
-    .where('account_id', '=', accountId)
-    .where('token', '=', posting.token)
-    .where('rail', '=', posting.rail)
-    .where(sql.ref(column), '>=', -posting.delta < 0n ? 0n : -posting.delta)
-    .executeTakeFirst();
-  if (result.numUpdatedRows !== 1n) {
+  const result =
+    posting.delta >= 0n
+      ? await tx
+          .insertInto('balances')
+          .values({ account_id: accountId, token: posting.token, rail: posting.rail, available: posting.fromLocked ? 0n : posting.delta, locked: posting.fromLocked ? posting.delta : 0n })
+          .onConflict((oc) => oc.columns(['account_id', 'token', 'rail']).doUpdateSet({ [column]: sql`${sql.ref(`balances.${column}`)} + ${posting.delta}` }))
+          .executeTakeFirst()
+          .then((r) => r.numInsertedOrUpdatedRows)
+      : await tx
+          .updateTable('balances')
+          .set({ [column]: sql`${sql.ref(column)} + ${posting.delta}` })
+          .where('account_id', '=', accountId)
+          .where('token', '=', posting.token)
+          .where('rail', '=', posting.rail)
+          .where(sql.ref(column), '>=', -posting.delta)
+          .executeTakeFirst()
+          .then((r) => r.numUpdatedRows);
+  if (result !== 1n) {
     throw new ServiceError('INSUFFICIENT_BALANCE', `insufficient ${posting.token} balance`, { token: posting.token });
   }
 }
@@ -232,18 +236,18 @@ export async function relockMany(tx: Tx, changes: LockChange[], at: number): Pro
  */
 export async function consumeFromLock(tx: Tx, ownerKind: LockRequest['ownerKind'], ownerId: string, amount: bigint, at: number): Promise<void> {
   if (amount <= 0n) return;
-  const lock = await tx
-    .selectFrom('locks')
-    .select(['lock_id', 'amount'])
+  // One statement: the lock shrinks, and ends when it is used up (a lock too small is no row).
+  const consumed = await tx
+    .updateTable('locks')
+    .set({
+      amount: sql`case when amount = ${amount} then amount else amount - ${amount} end`,
+      released_at: sql`case when amount = ${amount} then ${at}::int8 else null end`,
+      release_reason: sql`case when amount = ${amount} then 'consumed' else null end`,
+    })
     .where('owner_kind', '=', ownerKind)
     .where('owner_id', '=', ownerId)
     .where('released_at', 'is', null)
-    .forUpdate()
+    .where('amount', '>=', amount)
     .executeTakeFirst();
-  if (!lock || lock.amount < amount) throw new Error(`lock of ${ownerKind} ${ownerId} does not cover ${amount}`);
-  if (lock.amount === amount) {
-    await tx.updateTable('locks').set({ released_at: at, release_reason: 'consumed' }).where('lock_id', '=', lock.lock_id).execute();
-  } else {
-    await tx.updateTable('locks').set({ amount: lock.amount - amount }).where('lock_id', '=', lock.lock_id).execute();
-  }
+  if (consumed.numUpdatedRows !== 1n) throw new Error(`lock of ${ownerKind} ${ownerId} does not cover ${amount}`);
 }

@@ -8,10 +8,12 @@ export async function accountIdOf(db: Reader, identity: string): Promise<string 
   return row?.id ?? null;
 }
 
+export const NO_ACCOUNT = 'no account for this identity; fund it with a spotSend to the omnibus first';
+
 /** @throws ServiceError USER_NOT_FOUND when the identity has no account (DESIGN.md section 10). */
 export async function requireAccount(db: Reader, identity: string): Promise<string> {
   const id = await accountIdOf(db, identity);
-  if (id === null) throw new ServiceError('USER_NOT_FOUND', 'no account for this identity; fund it with a spotSend to the omnibus first');
+  if (id === null) throw new ServiceError('USER_NOT_FOUND', NO_ACCOUNT);
   return id;
 }
 

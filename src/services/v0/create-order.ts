@@ -7,9 +7,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ServiceError } from '../../domain/errors.ts';
 import { parseSpotPrice, parseSpotSize, priceToGrid, validationError } from '../../domain/v0/venue-grid.ts';
 import { orderLock, PPM } from '../../domain/v0/order-money.ts';
-import { lockFunds } from '../../store/ledger.ts';
+import { recordV0OrderLocked } from '../../store/v0-order-record.ts';
 import { uuidv7 } from '../ids.ts';
-import { requireAccount } from './accounts.ts';
+import { NO_ACCOUNT, requireAccount } from './accounts.ts';
 import { resolveMarket, venueMeta } from './discovery.ts';
 import { VenueUnavailableError } from './venue-port.ts';
 import type { V0Deps } from './v0-deps.ts';
@@ -42,6 +42,15 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: s
 function tokenField(value: unknown, field: string): string {
   if (typeof value !== 'string' || !/^[A-Za-z0-9]{1,20}$/.test(value)) throw validationError(field, 'must be a token name');
   return value;
+}
+
+/** Ledger decimals of `symbols` from the reference data (cached), read from the store for any it lacks. */
+async function ledgerDecimals(deps: V0Deps, symbols: string[]): Promise<Map<string, number>> {
+  const known = (await deps.service.refdata.current()).tokens;
+  const decimals = new Map(symbols.flatMap((symbol) => (known.has(symbol) ? [[symbol, known.get(symbol)!.decimals] as const] : [])));
+  const missing = symbols.filter((symbol) => !decimals.has(symbol));
+  if (missing.length > 0) for (const t of await deps.service.db.selectFrom('tokens').select(['symbol', 'decimals']).where('symbol', 'in', missing).execute()) decimals.set(t.symbol, t.decimals);
+  return decimals;
 }
 
 export async function createOrder(deps: V0Deps, identity: string, layout: V0Layout, input: CreateOrderInput): Promise<CreatedOrder> {
@@ -78,44 +87,46 @@ export async function createOrder(deps: V0Deps, identity: string, layout: V0Layo
 
   const now = deps.service.clock.now();
   const created: CreatedOrder = { id: `dord_${uuidv7(now)}`, orderUuid: randomUUID(), cloid: `0x${randomBytes(16).toString('hex')}` };
-  await deps.service.db.transaction().execute(async (tx) => {
-    const accountId = await requireAccount(tx, identity);
-    const decimals = await tx.selectFrom('tokens').select(['symbol', 'decimals']).where('symbol', 'in', [baseToken, quoteToken]).execute();
-    const decimalsOf = new Map(decimals.map((t) => [t.symbol, t.decimals]));
-    const baseLedgerDecimals = decimalsOf.get(baseToken);
-    const quoteLedgerDecimals = decimalsOf.get(quoteToken);
-    if (baseLedgerDecimals === undefined || quoteLedgerDecimals === undefined) throw new ServiceError('ORDER_ERROR', 'insufficient available balance');
-    const lock = orderLock(side, amount, price, { baseWeiDecimals: market.base.weiDecimals, baseLedgerDecimals, quoteLedgerDecimals });
-    await tx
-      .insertInto('v0_orders')
-      .values({
-        id: created.id,
-        order_uuid: created.orderUuid,
-        cloid: created.cloid,
-        account_id: accountId,
-        side,
-        order_type: orderType,
-        tif,
-        base_token: baseToken,
-        quote_token: quoteToken,
-        asset: market.asset,
-        amount,
-        price,
-        status: 'pending',
-        oid: null,
-        error_message: null,
-        venue_filled_amount: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    try {
-      await lockFunds(tx, { lockId: deps.service.ids.uuid(), accountId, token: lock.token === 'quote' ? quoteToken : baseToken, rail: 'VENUE', amount: lock.amount, ownerKind: 'order', ownerId: created.id, at: now });
-    } catch (error) {
-      if (error instanceof ServiceError && error.code === 'INSUFFICIENT_BALANCE') throw new ServiceError('ORDER_ERROR', 'insufficient available balance');
-      throw error;
-    }
+  const decimalsOf = await ledgerDecimals(deps, [baseToken, quoteToken]);
+  const baseLedgerDecimals = decimalsOf.get(baseToken);
+  const quoteLedgerDecimals = decimalsOf.get(quoteToken);
+  if (baseLedgerDecimals === undefined || quoteLedgerDecimals === undefined) {
+    // A token the ledger does not know holds nothing: nothing can be locked.
+    await requireAccount(deps.service.db, identity);
+    throw new ServiceError('ORDER_ERROR', 'insufficient available balance');
+  }
+  const lock = orderLock(side, amount, price, { baseWeiDecimals: market.base.weiDecimals, baseLedgerDecimals, quoteLedgerDecimals });
+  // The order and its lock are one statement (src/store/v0-order-record.ts): one round trip.
+  const outcome = await recordV0OrderLocked(
+    deps.service.db,
+    identity,
+    { id: created.id, order_uuid: created.orderUuid, cloid: created.cloid, side, order_type: orderType, tif, base_token: baseToken, quote_token: quoteToken, asset: market.asset, amount, price, status: 'pending', created_at: now, updated_at: now },
+    { lockId: deps.service.ids.uuid(), token: lock.token === 'quote' ? quoteToken : baseToken, rail: 'VENUE', amount: lock.amount },
+  );
+  if (!outcome.recorded) throw outcome.reason === 'noAccount' ? new ServiceError('USER_NOT_FOUND', NO_ACCOUNT) : new ServiceError('ORDER_ERROR', 'insufficient available balance');
+  void deps.venue.wake({
+    id: created.id,
+    order_uuid: created.orderUuid,
+    cloid: created.cloid,
+    account_id: outcome.accountId,
+    side,
+    order_type: orderType,
+    tif,
+    base_token: baseToken,
+    quote_token: quoteToken,
+    asset: market.asset,
+    amount,
+    price,
+    status: 'pending',
+    filled_amount: 0n,
+    filled_notional: 0n,
+    venue_filled_amount: null,
+    quote_settled: 0n,
+    oid: null,
+    error_message: null,
+    cancel_requested: false,
+    created_at: now,
+    updated_at: now,
   });
-  void deps.venue.wake(created.id);
   return created;
 }

@@ -2,6 +2,8 @@
  * What the `/v0` use cases need from the venue, implemented by the omnibus adapter
  * (`src/venue/omnibus/`). Shapes are the venue's own (`spotMeta`), translated nowhere else.
  */
+import type { Selectable } from 'kysely';
+import type { V0OrdersTable } from '../../store/schema.ts';
 
 export interface VenueSpotToken {
   name: string;
@@ -46,11 +48,14 @@ export interface V0Venue {
   /** Answers within a short timeout whether the venue responds now. */
   reachable(): Promise<boolean>;
   /** Committed work is waiting (an order to send, a cancel, a withdrawal): run the worker now.
-   * Resolves after its next complete pass. With the id of an order just recorded, that order is
-   * placed at once on its own (signed, sent, its fills booked) and the promise resolves when done,
-   * so an order never waits behind the rest of a pass. */
-  wake(orderId?: string): Promise<void>;
+   * Resolves after its next complete pass. With an order just recorded (its row as committed),
+   * that order is placed at once on its own (signed, sent, its fills booked) without reading it
+   * back, and the promise resolves when done, so an order never waits behind the rest of a pass. */
+  wake(order?: RecordedV0Order): Promise<void>;
 }
+
+/** A `/v0` order row as `createOrder` committed it. */
+export type RecordedV0Order = Selectable<V0OrdersTable>;
 
 export interface V0Settings {
   /** Default spot fee rates in parts per million, when the operator set none for the account. */

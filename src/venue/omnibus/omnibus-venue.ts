@@ -4,7 +4,7 @@
  */
 import { getAddress } from 'viem';
 import { PRICE_DECIMALS, venueUnitsDown } from '../../domain/v0/venue-grid.ts';
-import type { V0Venue, VenueSpotMeta } from '../../services/v0/venue-port.ts';
+import type { RecordedV0Order, V0Venue, VenueSpotMeta } from '../../services/v0/venue-port.ts';
 import type { VenueHttp } from './venue-http.ts';
 
 export interface OmnibusVenueOptions {
@@ -21,7 +21,7 @@ export class OmnibusVenue implements V0Venue {
   readonly omnibusAddress: string;
   readonly #options: OmnibusVenueOptions;
   #meta: { value: VenueSpotMeta; at: number } | null = null;
-  #wake: (orderId?: string) => Promise<void> = () => Promise.resolve();
+  #wake: (order?: RecordedV0Order) => Promise<void> = () => Promise.resolve();
 
   constructor(options: OmnibusVenueOptions) {
     this.#options = options;
@@ -29,12 +29,12 @@ export class OmnibusVenue implements V0Venue {
   }
 
   /** The worker registers how to be woken. */
-  onWake(wake: (orderId?: string) => Promise<void>): void {
+  onWake(wake: (order?: RecordedV0Order) => Promise<void>): void {
     this.#wake = wake;
   }
 
-  wake(orderId?: string): Promise<void> {
-    return this.#wake(orderId);
+  wake(order?: RecordedV0Order): Promise<void> {
+    return this.#wake(order);
   }
 
   async spotMeta(): Promise<VenueSpotMeta> {

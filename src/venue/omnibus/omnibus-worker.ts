@@ -12,13 +12,13 @@ import { getAddress } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Logger } from 'pino';
 import { PRICE_DECIMALS, venueDecimal, venueUnitsDown, venueUnitsUp } from '../../domain/v0/venue-grid.ts';
-import { bookFill, cancelUnsentOrder, failOrder, finishOrder, markOrderResting } from '../../services/v0/order-outcomes.ts';
+import { bookFills, cancelUnsentOrder, failOrder, finishOrder, markOrderResting, type VenueFill } from '../../services/v0/order-outcomes.ts';
 import { completeWithdrawal, failWithdrawal } from '../../services/v0/withdrawals.ts';
 import { creditVenueDeposit } from '../../services/v0/credit-deposit.ts';
 import { VenueUnavailableError, type VenueSpotMeta } from '../../services/v0/venue-port.ts';
 import type { V0Deps } from '../../services/v0/v0-deps.ts';
 import type { V0OrdersTable } from '../../store/schema.ts';
-import { allocateNonce, sendStoredAction, storeSignedAction } from './signed-actions.ts';
+import { allocateNonces, postRequest, recordAnswer, sendStoredAction, storeSignedAction } from './signed-actions.ts';
 import { firstStatus, type VenueExchangeReply, type VenueHttp } from './venue-http.ts';
 import type { OmnibusVenue } from './omnibus-venue.ts';
 
@@ -39,6 +39,13 @@ export interface OmnibusWorkerOptions {
 }
 
 const BATCH = 50;
+/**
+ * Nonces are reserved this many at a time and handed out in memory, each block only within
+ * NONCE_BLOCK_TTL_MS of its reservation (so a nonce stays near the clock, as the venue expects).
+ * Unused ones are gaps, which the venue accepts: nonces only need to increase per signer.
+ */
+const NONCE_BLOCK = 16;
+const NONCE_BLOCK_TTL_MS = 1000;
 /** Orders placed at once beside the passes; more than this wait for a pass. */
 const MAX_PLACING = 32;
 /** USDC is one ledger token on both rails, in micro-USDC (DESIGN.md section 10), whatever the venue's weiDecimals. */
@@ -50,6 +57,7 @@ const FILL_CLOCK_SLACK_MS = 10_000;
 
 interface VenueFillRow { coin: string; px: string; sz: string; side: string; time: number; hash: string; oid: number; tid: number; fee: string; feeToken: string; cloid?: string }
 interface LedgerUpdate { time: number; hash: string; delta: { type: string; token?: string; amount?: string; user?: string; destination?: string; fee?: string } }
+interface StoredRequest { id: string; request: Record<string, unknown> }
 interface OrderStatusReply { status: string; order?: { order: { oid: number; sz: string; origSz: string; cloid?: string | null }; status: string } }
 
 export class OmnibusWorker {
@@ -65,10 +73,12 @@ export class OmnibusWorker {
   /** Orders and withdrawals being worked on right now (by a pass or by placeOrder): nobody else touches them. */
   readonly #claimed = new Set<string>();
   readonly #placing = new Set<Promise<void>>();
+  readonly #nonceBlocks = new Map<string, { next: number; last: number; at: number }>();
+  readonly #reservingNonces = new Map<string, Promise<void>>();
 
   constructor(options: OmnibusWorkerOptions) {
     this.#o = options;
-    options.venue.onWake((orderId) => (orderId === undefined ? this.settled() : this.placeOrder(orderId)));
+    options.venue.onWake((order) => (order === undefined ? this.settled() : this.placeOrder(order)));
   }
 
   start(): void {
@@ -124,29 +134,82 @@ export class OmnibusWorker {
    * applied and its fills booked, without waiting for (or behind) a pass. Whatever it cannot
    * finish (no answer, the venue down, too many at once) the passes finish as for any order.
    */
-  placeOrder(orderId: string): Promise<void> {
-    if (this.#stopped || this.#placing.size >= MAX_PLACING || !this.#claim(orderId)) return Promise.resolve();
-    const placing = this.#place(orderId).finally(() => {
+  placeOrder(order: Selectable<V0OrdersTable>): Promise<void> {
+    if (this.#stopped || this.#placing.size >= MAX_PLACING || !this.#claim(order.id)) return Promise.resolve();
+    const placing = this.#place(order).finally(() => {
       this.#placing.delete(placing);
-      this.#release(orderId);
+      this.#release(order.id);
     });
     this.#placing.add(placing);
     return placing;
   }
 
-  async #place(orderId: string): Promise<void> {
+  async #place(order: Selectable<V0OrdersTable>): Promise<void> {
+    const orderId = order.id;
     try {
       const meta = await this.#o.venue.spotMeta();
-      const order = await this.#db.selectFrom('v0_orders').selectAll().where('id', '=', orderId).where('status', '=', 'pending').executeTakeFirst();
-      if (!order || order.cancel_requested) return;
-      await this.#signOrder(order, meta);
-      const action = await this.#db.selectFrom('venue_actions').select(['id', 'kind', 'owner_id', 'send_attempts']).where('owner_id', '=', orderId).where('kind', '=', 'order').where('status', '=', 'SIGNED').executeTakeFirst();
-      if (!action) return;
-      if (!(await this.#send(action, meta))) return;
-      await this.#bookFills(meta, orderId);
+      // The row as createOrder committed it, not read back. If a pass signed it meanwhile, storing
+      // a second action does nothing (one per order and kind) and nothing is sent. A cancel
+      // requested meanwhile is sent after it, as for any resting order.
+      // Stored as SENT: it goes out right below (a crash first leaves it to the reconciler).
+      const stored = await this.#signOrder(order, meta, 'SENT');
+      if (stored === null) return;
+      const outcome = await postRequest(this.#o.http, stored.request, this.#o.exchangeTimeoutMs);
+      if (!outcome.answered) {
+        this.#o.logger.warn({ action: stored.id, error: outcome.error }, 'venue order unanswered; left to the reconciler');
+        return;
+      }
+      const status = firstStatus(outcome.reply);
+      const filled = typeof status === 'object' && status !== null && 'filled' in status ? (status as { filled: { totalSz: string; oid: number } }).filled : null;
+      if (filled === null) {
+        await recordAnswer(this.#db, stored.id, outcome.reply, this.#now());
+        await this.#applyReply('order', orderId, outcome.reply, meta);
+        // A GTC order may have filled in part before it rested.
+        if (typeof status === 'object' && status !== null && 'resting' in status) await this.#bookFills(meta, orderId);
+        return;
+      }
+      // An IOC answered `filled`: its answer is recorded while its fills are read, and the fills,
+      // the venue's total and the order's end are then one transaction.
+      const base = meta.tokens.find((t) => t.name === order.base_token);
+      const [, fills] = await Promise.all([recordAnswer(this.#db, stored.id, outcome.reply, this.#now()), this.#readFills(order.created_at)]);
+      if (!base || fills === null) {
+        await this.#finishFilled(orderId, String(filled.totalSz), Number(filled.oid), meta);
+        return;
+      }
+      const decimals = await this.#ledgerDecimals();
+      const own = fills.filter((fill) => fill.cloid?.toLowerCase() === order.cloid || fill.oid === Number(filled.oid)).map((fill) => this.#venueFill(fill, base.weiDecimals, decimals));
+      await bookFills(this.#o.deps, orderId, own, { baseWeiDecimals: base.weiDecimals }, { venueFilled: venueUnitsDown(String(filled.totalSz), base.weiDecimals), oid: Number(filled.oid) });
     } catch (error) {
       this.#o.logger.warn({ err: error, order: orderId }, 'v0 order not placed at once; left to the worker pass');
     }
+  }
+
+  /** The omnibus's fills since `sinceMs` (less the clock slack), or null when the venue does not answer. */
+  async #readFills(sinceMs: number): Promise<VenueFillRow[] | null> {
+    try {
+      return await this.#o.http.info<VenueFillRow[]>({ type: 'userFillsByTime', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, sinceMs - FILL_CLOCK_SLACK_MS) }, this.#o.infoTimeoutMs);
+    } catch (error) {
+      if (error instanceof VenueUnavailableError) return null;
+      throw error;
+    }
+  }
+
+  /** Ledger decimals per token symbol (reference data, cached). */
+  async #ledgerDecimals(): Promise<Map<string, number>> {
+    const tokens = (await this.#o.deps.service.refdata.current()).tokens;
+    return new Map([...tokens.values()].map((t) => [t.symbol, t.decimals]));
+  }
+
+  #venueFill(fill: VenueFillRow, baseWeiDecimals: number, decimals: Map<string, number>): VenueFill {
+    const feeDecimals = decimals.get(fill.feeToken);
+    return {
+      tid: String(fill.tid),
+      price: venueUnitsDown(fill.px, PRICE_DECIMALS),
+      size: venueUnitsDown(fill.sz, baseWeiDecimals),
+      time: fill.time,
+      venueFee: feeDecimals === undefined ? 0n : venueUnitsUp(fill.fee, feeDecimals),
+      venueFeeToken: fill.feeToken,
+    };
   }
 
   /** Takes `id` for this caller unless someone is working on it (synchronous: no await between test and set). */
@@ -215,22 +278,22 @@ export class OmnibusWorker {
   }
 
   /** Signs and stores an order not yet sent (or finishes it: cancelled before sending, or a market gone). */
-  async #signOrder(order: Selectable<V0OrdersTable>, meta: VenueSpotMeta): Promise<void> {
+  async #signOrder(order: Selectable<V0OrdersTable>, meta: VenueSpotMeta, status: 'SIGNED' | 'SENT' = 'SIGNED'): Promise<StoredRequest | null> {
     if (order.cancel_requested) {
       await cancelUnsentOrder(this.#o.deps, order.id);
-      return;
+      return null;
     }
     const base = meta.tokens.find((t) => t.name === order.base_token);
     if (!base) {
       await failOrder(this.#o.deps, order.id, `the venue no longer lists ${order.base_token}`);
-      return;
+      return null;
     }
     const action = {
       type: 'order',
       orders: [{ a: order.asset, b: order.side === 'buy', p: venueDecimal(order.price, PRICE_DECIMALS), s: venueDecimal(order.amount, base.weiDecimals), r: false, t: { limit: { tif: order.tif } }, c: order.cloid }],
       grouping: 'na',
     };
-    await this.#signAndStore(this.#o.agent, 'order', order.id, async (nonce) => ({ action, nonce, signature: await signL1Action({ wallet: this.#o.agent, action, nonce, isTestnet: this.#o.network === 'testnet' }) }));
+    return this.#signAndStore(this.#o.agent, 'order', order.id, async (nonce) => ({ action, nonce, signature: await signL1Action({ wallet: this.#o.agent, action, nonce, isTestnet: this.#o.network === 'testnet' }) }), status);
   }
 
   async #signCancels(): Promise<void> {
@@ -282,18 +345,37 @@ export class OmnibusWorker {
   }
 
   /**
-   * Allocates the signer's next nonce (committed at once, so the allocator's row is never held
-   * while signing), signs, and stores the request before anything sends it. A nonce allocated but
-   * never stored (a crash while signing) is a harmless gap: the venue only needs them to increase.
-   * The caller holds the owner's claim, so nobody else signs for it meanwhile.
+   * Takes the signer's next nonce (from a block reserved in one committed statement, so the
+   * allocator's row is never held while signing), signs, and stores the request before anything
+   * sends it. A nonce taken but never stored (a crash while signing, or an owner that already has
+   * its action) is a harmless gap: the venue only needs them to increase. One action per owner
+   * and kind (unique index), so a second signer for the same owner stores nothing and gets null.
    */
-  async #signAndStore(signer: PrivateKeyAccount, kind: 'order' | 'cancel' | 'spotSend', ownerId: string, sign: (nonce: number) => Promise<Record<string, unknown>>): Promise<void> {
+  async #signAndStore(signer: PrivateKeyAccount, kind: 'order' | 'cancel' | 'spotSend', ownerId: string, sign: (nonce: number) => Promise<Record<string, unknown>>, status: 'SIGNED' | 'SENT' = 'SIGNED'): Promise<StoredRequest | null> {
     const now = this.#now();
-    const existing = await this.#db.selectFrom('venue_actions').select('id').where('owner_id', '=', ownerId).where('kind', '=', kind).executeTakeFirst();
-    if (existing) return;
-    const nonce = await this.#db.transaction().execute((tx) => allocateNonce(tx, signer.address, now));
+    const nonce = await this.#nextNonce(signer.address);
     const request = await sign(nonce);
-    await this.#db.transaction().execute((tx) => storeSignedAction(tx, { id: this.#o.deps.service.ids.uuid(), signer: signer.address, nonce, kind, ownerId, request }, now));
+    const id = this.#o.deps.service.ids.uuid();
+    return (await storeSignedAction(this.#db, { id, signer: signer.address, nonce, kind, ownerId, request }, now, status)) ? { id, request } : null;
+  }
+
+  /** The signer's next nonce from its fresh block, reserving a new block (one statement, shared by concurrent callers) when none is left. */
+  async #nextNonce(signer: string): Promise<number> {
+    for (;;) {
+      const now = this.#now();
+      const block = this.#nonceBlocks.get(signer);
+      if (block && block.next <= block.last && now - block.at < NONCE_BLOCK_TTL_MS) return block.next++;
+      let reserving = this.#reservingNonces.get(signer);
+      if (!reserving) {
+        reserving = allocateNonces(this.#db, signer, now, NONCE_BLOCK)
+          .then((first) => {
+            this.#nonceBlocks.set(signer, { next: first, last: first + NONCE_BLOCK - 1, at: this.#now() });
+          })
+          .finally(() => this.#reservingNonces.delete(signer));
+        this.#reservingNonces.set(signer, reserving);
+      }
+      await reserving;
+    }
   }
 
   /** Sends every stored action that has no answer yet (first sends and resends alike: same bytes). */
@@ -302,7 +384,19 @@ export class OmnibusWorker {
     const actions = await this.#db
       .selectFrom('venue_actions')
       .select(['id', 'kind', 'owner_id', 'status', 'updated_at', 'send_attempts'])
-      .where((eb) => eb.or([eb('status', '=', 'SIGNED'), eb.and([eb('status', '=', 'SENT'), eb('kind', '=', 'spotSend'), eb('updated_at', '<', reconcileBefore)])]))
+      // A spotSend without an answer is resent only while its withdrawal is pending: once the
+      // ledger has shown it (completed), a resend would only meet its own nonce.
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'SIGNED'),
+          eb.and([
+            eb('status', '=', 'SENT'),
+            eb('kind', '=', 'spotSend'),
+            eb('updated_at', '<', reconcileBefore),
+            eb.exists(eb.selectFrom('v0_withdrawals').select('v0_withdrawals.id').where(sql<boolean>`v0_withdrawals.id::text = venue_actions.owner_id`).where('v0_withdrawals.state', '=', 'pending')),
+          ]),
+        ]),
+      )
       .orderBy('created_at')
       .limit(BATCH)
       .execute();
@@ -404,29 +498,23 @@ export class OmnibusWorker {
     }
     const byCloid = new Map(live.map((o) => [o.cloid, o]));
     const byOid = new Map(live.filter((o) => o.oid !== null).map((o) => [o.oid!, o]));
-    const mine = fills.map((fill) => ({ fill, order: (fill.cloid ? byCloid.get(fill.cloid.toLowerCase()) : undefined) ?? byOid.get(fill.oid) })).filter((m) => m.order !== undefined);
-    const booked = mine.length === 0 ? new Set<string>() : new Set((await this.#db.selectFrom('v0_fills').select('tid').where('tid', 'in', mine.map((m) => String(m.fill.tid))).execute()).map((r) => r.tid));
+    const candidates = fills.filter((fill) => (fill.cloid ? byCloid.has(fill.cloid.toLowerCase()) : false) || byOid.has(fill.oid));
+    const booked = candidates.length === 0 ? new Set<string>() : new Set((await this.#db.selectFrom('v0_fills').select('tid').where('tid', 'in', candidates.map((fill) => String(fill.tid))).execute()).map((r) => r.tid));
+    const decimals = await this.#ledgerDecimals();
     const tokens = new Map(meta.tokens.map((t) => [t.name, t]));
-    const decimals = new Map((await this.#db.selectFrom('tokens').select(['symbol', 'decimals']).execute()).map((t) => [t.symbol, t.decimals]));
-    for (const { fill, order } of mine) {
-      if (booked.has(String(fill.tid))) continue;
-      const base = tokens.get(order!.base_token);
+    const perOrder = new Map<string, { weiDecimals: number; fills: VenueFill[] }>();
+    for (const fill of fills) {
+      const order = (fill.cloid ? byCloid.get(fill.cloid.toLowerCase()) : undefined) ?? byOid.get(fill.oid);
+      // An order being placed right now books its own fills.
+      if (order === undefined || booked.has(String(fill.tid)) || (onlyOrderId === undefined && this.#claimed.has(order.id))) continue;
+      const base = tokens.get(order.base_token);
       if (!base) continue;
-      const feeDecimals = decimals.get(fill.feeToken);
-      await bookFill(
-        this.#o.deps,
-        order!.id,
-        {
-          tid: String(fill.tid),
-          price: venueUnitsDown(fill.px, PRICE_DECIMALS),
-          size: venueUnitsDown(fill.sz, base.weiDecimals),
-          time: fill.time,
-          venueFee: feeDecimals === undefined ? 0n : venueUnitsUp(fill.fee, feeDecimals),
-          venueFeeToken: fill.feeToken,
-        },
-        { baseWeiDecimals: base.weiDecimals },
-      );
+      const entry = perOrder.get(order.id) ?? { weiDecimals: base.weiDecimals, fills: [] };
+      entry.fills.push(this.#venueFill(fill, base.weiDecimals, decimals));
+      perOrder.set(order.id, entry);
     }
+    // One transaction per order with new fills; the order's row says which are booked already.
+    for (const [orderId, { weiDecimals, fills: own }] of perOrder) await bookFills(this.#o.deps, orderId, own, { baseWeiDecimals: weiDecimals });
     if (onlyOrderId === undefined) for (const fill of fills) this.#fillsSeenUpToMs = Math.max(this.#fillsSeenUpToMs, Math.min(fill.time, liveAt));
   }
 

@@ -4,18 +4,22 @@
  * resend after a crash or a lost answer reuses exactly the same bytes.
  */
 import { sql } from 'kysely';
-import type { Db, Tx } from '../../store/transaction.ts';
+import type { Db, Reader } from '../../store/transaction.ts';
 import { VenueUnavailableError } from '../../services/v0/venue-port.ts';
 import type { VenueExchangeReply, VenueHttp } from './venue-http.ts';
 
-/** The next nonce of `signer`: max(now, last + 1), persisted in the caller's transaction. */
-export async function allocateNonce(tx: Tx, signer: string, nowMs: number): Promise<number> {
+/**
+ * Reserves the next `count` nonces of `signer` and returns the first: the block starts at
+ * max(now, last + 1) and the allocator keeps its end, persisted by one statement (atomic on its
+ * own, so no transaction: one round trip, the allocator's row held only for that statement).
+ */
+export async function allocateNonces(db: Reader, signer: string, nowMs: number, count = 1): Promise<number> {
   const result = await sql<{ last_nonce: string }>`
-    insert into venue_signer_nonces (signer, last_nonce) values (${signer}, ${nowMs})
-    on conflict (signer) do update set last_nonce = greatest(venue_signer_nonces.last_nonce + 1, ${nowMs})
+    insert into venue_signer_nonces (signer, last_nonce) values (${signer}, ${nowMs + count - 1})
+    on conflict (signer) do update set last_nonce = greatest(venue_signer_nonces.last_nonce + ${count}::int8, ${nowMs + count - 1}::int8)
     returning last_nonce
-  `.execute(tx);
-  return Number(result.rows[0]!.last_nonce);
+  `.execute(db);
+  return Number(result.rows[0]!.last_nonce) - count + 1;
 }
 
 export interface StoredAction {
@@ -27,11 +31,20 @@ export interface StoredAction {
   request: Record<string, unknown>;
 }
 
-export async function storeSignedAction(tx: Tx, action: StoredAction, nowMs: number): Promise<void> {
-  await tx
+/**
+ * Stores a signed request (one statement) unless its owner already has one of that kind (then
+ * false: nothing is stored and the caller sends nothing). `SIGNED` leaves it to the next pass's sends; `SENT`
+ * (send_attempts 1) is for a caller that sends it right after this commits: stored before sent
+ * as ever, and a crash before the send leaves an order the reconciler finds unknown to the venue
+ * by its cloid and resends (same bytes) — exactly what it does for a send that got no answer.
+ */
+export async function storeSignedAction(db: Reader, action: StoredAction, nowMs: number, status: 'SIGNED' | 'SENT' = 'SIGNED'): Promise<boolean> {
+  const stored = await db
     .insertInto('venue_actions')
-    .values({ id: action.id, signer: action.signer, nonce: action.nonce, kind: action.kind, owner_id: action.ownerId, request: JSON.stringify(action.request), status: 'SIGNED', response: null, created_at: nowMs, updated_at: nowMs })
-    .execute();
+    .values({ id: action.id, signer: action.signer, nonce: action.nonce, kind: action.kind, owner_id: action.ownerId, request: JSON.stringify(action.request), status, send_attempts: status === 'SENT' ? 1 : 0, response: null, created_at: nowMs, updated_at: nowMs })
+    .onConflict((oc) => oc.columns(['owner_id', 'kind']).doNothing())
+    .executeTakeFirst();
+  return stored.numInsertedOrUpdatedRows === 1n;
 }
 
 export type SendOutcome = { answered: true; reply: VenueExchangeReply } | { answered: false; error: string };
@@ -40,15 +53,25 @@ export type SendOutcome = { answered: true; reply: VenueExchangeReply } | { answ
 export async function sendStoredAction(db: Db, http: VenueHttp, actionId: string, timeoutMs: number, nowMs: () => number): Promise<SendOutcome> {
   const row = await db.selectFrom('venue_actions').select(['request']).where('id', '=', actionId).executeTakeFirstOrThrow();
   await db.updateTable('venue_actions').set({ status: 'SENT', send_attempts: sql`send_attempts + 1`, updated_at: nowMs() }).where('id', '=', actionId).where('status', 'in', ['SIGNED', 'SENT']).execute();
+  const outcome = await postRequest(http, row.request, timeoutMs);
+  if (outcome.answered) await recordAnswer(db, actionId, outcome.reply, nowMs());
+  return outcome;
+}
+
+/** Posts a stored request (already marked `SENT`) as it is; its answer is the caller's to record. */
+export async function postRequest(http: VenueHttp, request: unknown, timeoutMs: number): Promise<SendOutcome> {
   try {
-    const reply = await http.exchange(row.request, timeoutMs);
-    const refused = reply.status === 'err' || (typeof firstError(reply) === 'string');
-    await db.updateTable('venue_actions').set({ status: refused ? 'REFUSED' : 'ACKED', response: JSON.stringify(reply), updated_at: nowMs() }).where('id', '=', actionId).execute();
-    return { answered: true, reply };
+    return { answered: true, reply: await http.exchange(request, timeoutMs) };
   } catch (error) {
     if (error instanceof VenueUnavailableError) return { answered: false, error: error.message };
     throw error;
   }
+}
+
+/** Records the venue's answer to a stored action (`ACKED`, or `REFUSED` with its message). */
+export async function recordAnswer(db: Reader, actionId: string, reply: VenueExchangeReply, nowMs: number): Promise<void> {
+  const refused = reply.status === 'err' || typeof firstError(reply) === 'string';
+  await db.updateTable('venue_actions').set({ status: refused ? 'REFUSED' : 'ACKED', response: JSON.stringify(reply), updated_at: nowMs }).where('id', '=', actionId).execute();
 }
 
 function firstError(reply: VenueExchangeReply): string | undefined {
