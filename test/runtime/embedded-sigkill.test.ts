@@ -168,6 +168,9 @@ function phaseClock(): { lap(name: string): void; toString(): string } {
   };
 }
 
+/** The node's log lines at warn level or above (pino: 40+) and its stderr lines, the last 30. */
+const warnings = (s: Started) => s.output().split('\n').filter((l) => /"level":[4-6]0|^rfq-service:|failed/.test(l)).slice(-30).join('\n');
+
 /** Where a start spent its time: each step with the seconds since the spawn. */
 const stepTimes = (s: Started) => s.steps.map((x) => `${x.atSecs.toFixed(1)} ${x.step.split(/[:(]/)[0]!.trim()}`).join(' | ');
 
@@ -181,7 +184,7 @@ async function checkResumed(s: Started, sentDeposits: Hex[], label: string): Pro
   const next = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '0.01', quoteLimit: '100000', autoAccept: true, windowMs: 1000 });
   const settled = await until('the next trade SETTLED', async () => {
     const rfq = await taker.getRfq(next.rfqId);
-    assert.ok(rfq.status !== 'FAILED' && rfq.status !== 'CANCELLED', `${label}: next trade ended ${rfq.status}: ${JSON.stringify(rfq)}`);
+    assert.ok(rfq.status !== 'FAILED' && rfq.status !== 'CANCELLED', `${label}: next trade ended ${rfq.status}: ${JSON.stringify(rfq)}\nthe node's warnings and errors since the restart:\n${warnings(s)}`);
     return rfq.status === 'SETTLED' ? rfq : null;
   });
   assert.equal(await receiptStatus(s.devnetUrl, settled.txHash!), '0x1');
