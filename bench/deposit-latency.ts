@@ -13,6 +13,11 @@
  *   load   the same deposits while an open loop sends 1,000 re-quotes/s (scheduled-time latency,
  *          as bench/phases/quotes.ts measures them).
  * Target: load p99 <= 5 s. A figure to report, never asserted.
+ * Auction closes in both runs too (the issue's "auction close lateness unchanged by it"): `closes`
+ * autoAccept RFQs with no quote, their auctions ending spread over the run's first seconds, each
+ * closed FAILED by the auction worker; per RFQ the ms from its `auctionEndsAt` to the close first
+ * seen committed (its row no longer PENDING, polled every 20 ms; service and benchmark share the
+ * wall clock). Floor and load figures side by side, the load's p99 over the floor's.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -27,10 +32,11 @@ import { mintRawTestToken } from '../src/chain/faucet.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.ts';
 import { HttpClient, inParallel, openLoop, type LoadResult, type Req } from './lib/http-load.ts';
 import { round, summarize, type LatencySummary } from './lib/stats.ts';
-import { createRfq, INSTRUMENT, makeMakers, makeTakers, quoteBody, startService, type Service } from './lib/venue.ts';
+import { createRfq, INSTRUMENT, makeMakers, makeTakers, quoteBody, startService, type Actor, type Service } from './lib/venue.ts';
 
 const HELP = `usage: node bench/deposit-latency.ts [options]
   --deposits <n>     deposits per run, floor and load alike (default 30)
+  --closes <n>       quote-less autoAccept auctions closing during each run (default 20)
   --depositors <n>   accounts depositing concurrently, one transfer in flight each (default 3)
   --rate <n>         re-quotes per second during the load run (default 1000)
   --makers <n>       makers (default 20)     --rfqs <n>   open RFQs re-quoted (default 50)
@@ -47,6 +53,8 @@ export interface DepositLatencyResult {
   uncredited: { floor: number; load: number };
   quotes: LoadResult;
   targetP99Ms: number;
+  /** Auction close lateness (auctionEndsAt -> close seen committed) during each run; not closed within the wait are counted apart. */
+  closes: { count: number; floor: LatencySummary; load: LatencySummary; stamped: { floor: LatencySummary; load: LatencySummary }; notClosed: { floor: number; load: number }; answeredAfterEnd: { floor: number; load: number } };
 }
 
 const TARGET_P99_MS = 5_000;
@@ -54,6 +62,12 @@ const POLL_MS = 20;
 const CREDIT_TIMEOUT_MS = 60_000;
 const DEPOSIT_RAW = 1_000_000n; // 1 USDC
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The first close-probe auction ends this long after its creation (the minimum window is 1 s). */
+const CLOSE_LEAD_MS = 1500;
+/** Close-probe auctions end spread over this span after the lead. */
+const CLOSE_SPAN_MS = 3000;
+/** How long after its auctionEndsAt a close-probe RFQ may stay PENDING before it counts as not closed. */
+const CLOSE_TIMEOUT_MS = 30_000;
 
 interface Depositor {
   wallet: Awaited<ReturnType<typeof connectSigner>>;
@@ -117,6 +131,36 @@ async function depositRun(db: BenchDatabase, chain: { depositors: Depositor[]; u
   return { latencies, uncredited };
 }
 
+/**
+ * `count` quote-less autoAccept RFQs whose auctions end spread over CLOSE_SPAN_MS after CLOSE_LEAD_MS;
+ * per RFQ the ms from its auctionEndsAt to when its row is first seen no longer PENDING.
+ */
+async function closeRun(db: BenchDatabase, client: HttpClient, takers: Actor[], count: number): Promise<{ latencies: number[]; stamped: number[]; notClosed: number; answeredAfterEnd: number }> {
+  let answeredAfterEnd = 0;
+  const created = await inParallel(Array.from({ length: count }, (_, i) => i), 5, async (i) => {
+    const rfq = await createRfq(client, takers[i % takers.length]!, { instrumentId: INSTRUMENT, side: 'BUY', baseQty: '1', quoteLimit: '5000', autoAccept: true, windowMs: CLOSE_LEAD_MS + Math.round((i * CLOSE_SPAN_MS) / count) });
+    // The create itself was answered only after the auction's end: its lateness is partly the request's own queueing.
+    if (Date.now() > rfq.auctionEndsAt) answeredAfterEnd++;
+    return rfq;
+  });
+  const endsAt = new Map(created.map((r) => [r.rfqId, r.auctionEndsAt]));
+  const latencies: number[] = [];
+  const stamped: number[] = [];
+  const giveUpAt = Math.max(...endsAt.values()) + CLOSE_TIMEOUT_MS;
+  while (endsAt.size > 0 && Date.now() < giveUpAt) {
+    const { rows } = await db.pool.query<{ id: string; updated_at: string }>('select id, updated_at from rfqs where id = any($1::text[]) and status <> \'PENDING\'', [[...endsAt.keys()]]);
+    const seenAt = Date.now();
+    for (const { id, updated_at: updatedAt } of rows) {
+      latencies.push(seenAt - endsAt.get(id)!);
+      // The close's own timestamp, taken when its transaction began: late here means the closer started late.
+      stamped.push(Number(updatedAt) - endsAt.get(id)!);
+      endsAt.delete(id);
+    }
+    await sleep(POLL_MS);
+  }
+  return { latencies, stamped, notClosed: endsAt.size, answeredAfterEnd };
+}
+
 export async function runDepositLatency(options: {
   service: Service;
   db: BenchDatabase;
@@ -126,8 +170,11 @@ export async function runDepositLatency(options: {
   rate: number;
   makers: number;
   rfqs: number;
+  /** Quote-less autoAccept auctions closing during each run (default 20). */
+  closes?: number;
   log: (line: string) => void;
 }): Promise<DepositLatencyResult> {
+  const closes = options.closes ?? 20;
   const { service, db, log } = options;
   const admin = new AdminClient(service.url, service.adminToken);
   // Long auctions: the re-quoted RFQs stay open for the whole run.
@@ -141,12 +188,12 @@ export async function runDepositLatency(options: {
   );
   const build = (k: number): Req => makers[(k + Math.floor(k / created.length)) % makers.length]!.signer.request('POST', '/v1/rfq/quotes', quoteBody(created[k % created.length]!.rfqId, (3000 + (k % 997) / 100).toFixed(2)));
 
-  log(`floor: ${options.deposits} deposits, ${options.depositors} at a time, no other load`);
-  const floor = await depositRun(db, chain, options.deposits);
+  log(`floor: ${options.deposits} deposits, ${options.depositors} at a time, ${closes} auction closes, no other load`);
+  const [floor, floorCloses] = await Promise.all([depositRun(db, chain, options.deposits), closeRun(db, client, takers, closes)]);
 
-  log(`load: ${options.deposits} deposits while re-quotes run open loop at ${options.rate}/s`);
+  log(`load: ${options.deposits} deposits and ${closes} auction closes while re-quotes run open loop at ${options.rate}/s`);
   let depositsDone = false;
-  const deposits = depositRun(db, chain, options.deposits).finally(() => (depositsDone = true));
+  const deposits = Promise.all([depositRun(db, chain, options.deposits), closeRun(db, client, takers, closes)]).finally(() => (depositsDone = true));
   // The quote load runs in 5 s slices until the deposits are done (it starts first and outlasts them).
   const slices: LoadResult[] = [];
   let index = 0;
@@ -155,7 +202,7 @@ export async function runDepositLatency(options: {
     index += slice.sent;
     slices.push(slice);
   } while (!depositsDone);
-  const load = await deposits;
+  const [load, loadCloses] = await deposits;
   const quoteLatencies = slices.map((s) => s.latency);
   const quotes: LoadResult = {
     ...slices[0]!,
@@ -176,6 +223,7 @@ export async function runDepositLatency(options: {
     uncredited: { floor: floor.uncredited, load: load.uncredited },
     quotes,
     targetP99Ms: TARGET_P99_MS,
+    closes: { count: closes, floor: summarize(floorCloses.latencies), load: summarize(loadCloses.latencies), stamped: { floor: summarize(floorCloses.stamped), load: summarize(loadCloses.stamped) }, notClosed: { floor: floorCloses.notClosed, load: loadCloses.notClosed }, answeredAfterEnd: { floor: floorCloses.answeredAfterEnd, load: loadCloses.answeredAfterEnd } },
   };
 }
 
@@ -188,6 +236,15 @@ export function printDepositLatency(r: DepositLatencyResult, print: (line: strin
   if (r.uncredited.floor + r.uncredited.load > 0) print(`  NOT credited within ${CREDIT_TIMEOUT_MS / 1000} s: floor ${r.uncredited.floor}, load ${r.uncredited.load}`);
   const met = r.load.count === r.deposits && r.load.p99 <= r.targetP99Ms;
   print(`  target p99 <= ${r.targetP99Ms} ms under load: ${met ? 'met' : 'NOT met'} (ratio to floor p99: ${round(r.load.p99 / r.floor.p99, 2)})`);
+  print(`auction close lateness in the same runs: ${r.closes.count} quote-less autoAccept auctions per run, auctionEndsAt -> close seen committed`);
+  print(line('floor (no other load)', r.closes.floor));
+  print(line(`under ${r.quotes.offeredRate}/s re-quotes`, r.closes.load));
+  print('  the same closes by their own timestamp (auctionEndsAt -> the close transaction began):');
+  print(line('floor (no other load)', r.closes.stamped.floor));
+  print(line(`under ${r.quotes.offeredRate}/s re-quotes`, r.closes.stamped.load));
+  if (r.closes.notClosed.floor + r.closes.notClosed.load > 0) print(`  NOT closed within ${CLOSE_TIMEOUT_MS / 1000} s of their end: floor ${r.closes.notClosed.floor}, load ${r.closes.notClosed.load}`);
+  if (r.closes.answeredAfterEnd.floor + r.closes.answeredAfterEnd.load > 0) print(`  creates answered only after their auction's end (request queueing, not the closer): floor ${r.closes.answeredAfterEnd.floor}, load ${r.closes.answeredAfterEnd.load}`);
+  print(`  load p99 / floor p99: ${round(r.closes.load.p99 / r.closes.floor.p99, 2)} (the issue: unchanged by the load)`);
 }
 
 if (import.meta.main) {
@@ -198,6 +255,7 @@ if (import.meta.main) {
       rate: { type: 'string', default: '1000' },
       makers: { type: 'string', default: '20' },
       rfqs: { type: 'string', default: '50' },
+      closes: { type: 'string', default: '20' },
       'pool-size': { type: 'string', default: '10' },
       db: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -224,7 +282,7 @@ if (import.meta.main) {
     service = await startService({ databaseUrl: db.url, dataDir, probeFile: null, cpuProfDir: null, poolSize: Number(args['pool-size']) });
     const result = await runDepositLatency({
       service, db, dataDir, log,
-      deposits: Number(args.deposits), depositors: Number(args.depositors), rate: Number(args.rate), makers: Number(args.makers), rfqs: Number(args.rfqs),
+      deposits: Number(args.deposits), depositors: Number(args.depositors), rate: Number(args.rate), makers: Number(args.makers), rfqs: Number(args.rfqs), closes: Number(args.closes),
     });
     printDepositLatency(result, (l) => process.stdout.write(`${l}\n`));
   } catch (error) {

@@ -23,7 +23,7 @@
  * arrived meanwhile. Transactions sent during a dump wait for it (a devnet-only cost).
  * The published `durableBlock` is the block the saved dump lists.
  * One save at a time, the next `intervalMs` after the previous one ended, or later when dumps grow
- * slow (`PAUSE_SHARE`); saves never pile up.
+ * slow (`PAUSE_SHARE`, `saveSpacingMs`); saves never pile up.
  */
 import { open, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -40,6 +40,20 @@ const MAX_ATTEMPTS = 5;
  * are spaced so that mining is off at most 1 / PAUSE_SHARE of the time; durability then lags more.
  */
 const PAUSE_SHARE = 5;
+/** Pauses remembered for the spacing: the shortest of them is the dump's cost (see saveSpacingMs). */
+const PAUSES_KEPT = 5;
+
+/**
+ * The wait before the next save: `intervalMs`, or PAUSE_SHARE times the shortest recent pause when
+ * dumps are slow. The shortest, not the last: a pause is measured in this process, so one that
+ * spans a stall of its event loop (PGlite opening its store and migrating it blocks it for seconds,
+ * and for tens of seconds on a loaded machine) is long without the dump being slow. Spaced by that
+ * one pause, the next save came 5 x 24 s later on a loaded first start, and nothing was final
+ * (nothing credited, nothing settled) meanwhile; a dump that is really slow is slow every time.
+ */
+export function saveSpacingMs(intervalMs: number, recentPausesMs: readonly number[]): number {
+  return recentPausesMs.length === 0 ? intervalMs : Math.max(intervalMs, PAUSE_SHARE * Math.min(...recentPausesMs));
+}
 
 const BEST_BLOCK_FIELD = Buffer.from('"best_block_number":');
 
@@ -79,8 +93,8 @@ export class DevnetStateKeeper {
   readonly #intervalMs: number;
   readonly #blockTimeMs: number;
   #durable = -1;
-  /** How long mining was last off for a dump: the next save waits at least PAUSE_SHARE times that. */
-  #lastPauseMs = 0;
+  /** How long mining was off for each of the last saves (at most PAUSES_KEPT), oldest first. */
+  readonly #pausesMs: number[] = [];
   #timer: NodeJS.Timeout | null = null;
   #clock: NodeJS.Timeout | null = null;
   #saving: Promise<void> | null = null;
@@ -143,7 +157,8 @@ export class DevnetStateKeeper {
       }
     } finally {
       await this.#resumeMining();
-      this.#lastPauseMs = performance.now() - pausedAt;
+      this.#pausesMs.push(performance.now() - pausedAt);
+      if (this.#pausesMs.length > PAUSES_KEPT) this.#pausesMs.shift();
     }
   }
 
@@ -191,7 +206,7 @@ export class DevnetStateKeeper {
           this.#failing = true;
         })
         .finally(() => this.#schedule());
-    }, Math.max(this.#intervalMs, PAUSE_SHARE * this.#lastPauseMs));
+    }, saveSpacingMs(this.#intervalMs, this.#pausesMs));
     this.#timer.unref();
   }
 }

@@ -25,6 +25,8 @@ export interface Started {
   accessKey: string;
   secret: string;
   readyMs: number;
+  /** The start's `•` step lines, each with the seconds since the spawn it arrived at: where a slow start spent its time. */
+  steps: Array<{ atSecs: number; step: string }>;
 }
 
 export async function freePort(): Promise<number> {
@@ -55,7 +57,14 @@ export async function startEmbedded(dataDir: string, port: number, children: Set
   children.add(child);
   child.once('exit', () => children.delete(child));
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const steps: Started['steps'] = [];
+  let partial = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) if (line.startsWith('• ')) steps.push({ atSecs: (performance.now() - spawnedAt) / 1000, step: line.slice(2) });
+  });
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ready banner within ${READY_TIMEOUT_MS} ms:\n${output}`)), READY_TIMEOUT_MS);
@@ -81,6 +90,7 @@ export async function startEmbedded(dataDir: string, port: number, children: Set
     child,
     output: () => output,
     readyMs: performance.now() - spawnedAt,
+    steps,
     url: field(/REST\s+(http:\/\/\S+)\/v1/),
     adminToken: field(/\(token: (\S+)\)/),
     devnetUrl: field(/devnet\s+(http:\/\/\S+)/),

@@ -15,7 +15,10 @@
  *
  * Kept short without checking less: the operator's settlement headroom is 15 s (default 60), so
  * the trades a kill left QUOTED (their maker's relay lost) expire by chain time within seconds of
- * the restart instead of a minute, and the chain reads of a check run in parallel.
+ * the restart instead of a minute, and the chain reads of a check run in parallel. Each start
+ * prints when each of its steps arrived and each check its phases, so a slow run says where its
+ * time went (it was the devnet's saves, spaced by a pause that spanned PGlite's start: nothing
+ * final for a minute or two; see devnet-state.ts `saveSpacingMs`).
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -151,8 +154,29 @@ async function receiptStatus(rpcUrl: string, hash: string): Promise<string | nul
   return body.result?.status ?? null;
 }
 
+/** Seconds each phase of a check took, printed with the round: where the test's time goes. */
+function phaseClock(): { lap(name: string): void; toString(): string } {
+  const laps: string[] = [];
+  let last = performance.now();
+  return {
+    lap(name) {
+      const now = performance.now();
+      laps.push(`${name} ${((now - last) / 1000).toFixed(1)}`);
+      last = now;
+    },
+    toString: () => laps.join(', '),
+  };
+}
+
+/** The node's log lines at warn level or above (pino: 40+) and its stderr lines, the last 30. */
+const warnings = (s: Started) => s.output().split('\n').filter((l) => /"level":[4-6]0|^rfq-service:|failed/.test(l)).slice(-30).join('\n');
+
+/** Where a start spent its time: each step with the seconds since the spawn. */
+const stepTimes = (s: Started) => s.steps.map((x) => `${x.atSecs.toFixed(1)} ${x.step.split(/[:(]/)[0]!.trim()}`).join(' | ');
+
 /** Everything a restart must show: resumes, settles the next trade, deposits once, SETTLED on chain, invariants. */
 async function checkResumed(s: Started, sentDeposits: Hex[], label: string): Promise<void> {
+  const clock = phaseClock();
   const ready = await fetch(`${s.url}/readyz`);
   assert.equal(ready.status, 200, `${label}: ready after the restart: ${await ready.text()}\n${s.output()}`);
   const taker = new RfqClient(s.url, { accessKey: s.accessKey, secret: s.secret });
@@ -160,10 +184,11 @@ async function checkResumed(s: Started, sentDeposits: Hex[], label: string): Pro
   const next = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '0.01', quoteLimit: '100000', autoAccept: true, windowMs: 1000 });
   const settled = await until('the next trade SETTLED', async () => {
     const rfq = await taker.getRfq(next.rfqId);
-    assert.ok(rfq.status !== 'FAILED' && rfq.status !== 'CANCELLED', `${label}: next trade ended ${rfq.status}: ${JSON.stringify(rfq)}`);
+    assert.ok(rfq.status !== 'FAILED' && rfq.status !== 'CANCELLED', `${label}: next trade ended ${rfq.status}: ${JSON.stringify(rfq)}\nthe node's warnings and errors since the restart:\n${warnings(s)}`);
     return rfq.status === 'SETTLED' ? rfq : null;
   });
   assert.equal(await receiptStatus(s.devnetUrl, settled.txHash!), '0x1');
+  clock.lap('next trade settled');
 
   // Deposits: the ones the chain kept are credited once; the ones lost with unsaved blocks never.
   const statuses = await Promise.all(sentDeposits.map((hash) => receiptStatus(s.devnetUrl, hash)));
@@ -173,6 +198,7 @@ async function checkResumed(s: Started, sentDeposits: Hex[], label: string): Pro
     const completed = list.filter((d) => d.status === 'COMPLETED').map((d) => d.txHash.toLowerCase());
     return [...onChain].every((h) => completed.includes(h)) ? list : null;
   });
+  clock.lap('deposits credited');
   const completed = deposits.filter((d) => d.status === 'COMPLETED').map((d) => d.txHash.toLowerCase());
   assert.equal(new Set(completed).size, completed.length, 'no deposit credited twice');
   for (const hash of sentDeposits) {
@@ -183,10 +209,13 @@ async function checkResumed(s: Started, sentDeposits: Hex[], label: string): Pro
   const settledRfqs = await all<Rfq>((cursor) => taker.listRfqs({ status: 'SETTLED', limit: 100, ...(cursor ? { cursor } : {}) }));
   const settledStatuses = await Promise.all(settledRfqs.map((rfq) => receiptStatus(s.devnetUrl, rfq.txHash!)));
   settledRfqs.forEach((rfq, i) => assert.equal(settledStatuses[i], '0x1', `SETTLED RFQ ${rfq.id} has its transaction ${rfq.txHash} on the chain`));
+  clock.lap('SETTLED on chain');
   // Trades of the killed run may still be settling or expiring: invariants once nothing is in flight.
   await until('no RFQ in flight', async () => (await taker.listRfqs({ status: 'QUOTED', limit: 1 })).items.length === 0 && (await taker.listRfqs({ status: 'PENDING', limit: 1 })).items.length === 0, (SETTLEMENT_HEADROOM_SECS + 45) * 1000);
+  clock.lap('in flight ended');
   assert.deepEqual(await admin.invariants(), { ok: true, violations: [] }, `${label}: invariants`);
-  process.stdout.write(`# ${label} resumed: ${settledRfqs.length} SETTLED on chain, ${onChain.size}/${sentDeposits.length} deposits on chain and credited once\n`);
+  clock.lap('invariants');
+  process.stdout.write(`# ${label} resumed: ${settledRfqs.length} SETTLED on chain, ${onChain.size}/${sentDeposits.length} deposits on chain and credited once (s: ${String(clock)})\n`);
 }
 
 describe(`SIGKILL of the embedded stack (seeds ${SEEDS.join(', ')}, ${ROUNDS} round(s) each)`, { timeout: 10 * 60_000 }, () => {
@@ -194,7 +223,7 @@ describe(`SIGKILL of the embedded stack (seeds ${SEEDS.join(', ')}, ${ROUNDS} ro
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-sigkill-'));
     const port = await freePort();
     let current = await startEmbedded(dataDir, port, children, { detached: true });
-    process.stdout.write(`# first start to ready ${(current.readyMs / 1000).toFixed(1)} s\n`);
+    process.stdout.write(`# first start to ready ${(current.readyMs / 1000).toFixed(1)} s (${stepTimes(current)})\n`);
     const settings = await new AdminClient(current.url, current.adminToken).putSettings({ settlementHeadroomSecs: SETTLEMENT_HEADROOM_SECS });
     assert.equal(settings['settlementHeadroomSecs'], SETTLEMENT_HEADROOM_SECS);
     const network = await new RfqClient(current.url, { accessKey: current.accessKey, secret: current.secret }).network();
@@ -205,7 +234,9 @@ describe(`SIGKILL of the embedded stack (seeds ${SEEDS.join(', ')}, ${ROUNDS} ro
     for (const [seed, round] of SEEDS.flatMap((seed) => Array.from({ length: ROUNDS }, (_, r) => [seed, r + 1] as const))) {
       if (round === 1) random = prng(seed);
       const label = `seed ${seed} round ${round}`;
+      const loadAt = performance.now();
       const load = await startLoad(current, usdc, custody);
+      process.stdout.write(`# ${label}: load set up in ${((performance.now() - loadAt) / 1000).toFixed(1)} s\n`);
       const killAfter = Math.round(KILL_AFTER_MS[0] + random() * (KILL_AFTER_MS[1] - KILL_AFTER_MS[0]));
       await new Promise((resolve) => setTimeout(resolve, killAfter));
       const exited = new Promise((resolve) => current.child.once('exit', resolve));
@@ -215,7 +246,7 @@ describe(`SIGKILL of the embedded stack (seeds ${SEEDS.join(', ')}, ${ROUNDS} ro
       sent.push(...load.depositTxs);
       process.stdout.write(`# ${label}: killed the process group ${killAfter} ms into the load (${load.rfqIds.length} RFQs, ${load.depositTxs.length} deposits sent)\n`);
       current = await startEmbedded(dataDir, port, children, { detached: true });
-      process.stdout.write(`# ${label}: restart to ready ${(current.readyMs / 1000).toFixed(1)} s\n`);
+      process.stdout.write(`# ${label}: restart to ready ${(current.readyMs / 1000).toFixed(1)} s (${stepTimes(current)})\n`);
       const checkedAt = performance.now();
       await checkResumed(current, sent, label);
       process.stdout.write(`# ${label}: checked in ${((performance.now() - checkedAt) / 1000).toFixed(1)} s\n`);

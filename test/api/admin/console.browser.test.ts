@@ -6,7 +6,9 @@
  * resolve an UNRESOLVED withdrawal (its lost transaction shown on the custody page). With the
  * venue simulator beside the devnet, a perp trade (the reference maker quoting, a taker through
  * the client library) shows on the perp executions page, and the protection it trips on the maker
- * shows on the makers page with the maker's live session.
+ * shows on the makers page with the maker's live session. A deposit quarantined by the chain
+ * follower is replayed from the anomalies page once its cause is gone (credited exactly once, after
+ * a failed replay that changed nothing), and a forged settlement is marked handled.
  * Every page is screenshotted into .rfq-test-data/console-screenshots/ (docs/images/ holds a
  * few of them for the operator guide).
  */
@@ -15,6 +17,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { parseUnits, type Address } from 'viem';
 import { testTokenAbi } from '../../../src/chain/artifacts/index.ts';
 import { connectSigner } from '../../../src/chain/clients.ts';
@@ -25,6 +28,8 @@ import { ADMIN_TOKEN, startHarness, type Harness } from '../../helpers/harness.t
 import { startTestChain, testAccount, type TestChain } from '../../helpers/chain.ts';
 import { fundedTaker, relay, until, winningQuote, type ChainMaker } from '../../helpers/settlement.ts';
 import { depositOnChain, requestWithdrawal, waitFor, wallet, withdrawal } from '../../chain/funds/helpers.ts';
+import { deployForger, forgeRfqSettled } from '../../chain/helpers/forger.ts';
+import { quoteHash } from '../../../src/chain/permit.ts';
 import { chromiumMissing, launchBrowser, type Browser } from '../../helpers/browser.ts';
 import { CustodyBroadcaster } from '../../../src/chain/custody/custody-broadcaster.ts';
 import pino from 'pino';
@@ -52,6 +57,8 @@ for (const backend of backends().slice(-1)) {
     const secretKey = generateSecretKey();
     let browser: Browser;
     let maker: ChainMaker;
+    /** The quote settled on chain by the maker registered from the page. */
+    let settledQuoteId = '';
     let sim: VenueSim;
     let perpMaker: ReferenceMaker | undefined;
     const nodeOptions = () => ({ database, secretKey, chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, venue: venueOption(sim.url, BUILDER), logLevel: 'fatal' as const });
@@ -183,6 +190,7 @@ for (const backend of backends().slice(-1)) {
 
       await taker.client.accept(rfqId, { quoteId });
       await relay(chain, maker, await winningQuote(maker, quoteId));
+      settledQuoteId = quoteId;
       await page.locator(`tr[data-rfq="${rfqId}"][data-status="SETTLED"]`).waitFor({ timeout: 30_000 });
       assert.equal(await page.evaluate('window.notReloaded'), true, 'updated in place');
       // Times: the operator's zone shown, UTC on hover.
@@ -259,6 +267,64 @@ for (const backend of backends().slice(-1)) {
       // The maker stops: its session ends, and the page shows it without a click.
       await perpMaker.stop();
       await section.locator('table.sessions').filter({ hasText: 'No live sessions.' }).waitFor({ timeout: 15_000 });
+      assert.deepEqual(browser.errors, []);
+    });
+
+    it('replays a quarantined deposit once its cause is gone (credited exactly once) and marks a forged settlement handled', async () => {
+      const { page } = browser;
+      const db = h.node.store.db;
+      // A deposit whose crediting keeps failing (the cause: a store trigger refusing it) is
+      // quarantined by the chain follower after its retries; the operator replays it from the page.
+      const user = await wallet(h, chain);
+      await sql`create function console_refuse_credit() returns trigger language plpgsql as $$ begin raise exception 'ledger unavailable for %', new.from_address; end $$`.execute(db);
+      await sql`create trigger console_refuse_credit before insert or update on deposits for each row when (new.status = 'COMPLETED' and new.from_address = ${sql.lit(user.account.address)}) execute function console_refuse_credit()`.execute(db);
+      const depositTx = (await depositOnChain(chain, user.account, 'USDC', USDC('7'))).toLowerCase();
+      // A forged RfqSettled (right quote, wrong emitter) naming the trade settled above: a MISMATCH,
+      // not a quarantined log, so it can only be marked handled.
+      const forgedTx = (await forgeRfqSettled(chain, await deployForger(chain), {
+        quoteHash: quoteHash(settledQuoteId), maker: maker.account.address,
+        payToken: chain.token('USDC') as Address, payAmount: USDC('4300.25'), deliverToken: chain.token('ETH') as Address, deliverAmount: parseUnits('1.5', 18),
+      })).toLowerCase();
+      type Anomaly = { txHash: string; logIndex: number; kind: string; resolvedAt: number | null; resolution: string | null };
+      const anomaly = async (txHash: string) => (await h.admin.call<{ anomalies: Anomaly[] }>('GET', '/settlement-anomalies')).anomalies.find((a) => a.txHash === txHash);
+      const quarantined = (await waitFor('the deposit quarantined', () => anomaly(depositTx), (a) => a !== undefined))!;
+      const forged = (await waitFor('the forged settlement recorded', () => anomaly(forgedTx), (a) => a !== undefined))!;
+      assert.deepEqual([quarantined.kind, forged.kind], ['HANDLER_FAILED', 'MISMATCH']);
+      const credits = async () => (await db.selectFrom('ledger_movements').select('movement_id').where('reference', '=', `${depositTx}:${quarantined.logIndex}`).execute()).length;
+      const postings = async () => (await sql<{ n: number }>`select count(*)::int as n from ledger_postings`.execute(db)).rows[0]!.n;
+
+      await open('anomalies');
+      const replay = page.getByRole('button', { name: `Replay ${depositTx} #${quarantined.logIndex}` });
+      await replay.waitFor({ timeout: 15_000 });
+      assert.equal(await page.getByRole('button', { name: `Replay ${forgedTx} #${forged.logIndex}` }).count(), 0, 'a mismatch offers no replay');
+      await shot('anomalies-open');
+      // The cause is still there: the replay fails, the page says why, nothing changes.
+      await replay.click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Replay' }).click();
+      await page.getByRole('alert').filter({ hasText: 'ANOMALY_REPLAY_FAILED' }).waitFor();
+      assert.equal(await credits(), 0);
+      assert.equal((await anomaly(depositTx))!.resolvedAt, null);
+
+      await sql`drop trigger console_refuse_credit on deposits`.execute(db);
+      await sql`drop function console_refuse_credit()`.execute(db);
+      await replay.click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Replay' }).click();
+      await page.getByRole('status').filter({ hasText: `Log ${quarantined.logIndex} of ${depositTx}: REPLAYED.` }).waitFor();
+      await replay.waitFor({ state: 'detached' });
+      assert.equal(await credits(), 1, 'credited exactly once');
+      assert.equal((await user.client.balances()).balances.find((b) => b.token === 'USDC')?.available, '7');
+      assert.equal((await anomaly(depositTx))!.resolution, 'REPLAYED');
+
+      const before = await postings();
+      await page.getByRole('button', { name: `Mark ${forgedTx} #${forged.logIndex} handled` }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Mark handled' }).click();
+      await page.getByRole('status').filter({ hasText: `Log ${forged.logIndex}: HANDLED` }).waitFor();
+      await page.getByRole('button', { name: `Mark ${forgedTx} #${forged.logIndex} handled` }).waitFor({ state: 'detached' });
+      assert.match((await anomaly(forgedTx))!.resolution ?? '', /^HANDLED/);
+      assert.equal(await postings(), before, 'marking handled moves no money');
+      assert.equal(await credits(), 1);
+      await shot('anomalies-resolved');
+      assert.deepEqual((await h.admin.invariants()).violations, []);
       assert.deepEqual(browser.errors, []);
     });
 

@@ -3,7 +3,9 @@
  * auction auto-selects), the winning maker relays the custody-signed permit through its wrapper,
  * the node's chain follower sees RfqSettled and settles the ledger exactly once. Also: what the
  * follower must not settle (forged events, wrong legs, re-delivered blocks), a settlement after
- * the service gave up, deadlines judged on chain time, and maker suspension.
+ * the service gave up, deadlines judged on chain time, and maker suspension. The anomalies these
+ * record hold no quarantined log: the operator's replay of one is refused (409
+ * ANOMALY_NOT_REPLAYABLE) and changes nothing.
  */
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -176,13 +178,19 @@ for (const backend of backends()) {
       await rpc(chain.rpcUrl, 'anvil_setCode', [maker.wrapper, wrapperCode]);
 
       const anomalies = await until(
-        () => h.admin.call<{ anomalies: Array<{ txHash: string; kind: string; quoteId: string; detail: { mismatches: string[] } }> }>('GET', '/settlement-anomalies'),
+        () => h.admin.call<{ anomalies: Array<{ txHash: string; logIndex: number; kind: string; quoteId: string; detail: { mismatches: string[] } }> }>('GET', '/settlement-anomalies'),
         (r) => [forged, short, wrongMaker].every((tx) => r.anomalies.some((a) => a.txHash === tx)),
       );
       const mismatchesOf = (tx: string) => anomalies.anomalies.find((a) => a.txHash === tx)!.detail.mismatches;
       assert.deepEqual(mismatchesOf(forged), ['emitter']);
       assert.deepEqual(mismatchesOf(short), ['payAmount']);
       assert.deepEqual(mismatchesOf(wrongMaker), ['maker']);
+      // A mismatch holds no quarantined log: replaying it is refused and leaves it open.
+      const forgedAnomaly = anomalies.anomalies.find((a) => a.txHash === forged)!;
+      const refused = await rejects(h.admin.replayAnomaly({ txHash: forged, logIndex: forgedAnomaly.logIndex }), 409, 'ANOMALY_NOT_REPLAYABLE');
+      assert.equal(refused.details?.['kind'], 'MISMATCH');
+      const after = (await h.admin.call<{ anomalies: Array<{ txHash: string; resolvedAt: number | null }> }>('GET', '/settlement-anomalies')).anomalies.find((a) => a.txHash === forged)!;
+      assert.equal(after.resolvedAt, null);
       assert.equal((await taker.client.getRfq(rfqId)).status, 'QUOTED');
       assert.deepEqual(balanceOf((await taker.client.balances()).balances, 'USDC'), { available: '5689.25', locked: '4310.75' });
 
@@ -205,7 +213,7 @@ for (const backend of backends()) {
       const receipt = await relay(chain, maker, q);
       assert.equal(receipt.status, 'success');
       const { anomalies } = await until(
-        () => h.admin.call<{ anomalies: Array<{ txHash: string; kind: string; quoteId: string; rfqId: string }> }>('GET', '/settlement-anomalies'),
+        () => h.admin.call<{ anomalies: Array<{ txHash: string; logIndex: number; kind: string; quoteId: string; rfqId: string }> }>('GET', '/settlement-anomalies'),
         (r) => r.anomalies.some((a) => a.txHash === receipt.transactionHash),
       );
       const anomaly = anomalies.find((a) => a.txHash === receipt.transactionHash)!;
@@ -218,6 +226,21 @@ for (const backend of backends()) {
           (select movement_id from ledger_movements where reference = ${rfqId}) group by token order by token
       `.execute(h.node.store.db);
       assert.deepEqual(suspense.rows, [{ token: 'ETH', total: raw('ETH', '1.5').toString() }, { token: 'USDC', total: (-raw('USDC', '4300')).toString() }]);
+
+      // Not a quarantined log: the operator's replay is refused and changes nothing (a replay that
+      // re-ran the settlement would book custody's movement to suspense a second time).
+      const db = h.node.store.db;
+      const state = async () => ({
+        postings: (await sql<{ n: number }>`select count(*)::int as n from ledger_postings`.execute(db)).rows[0]!.n,
+        anomaly: (await sql<{ resolved_at: number | null; resolution: string | null }>`select resolved_at, resolution from settlement_anomalies where tx_hash = ${receipt.transactionHash.toLowerCase()}`.execute(db)).rows,
+        rfq: (await taker.client.getRfq(rfqId)).status,
+        balances: (await taker.client.balances()).balances,
+      });
+      const before = await state();
+      const refused = await rejects(h.admin.replayAnomaly({ txHash: receipt.transactionHash, logIndex: anomaly.logIndex }), 409, 'ANOMALY_NOT_REPLAYABLE');
+      assert.equal(refused.details?.['kind'], 'SETTLED_AFTER_FAILURE');
+      assert.deepEqual(await state(), before);
+      assert.deepEqual(before.anomaly, [{ resolved_at: null, resolution: null }], 'still open for the operator');
     });
 
     it('re-delivered blocks (the follower re-run from an earlier cursor) settle nothing twice', async () => {
