@@ -10,6 +10,7 @@ import { RfqClient } from '../../src/client/rfq-client.ts';
 import { ApiError } from '../../src/client/http.ts';
 import type { SimStack } from './stack.ts';
 import { FrameWatch } from './frames.ts';
+import { Wallet, equipWallets } from './wallets.ts';
 import type { Findings } from './findings.ts';
 
 export interface Actor {
@@ -19,22 +20,31 @@ export interface Actor {
   client: RfqClient;
   node: number;
   watch: FrameWatch;
+  /** Its own wallet on the simulated chain (runs with a chain only). */
+  wallet: Wallet | null;
 }
 
 export async function createActors(stack: SimStack, seed: number, findings: Findings, counts: { takers: number; makers: number }): Promise<Actor[]> {
   const actors: Actor[] = [];
   const roles: Array<'taker' | 'maker'> = [...Array<'taker'>(counts.takers).fill('taker'), ...Array<'maker'>(counts.makers).fill('maker')];
+  const nameOf = (role: 'taker' | 'maker', i: number) => `${role === 'taker' ? 'T' : 'M'}${role === 'taker' ? i : i - counts.takers}`;
+  // Keys from the seed: a replay signs in the same wallets.
+  const keys = roles.map((role, i) => keccak256(stringToHex(`rfq-sim/${seed}/${nameOf(role, i)}`)));
+  const chain = stack.chain;
+  const wallets = chain ? await Promise.all(keys.map((key) => Wallet.connect(chain, key))) : null;
+  if (chain && wallets) await equipWallets(chain, wallets.filter((_, i) => roles[i] === 'maker'), wallets.filter((_, i) => roles[i] === 'taker'));
   for (const [i, role] of roles.entries()) {
-    const name = `${role === 'taker' ? 'T' : 'M'}${role === 'taker' ? i : i - counts.takers}`;
-    // Keys from the seed: a replay signs in the same wallets.
-    const account = privateKeyToAccount(keccak256(stringToHex(`rfq-sim/${seed}/${name}`)));
+    const name = nameOf(role, i);
+    const account = privateKeyToAccount(keys[i]!);
     const node = i % stack.nodeCount;
-    if (role === 'maker') await stack.admin.putMaker(account.address, { active: true, pairs: ['ETH-USDC', 'BTC-USDC'], settlementModes: ['permit2'] });
+    const wallet = wallets?.[i] ?? null;
+    // On a chain a permit2 maker names its factory wrapper as spender (DESIGN 5).
+    if (role === 'maker') await stack.admin.putMaker(account.address, { active: true, pairs: ['ETH-USDC', 'BTC-USDC'], settlementModes: ['permit2'], ...(wallet?.wrapper ? { spender: wallet.wrapper } : {}) });
     const client = new RfqClient(stack.urlOf(node));
     await client.signIn(account);
     const watch = new FrameWatch(name, client, findings);
     await watch.open(role === 'taker' ? ['balances', 'rfqStatus', 'quotes'] : ['balances', 'quoteStatus']);
-    actors.push({ name, role, address: account.address, client, node, watch });
+    actors.push({ name, role, address: account.address, client, node, watch, wallet });
   }
   return actors;
 }

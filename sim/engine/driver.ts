@@ -11,6 +11,8 @@ import type { SimStack } from './stack.ts';
 import type { Findings } from './findings.ts';
 import { attempt, type Actor } from './actors.ts';
 import { INSTRUMENTS, TOKENS, units, type Model, type QuoteModel, type RfqModel, type Token } from './model.ts';
+import { SIM_CONFIRMATIONS } from './chain.ts';
+import { rawOf } from './wallets.ts';
 
 export interface LoggedAction { step: number; actor: string; action: string; args: unknown; outcome: string }
 
@@ -33,8 +35,16 @@ const WEIGHTS = {
   clockJump: 3,
   restartNode: 2,
   crashSecondNode: 2,
+  // On a chain only (weight 0 without one): makers relay the permits they won, a relay that
+  // reverts (its permit tampered with), a relay reorganised away below the confirmation depth,
+  // and an outage of the nodes' RPC (starts on one step, ends on a later one).
+  relay: 0,
+  badRelay: 0,
+  reorgRelay: 0,
+  rpcOutage: 0,
 };
 export type ActionKind = keyof typeof WEIGHTS;
+const CHAIN_WEIGHTS: Partial<Record<ActionKind, number>> = { relay: 16, badRelay: 2, reorgRelay: 2, rpcOutage: 2 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -53,11 +63,15 @@ export class Driver {
   readonly #verbose: boolean;
   /** Faults every run meets at least once, at steps drawn from the seed (more come at random). */
   readonly #plan = new Map<number, ActionKind>();
+  readonly #weights: Record<ActionKind, number>;
   step = 0;
 
   constructor(seed: number, stack: SimStack, model: Model, findings: Findings, actors: Actor[], verbose: boolean, steps = 0) {
     this.rng = new Prng(seed ^ 0x5eed);
-    for (const kind of ['restartNode', 'crashSecondNode', 'clockJump', 'duplicateAccept', 'reorderedRequotes'] as const) {
+    this.#weights = stack.chain ? { ...WEIGHTS, ...CHAIN_WEIGHTS } : WEIGHTS;
+    const planned: ActionKind[] = ['restartNode', 'crashSecondNode', 'clockJump', 'duplicateAccept', 'reorderedRequotes'];
+    if (stack.chain) planned.push('badRelay', 'reorgRelay', 'rpcOutage');
+    for (const kind of planned) {
       if (steps < 10) break;
       let at = this.rng.int(3, steps - 2);
       while (this.#plan.has(at)) at = (at % (steps - 2)) + 1;
@@ -91,7 +105,7 @@ export class Driver {
 
   async next(): Promise<void> {
     this.step++;
-    const kind = this.#plan.get(this.step) ?? this.rng.weighted(WEIGHTS);
+    const kind = this.#plan.get(this.step) ?? this.rng.weighted(this.#weights);
     await this.perform(kind);
   }
 
@@ -112,6 +126,10 @@ export class Driver {
       case 'clockJump': return this.#clockJump();
       case 'restartNode': return this.#restartNode();
       case 'crashSecondNode': return this.#crashSecondNode();
+      case 'relay': return this.#relay('relay');
+      case 'badRelay': return this.#relay('badRelay');
+      case 'reorgRelay': return this.#relay('reorgRelay');
+      case 'rpcOutage': return this.#rpcOutage();
     }
   }
 
@@ -140,7 +158,7 @@ export class Driver {
     if (ids.size > 1) this.#findings.add('idempotency', `one idempotency key gave two RFQs: ${[...ids].join(', ')}`);
     const rfqId = [...ids][0];
     if (rfqId) {
-      const rfq: RfqModel = { id: rfqId, taker: taker.name, instrument, side, baseQty, autoAccept, quoteLimit, idempotencyKey, cancelAcked: false, acceptedQuote: null, status: 'PENDING', quotes: new Map() };
+      const rfq: RfqModel = { id: rfqId, taker: taker.name, instrument, side, baseQty, autoAccept, quoteLimit, idempotencyKey, cancelAcked: false, acceptedQuote: null, status: 'PENDING', quotes: new Map(), settled: null };
       this.#model.rfqs.set(rfqId, rfq);
     }
     this.#record(taker.name, duplicate ? 'createRfq(duplicate)' : 'createRfq', body, outcomes.map((o) => (o.ok ? o.value.rfqId : o.code)).join(' | '), outcomes.some((o) => o.ok));
@@ -251,7 +269,29 @@ export class Driver {
     const taker = this.rng.pick(this.#actors.filter((a) => a.role === 'taker'));
     const token = this.rng.pick(['USDC', 'ETH', 'BTC'] as const);
     const amount = { USDC: String(this.rng.int(100, 50_000)), ETH: scaled(this.rng.next() * 5 + 0.01, 3), BTC: scaled(this.rng.next() * 0.5 + 0.001, 4) }[token];
-    await this.fund(taker, token, amount, `sim deposit step ${this.step}`);
+    if (this.#stack.chain) await this.depositOnChain([[taker, token, amount]]);
+    else await this.fund(taker, token, amount, `sim deposit step ${this.step}`);
+  }
+
+  /**
+   * Real deposits: each wallet's transfers to custody sent back to back, then their receipts. A
+   * mined transfer is acknowledged by the chain; the model credits it once the taker's deposit
+   * listing shows it COMPLETED (checks.ts), and by the end of the run every one must be.
+   */
+  async depositOnChain(transfers: Array<[Actor, Token, string]>): Promise<void> {
+    const chain = this.#stack.chain!;
+    const sent = await Promise.all(this.#actors.map(async (actor) => {
+      const mine = transfers.filter(([a]) => a === actor);
+      const hashes = [];
+      for (const [, token, amount] of mine) hashes.push({ token, amount, hash: await actor.wallet!.transfer(chain, token, chain.custody, rawOf(token, amount)) });
+      return hashes.map((h) => ({ actor, ...h }));
+    }));
+    for (const { actor, token, amount, hash } of sent.flat()) {
+      const receipt = await actor.wallet!.receipt(hash);
+      const ok = receipt.status === 'success';
+      if (ok) this.#model.deposits.set(hash.toLowerCase(), { txHash: hash.toLowerCase(), user: actor.name, token, raw: rawOf(token, amount), credited: false });
+      this.#record(actor.name, 'deposit', { token, amount, txHash: hash }, ok ? `mined in ${receipt.blockNumber}` : 'reverted', ok);
+    }
   }
 
   async #withdraw(): Promise<void> {
@@ -273,6 +313,7 @@ export class Driver {
   async #operatorDecision(): Promise<void> {
     const pending = [...this.#model.withdrawals.values()].filter((w) => w.status === 'PENDING');
     if (pending.length === 0) return this.#record('operator', 'operatorDecision', {}, 'skipped: nothing pending');
+    if (this.#stack.running().length === 0) return this.#record('operator', 'operatorDecision', {}, 'skipped: no node up');
     const w = this.rng.pick(pending);
     const approve = this.rng.chance(0.5);
     const outcome = await attempt(() => (approve ? this.#stack.admin.approveWithdrawal(w.id) : this.#stack.admin.rejectWithdrawal(w.id, 'sim')), this.#findings, `operator ${w.id}`);
@@ -299,8 +340,21 @@ export class Driver {
     const pauseMs = this.rng.int(0, 800);
     await this.#stack.stopNode(index);
     await sleep(pauseMs);
-    await this.#stack.startNode(index);
-    this.#record('-', 'restartNode', { node: index, pauseMs }, 'ok');
+    this.#record('-', 'restartNode', { node: index, pauseMs }, await this.#start(index));
+  }
+
+  /**
+   * Starts a node. A node connects to its chain when it starts and cannot start while the RPC is
+   * out (a supervisor would keep restarting it): it then stays down until the RPC is back.
+   */
+  async #start(index: number): Promise<string> {
+    try {
+      await this.#stack.startNode(index);
+      return 'ok';
+    } catch (error) {
+      if (!this.#stack.chain?.rpcDown) throw error;
+      return 'down until the RPC is back: a node cannot start without its chain';
+    }
   }
 
   /**
@@ -310,17 +364,71 @@ export class Driver {
   async #crashSecondNode(): Promise<void> {
     if (this.#stack.nodeCount < 2) return this.#restartNode();
     const down = [0, 1].find((i) => !this.#stack.isRunning(i));
-    if (down !== undefined) {
-      await this.#stack.startNode(down);
-      return this.#record('-', 'nodeBack', { node: down }, 'ok');
-    }
+    if (down !== undefined) return this.#record('-', 'nodeBack', { node: down }, await this.#start(down));
     const index = this.rng.int(0, 1);
     await this.#stack.stopNode(index);
     this.#record('-', 'nodeDown', { node: index }, 'ok');
   }
 
-  /** Brings every node back (before the final checks). */
+  /**
+   * A maker relays the permit of a quote it won (listed SELECTED to it, permit fields present):
+   * as is (`relay`); tampered so Permit2 refuses it and the relay reverts (`badRelay`); or as is
+   * and then reorganised away (`reorgRelay`): an anvil snapshot before it, reverted once the
+   * relay is mined but while it is still fewer blocks deep than the nodes' confirmation depth,
+   * so no node may have booked it. A relay is acknowledged by a successful receipt that stays.
+   */
+  async #relay(kind: 'relay' | 'badRelay' | 'reorgRelay'): Promise<void> {
+    const chain = this.#stack.chain!;
+    const makers = this.#up('maker');
+    if (makers.length === 0) return this.#record('-', kind, {}, 'skipped: no maker up');
+    const maker = this.rng.pick(makers);
+    const won = await attempt(() => maker.client.makerQuotes({ status: ['SELECTED'], limit: 100 }), this.#findings, `makerQuotes ${maker.name}`);
+    if (!won.ok) return this.#record(maker.name, kind, {}, `listing refused: ${won.code}`);
+    const ready = won.value.items.filter((q) => q.permitSignature && this.#model.quotes.has(q.quoteId));
+    if (ready.length === 0) return this.#record(maker.name, kind, {}, 'skipped: nothing won');
+    const q = this.rng.pick(ready);
+    const snapshot = kind === 'reorgRelay' ? { id: await chain.call<string>('evm_snapshot'), head: (await chain.head()).number } : null;
+    const hash = await maker.wallet!.relay(chain, q, kind === 'badRelay');
+    const receipt = await maker.wallet!.receipt(hash);
+    const relay = { step: this.step, rfqId: q.rfqId, quoteId: q.quoteId, maker: maker.name, txHash: hash, ok: receipt.status === 'success', tampered: kind === 'badRelay', reorged: false };
+    let outcome = `${receipt.status} in ${receipt.blockNumber}`;
+    if (snapshot) {
+      const head = (await chain.head()).number;
+      // Two blocks of margin: one may be mined between this read and the revert.
+      if (head - snapshot.head <= SIM_CONFIRMATIONS - 2) {
+        if (!(await chain.call<boolean>('evm_revert', [snapshot.id]))) throw new Error('evm_revert refused');
+        if ((await chain.call<unknown>('eth_getTransactionReceipt', [hash])) !== null) throw new Error(`relay ${hash} survived the reorganisation`);
+        relay.reorged = true;
+        outcome += `, reorganised away (${head - snapshot.head} blocks deep)`;
+      } else {
+        outcome += `, kept: ${head - snapshot.head} blocks deep already`;
+      }
+    }
+    this.#model.relays.push(relay);
+    if (relay.tampered && relay.ok) this.#findings.add('badRelay', `a tampered permit for ${q.quoteId} settled on chain (${hash})`);
+    this.#record(maker.name, kind, { rfqId: q.rfqId, quoteId: q.quoteId, txHash: hash }, outcome, relay.ok && !relay.reorged);
+  }
+
+  /** The nodes' RPC goes down on one step and comes back on a later one (wallets keep theirs). */
+  async #rpcOutage(): Promise<void> {
+    const chain = this.#stack.chain!;
+    const up = chain.rpcDown;
+    chain.setRpc(up);
+    // Nodes that could not start during the outage start now.
+    const started: number[] = [];
+    if (up) {
+      for (let i = 0; i < this.#stack.nodeCount; i++) {
+        if (this.#stack.isRunning(i)) continue;
+        await this.#stack.startNode(i);
+        started.push(i);
+      }
+    }
+    this.#record('-', up ? 'rpcBack' : 'rpcDown', {}, started.length > 0 ? `started nodes ${started.join(', ')}` : 'ok');
+  }
+
+  /** Brings every node and the nodes' RPC back (before the final checks). */
   async allUp(): Promise<void> {
+    this.#stack.chain?.setRpc(true);
     for (let i = 0; i < this.#stack.nodeCount; i++) await this.#stack.startNode(i);
   }
 
