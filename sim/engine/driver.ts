@@ -44,7 +44,7 @@ const WEIGHTS = {
   rpcOutage: 0,
 };
 export type ActionKind = keyof typeof WEIGHTS;
-const CHAIN_WEIGHTS: Partial<Record<ActionKind, number>> = { relay: 16, badRelay: 2, reorgRelay: 2, rpcOutage: 2 };
+const CHAIN_WEIGHTS: Partial<Record<ActionKind, number>> = { createRfq: 22, relay: 18, badRelay: 2, reorgRelay: 2, rpcOutage: 2, accept: 18, deposit: 2 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -64,6 +64,8 @@ export class Driver {
   /** Faults every run meets at least once, at steps drawn from the seed (more come at random). */
   readonly #plan = new Map<number, ActionKind>();
   readonly #weights: Record<ActionKind, number>;
+  /** The step on which an RPC outage ends (it lasts one to three steps). */
+  #rpcBackAt = 0;
   step = 0;
 
   constructor(seed: number, stack: SimStack, model: Model, findings: Findings, actors: Actor[], verbose: boolean, steps = 0) {
@@ -105,6 +107,7 @@ export class Driver {
 
   async next(): Promise<void> {
     this.step++;
+    if (this.#stack.chain?.rpcDown && this.step >= this.#rpcBackAt) await this.#rpcOutage();
     const kind = this.#plan.get(this.step) ?? this.rng.weighted(this.#weights);
     await this.perform(kind);
   }
@@ -414,6 +417,7 @@ export class Driver {
     const chain = this.#stack.chain!;
     const up = chain.rpcDown;
     chain.setRpc(up);
+    if (!up) this.#rpcBackAt = this.step + this.rng.int(1, 3);
     // Nodes that could not start during the outage start now.
     const started: number[] = [];
     if (up) {
