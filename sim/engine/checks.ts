@@ -25,6 +25,23 @@ const TERMINAL_RFQ = new Set(['SETTLED', 'FAILED', 'CANCELLED']);
 const SELECTED_LIKE = new Set(['SELECTED', 'SETTLED', 'FAILED']);
 
 interface RfqRead { rfq: Rfq; quotes: Quote[] }
+/** Venue sizes (signed decimals) in units of 10^-8. */
+const SIZE_DECIMALS = 8;
+function signedSize(value: string): bigint {
+  const negative = value.startsWith('-');
+  const raw = units8(negative ? value.slice(1) : value);
+  return negative ? -raw : raw;
+}
+function units8(value: string): bigint {
+  const [whole, fraction = ''] = value.split('.');
+  return BigInt(whole || '0') * 10n ** BigInt(SIZE_DECIMALS) + BigInt((fraction + '0'.repeat(SIZE_DECIMALS)).slice(0, SIZE_DECIMALS) || '0');
+}
+function formatSize(raw: bigint): string {
+  const sign = raw < 0n ? '-' : '';
+  const abs = raw < 0n ? -raw : raw;
+  const scale = 10n ** BigInt(SIZE_DECIMALS);
+  return `${sign}${abs / scale}.${(abs % scale).toString().padStart(SIZE_DECIMALS, '0')}`.replace(/\.?0+$/, '');
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Withdrawal statuses the broadcaster still moves on its own. */
 const WITHDRAWAL_MOVING = new Set(['APPROVED', 'PROCESSING']);
@@ -132,11 +149,14 @@ export class Checker {
     if (!mayFollow(rfqGraph, model.status, rfq.status, 'reachable')) this.#findings.add('rfqTransition', `${rfq.id}: ${model.status} -> ${rfq.status}`);
     model.status = rfq.status;
     if (model.cancelAcked && rfq.status !== 'CANCELLED') this.#findings.add('ackedCancel', `${rfq.id}: cancel acknowledged, status ${rfq.status}`);
-    const selected = quotes.filter((q) => SELECTED_LIKE.has(q.status));
+    // A perp RFQ may hold many FAILED quotes (orders refused, the cascade) beside its one winner.
+    const perp = model.instrument.perp === true;
+    const selected = quotes.filter((q) => (perp ? q.status === 'SELECTED' || q.status === 'SETTLED' : SELECTED_LIKE.has(q.status)));
     if (selected.length > 1) this.#findings.add('oneWinner', `${rfq.id}: ${selected.map((q) => `${q.quoteId}=${q.status}`).join(', ')}`);
     if (rfq.status === 'QUOTED' && selected[0]?.status !== 'SELECTED') this.#findings.add('oneWinner', `${rfq.id}: QUOTED with no SELECTED quote`);
     if ((rfq.status === 'PENDING' || rfq.status === 'CANCELLED') && selected.length > 0) this.#findings.add('oneWinner', `${rfq.id}: ${rfq.status} with a selected quote`);
-    if (model.acceptedQuote) {
+    if (model.acceptedQuote && perp) this.#perpAccept(model, rfq, quotes);
+    else if (model.acceptedQuote) {
       if (rfq.status === 'PENDING' || rfq.status === 'CANCELLED') this.#findings.add('ackedAccept', `${rfq.id}: accept of ${model.acceptedQuote} acknowledged, status ${rfq.status}`);
       else if (selected[0]?.quoteId !== model.acceptedQuote) this.#findings.add('ackedAccept', `${rfq.id}: accepted ${model.acceptedQuote}, selected ${selected[0]?.quoteId}`);
     }
@@ -170,10 +190,10 @@ export class Checker {
     const relays = this.#model.relays.filter((r) => r.rfqId === rfq.id && r.ok && !r.reorged);
     if (rfq.status === 'SETTLED') {
       if (!winner) return this.#findings.add('oneWinner', `${rfq.id}: SETTLED with no settled quote`);
-      if (this.#stack.chain && !relays.some((r) => r.quoteId === winner.quoteId)) {
+      if (this.#stack.chain && !model.instrument.perp && !relays.some((r) => r.quoteId === winner.quoteId)) {
         this.#findings.add('unacknowledgedSettlement', `${rfq.id}: SETTLED (${rfq.txHash ?? 'no tx'}) with no acknowledged relay of ${winner.quoteId}; relays ${JSON.stringify(this.#model.relays.filter((r) => r.rfqId === rfq.id))}`);
       }
-      const legs = { quoteId: winner.quoteId, takerTotal: winner.takerTotal, makerPays: winner.makerPays.amount, makerReceives: winner.makerReceives.amount };
+      const legs = { quoteId: winner.quoteId, takerTotal: winner.takerTotal, makerPays: winner.makerPays.amount, makerReceives: winner.makerReceives.amount, ...(model.instrument.perp ? { perpFilledSize: winner.perpFilledSize ?? null } : {}) };
       if (model.settled && JSON.stringify(model.settled) !== JSON.stringify(legs)) this.#findings.add('settledTwice', `${rfq.id}: settled ${JSON.stringify(model.settled)}, now ${JSON.stringify(legs)}`);
       model.settled = legs;
     } else if (rfq.status === 'FAILED' && relays.length > 0) {
@@ -256,7 +276,7 @@ export class Checker {
     for (const d of this.#model.deposits.values()) move(d.user, d.token, -d.raw);
     for (const w of this.#model.withdrawals.values()) if (w.status === 'COMPLETED') move(w.user, w.token, units(w.token, w.amount));
     for (const rfq of this.#model.rfqs.values()) {
-      if (!rfq.settled) continue;
+      if (!rfq.settled || rfq.instrument.perp) continue;
       const effect = this.#model.tradeEffect(rfq);
       const maker = this.#model.quotes.get(rfq.settled.quoteId)!.maker;
       for (const [token, delta] of effect.maker) move(maker, token, delta);
@@ -274,6 +294,27 @@ export class Checker {
     }
   }
 
+  /**
+   * At rest, the venue against the model: each taker's ETH position is the sum of its SETTLED perp
+   * trades' fills (BUY long, SELL short), each maker's the opposite of the fills of the trades it
+   * won; a FAILED or CANCELLED perp RFQ moved nothing.
+   */
+  async venuePositions(): Promise<void> {
+    const venue = this.#stack.venue!;
+    const expected = new Map<string, bigint>(this.#actors.map((a) => [a.name, 0n]));
+    for (const rfq of this.#model.rfqs.values()) {
+      if (!rfq.instrument.perp || !rfq.settled) continue;
+      const fill = signedSize(rfq.settled.perpFilledSize ?? '0') * (rfq.side === 'BUY' ? 1n : -1n);
+      const maker = this.#model.quotes.get(rfq.settled.quoteId)!.maker;
+      expected.set(rfq.taker, expected.get(rfq.taker)! + fill);
+      expected.set(maker, expected.get(maker)! - fill);
+    }
+    for (const actor of this.#actors) {
+      const position = await venue.position(actor.address);
+      if (signedSize(position) !== expected.get(actor.name)) this.#findings.add('venuePosition', `${actor.name}: ETH position ${position} at the venue, SETTLED perp trades ${formatSize(expected.get(actor.name)!)}`);
+    }
+  }
+
   async #custodyBalances(): Promise<Map<Token, bigint>> {
     const chain = this.#stack.chain!;
     const reader = this.#actors.find((a) => a.wallet)!.wallet!;
@@ -282,6 +323,17 @@ export class Checker {
       out.set(t, await reader.signer.publicClient.readContract({ address: chain.test.token(t), abi: testTokenAbi, functionName: 'balanceOf', args: [chain.custody] }));
     }
     return out;
+  }
+
+  /**
+   * An acknowledged perp accept (202: parsed, not executed): its quote is the winner, or FAILED
+   * (the taker's order refused, or the execution failed), or still SUBMITTED while the RFQ is
+   * PENDING (the executor's checks running). Anything else lost the acceptance.
+   */
+  #perpAccept(model: RfqModel, rfq: Rfq, quotes: Quote[]): void {
+    const status = quotes.find((q) => q.quoteId === model.acceptedQuote)?.status;
+    const ok = status === 'FAILED' || status === 'SELECTED' || status === 'SETTLED' || (status === 'SUBMITTED' && rfq.status === 'PENDING');
+    if (!ok) this.#findings.add('ackedAccept', `${rfq.id}: perp accept of ${model.acceptedQuote} acknowledged; quote ${status}, RFQ ${rfq.status}`);
   }
 
   #quoteStatus(quoteId: string, status: string): void {

@@ -10,13 +10,19 @@ import { parseAmount } from '../../src/domain/money/index.ts';
 export const TOKENS = { USDC: 6, ETH: 18, BTC: 8 } as const;
 export type Token = keyof typeof TOKENS;
 
-export interface InstrumentTerms { id: string; base: Token; quote: Token; feeTenthBp: number; refPrice: number; qtyDecimals: number; qtyRange: [number, number] }
+export interface InstrumentTerms { id: string; base: Token; quote: Token; feeTenthBp: number; refPrice: number; qtyDecimals: number; qtyRange: [number, number]; perp?: boolean }
 
 /** The reference data the stack seeds (test/helpers/harness.ts seedReferenceData), with the driver's price levels. */
 export const INSTRUMENTS: InstrumentTerms[] = [
   { id: 'ETH-USDC-SPOT', base: 'ETH', quote: 'USDC', feeTenthBp: 250, refPrice: 3000, qtyDecimals: 4, qtyRange: [0.05, 3] },
   { id: 'BTC-USDC-SPOT', base: 'BTC', quote: 'USDC', feeTenthBp: 100, refPrice: 60000, qtyDecimals: 5, qtyRange: [0.001, 0.2] },
 ];
+
+/**
+ * The perp the venue simulator trades (its ETH, mid 3500): no fee in the service (the builder fee
+ * is the venue's), no funds locked, nothing in the ledger; sizes on the venue's 4-decimal grid.
+ */
+export const PERP_TERMS: InstrumentTerms = { id: 'ETH-USDC-PERP', base: 'ETH', quote: 'USDC', feeTenthBp: 0, refPrice: 3500, qtyDecimals: 4, qtyRange: [0.01, 0.5], perp: true };
 
 export const units = (token: Token, amount: string): bigint => parseAmount(amount, TOKENS[token], { field: 'amount' });
 
@@ -51,7 +57,7 @@ export interface RfqModel {
   status: string;
   quotes: Map<string, QuoteModel>;
   /** The winning quote's legs once the RFQ was seen SETTLED: what moved the taker's balances. */
-  settled: { quoteId: string; takerTotal: string; makerPays: string; makerReceives: string } | null;
+  settled: { quoteId: string; takerTotal: string; makerPays: string; makerReceives: string; perpFilledSize?: string | null } | null;
 }
 
 /** A deposit transfer the chain acknowledged (a successful receipt) and, once listed COMPLETED, credited. */
@@ -88,7 +94,7 @@ export class Model {
     for (const d of this.deposits.values()) if (d.user === user && d.token === token && d.credited) total += d.raw;
     for (const w of this.withdrawals.values()) if (w.user === user && w.token === token && w.status === 'COMPLETED') total -= units(token, w.amount);
     for (const rfq of this.rfqs.values()) {
-      if (rfq.taker !== user || !rfq.settled) continue;
+      if (rfq.taker !== user || !rfq.settled || rfq.instrument.perp) continue;
       total += this.tradeEffect(rfq).taker.get(token) ?? 0n;
     }
     return total;
@@ -128,7 +134,7 @@ export class Model {
    */
   rfqLock(rfq: RfqModel, status: string, selectedTakerTotal: string | null): { token: Token; amount: bigint } | null {
     const live = status === 'QUOTED' || (status === 'PENDING' && rfq.autoAccept);
-    if (!live) return null;
+    if (!live || rfq.instrument.perp) return null;
     if (rfq.side === 'SELL') return { token: rfq.instrument.base, amount: units(rfq.instrument.base, rfq.baseQty) };
     if (status === 'PENDING') return { token: rfq.instrument.quote, amount: units(rfq.instrument.quote, rfq.quoteLimit!) };
     if (selectedTakerTotal === null) throw new Error(`QUOTED RFQ ${rfq.id} shows no SELECTED quote`);

@@ -24,6 +24,8 @@ export interface RunOptions {
   verbose?: boolean;
   /** Settle on a real chain (anvil): on-chain deposits, permit2 relays, broadcast withdrawals, chain faults. */
   chain?: boolean;
+  /** Trade perps too, executed at the venue simulator, with venue faults. */
+  venue?: boolean;
 }
 
 export interface RunResult {
@@ -36,6 +38,8 @@ export interface RunResult {
   unstableReads: number;
   frames: number;
   ms: number;
+  /** RFQs by kind and last status seen (e.g. `spot SETTLED`, `perp FAILED`). */
+  outcomes: Record<string, number>;
 }
 
 /** Short settlement headroom: a QUOTED RFQ nobody settles fails within seconds, inside the run. */
@@ -54,7 +58,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
   const started = performance.now();
   const findings = new Findings();
   const model = new Model();
-  const stack = await SimStack.start(options.backend, options.chain ? CHAIN_SETTINGS : SETTINGS, { chain: options.chain ?? false });
+  const stack = await SimStack.start(options.backend, options.chain ? CHAIN_SETTINGS : SETTINGS, { chain: options.chain ?? false, venue: options.venue ?? false, seed: options.seed });
   const actors = await createActors(stack, options.seed, findings, { takers: options.takers ?? 3, makers: options.makers ?? 2 });
   const driver = new Driver(options.seed, stack, model, findings, actors, options.verbose ?? false, options.steps);
   const checker = new Checker(stack, model, findings, actors);
@@ -95,6 +99,11 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
       }
       await checker.final();
       if (stack.chain) await checker.onChain();
+      if (stack.venue) {
+        // The fault rules still pending would fail the venue reads of the check itself.
+        await stack.venue.control.clearFaults();
+        await checker.venuePositions();
+      }
       await lastSnapshots(actors, findings);
     }
   } catch (error) {
@@ -114,6 +123,11 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     unstableReads: checker.unstableReads,
     frames: actors.reduce((n, a) => n + a.watch.frames, 0),
     ms: performance.now() - started,
+    outcomes: [...model.rfqs.values()].reduce<Record<string, number>>((o, r) => {
+      const key = `${r.instrument.perp ? 'perp' : 'spot'} ${r.status}`;
+      o[key] = (o[key] ?? 0) + 1;
+      return o;
+    }, {}),
   };
 }
 

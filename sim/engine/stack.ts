@@ -15,6 +15,7 @@ import { createTestDatabase, type Backend, type TestDatabase } from '../../test/
 import { ADMIN_TOKEN, seedReferenceData } from '../../test/helpers/harness.ts';
 import { freePort } from '../../test/helpers/embedded-node.ts';
 import { SimChain } from './chain.ts';
+import { PERP_INSTRUMENT, SIM_PERP_EXECUTION, SimVenue } from './venue.ts';
 
 /** Token addresses for the reference data: withdrawals need a listed on-chain address. */
 const TOKEN_ADDRESSES = {
@@ -55,15 +56,18 @@ export class SimStack {
   readonly backend: Backend;
   /** The chain the nodes settle on, when the run simulates one. */
   readonly chain: SimChain | null;
+  /** The perp venue the nodes execute on, when the run simulates one. */
+  readonly venue: SimVenue | null;
   readonly #admins: AdminClient[];
   readonly #slots: NodeSlot[];
   readonly #location: StoreLocation | Store;
   readonly #secretKey = generateSecretKey();
   readonly #cleanup: () => Promise<void>;
 
-  private constructor(backend: Backend, location: StoreLocation | Store, slots: NodeSlot[], chain: SimChain | null, cleanup: () => Promise<void>) {
+  private constructor(backend: Backend, location: StoreLocation | Store, slots: NodeSlot[], chain: SimChain | null, venue: SimVenue | null, cleanup: () => Promise<void>) {
     this.backend = backend;
     this.chain = chain;
+    this.venue = venue;
     this.#location = location;
     this.#slots = slots;
     this.#cleanup = cleanup;
@@ -77,8 +81,9 @@ export class SimStack {
     return this.#admins[index]!;
   }
 
-  static async start(backend: Backend, settings: Record<string, number>, options: { chain?: boolean } = {}): Promise<SimStack> {
+  static async start(backend: Backend, settings: Record<string, number>, options: { chain?: boolean; venue?: boolean; seed?: number } = {}): Promise<SimStack> {
     const chain = options.chain ? await SimChain.start() : null;
+    const venue = options.venue ? await SimVenue.start(options.seed ?? 1) : null;
     let location: StoreLocation | Store;
     let cleanup: () => Promise<void>;
     if (backend === 'pglite') {
@@ -90,6 +95,7 @@ export class SimStack {
       cleanup = async () => {
         await store.close();
         await chain?.close();
+        await venue?.close();
       };
     } else {
       const database: TestDatabase = await createTestDatabase('postgres');
@@ -97,14 +103,16 @@ export class SimStack {
       cleanup = async () => {
         await database.drop();
         await chain?.close();
+        await venue?.close();
       };
     }
     // A second node needs a store another node can open: PostgreSQL only.
     const slots: NodeSlot[] = [{ name: 'A', port: await freePort(), node: null }];
     if (backend === 'postgres') slots.push({ name: 'B', port: await freePort(), node: null });
-    const stack = new SimStack(backend, location, slots, chain, cleanup);
+    const stack = new SimStack(backend, location, slots, chain, venue, cleanup);
     for (let i = 0; i < slots.length; i++) await stack.startNode(i);
     await seedReferenceData(stack.admin, chain ? chain.test.tokenAddresses : TOKEN_ADDRESSES);
+    if (venue) await stack.admin.putInstrument(PERP_INSTRUMENT, { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
     await stack.admin.putSettings(settings);
     return stack;
   }
@@ -137,6 +145,7 @@ export class SimStack {
       rateLimit: { perKeyPerSec: 100_000, perSourcePerSec: 100_000 },
       logLevel: 'fatal',
       ...(this.chain ? { chain: this.chain.nodeSettings } : {}),
+      ...(this.venue ? { venue: this.venue.nodeSettings, perpExecution: SIM_PERP_EXECUTION } : {}),
     });
   }
 
