@@ -49,7 +49,7 @@ const WEIGHTS = {
   venueFault: 0,
 };
 export type ActionKind = keyof typeof WEIGHTS;
-const CHAIN_WEIGHTS: Partial<Record<ActionKind, number>> = { createRfq: 22, relay: 18, badRelay: 2, reorgRelay: 2, rpcOutage: 2, accept: 18, deposit: 2 };
+const CHAIN_WEIGHTS: Partial<Record<ActionKind, number>> = { createRfq: 30, quote: 34, relay: 18, badRelay: 2, reorgRelay: 2, rpcOutage: 2, accept: 18, deposit: 2 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,6 +1,6 @@
 /**
  * The seeded simulation (sim/engine) in CI: a fixed small set of seeds on each database (one of
- * them settling on a real chain with chain faults), each run checked after every step (invariants, model, state tables, WebSocket seq, no 500), expected to
+ * them settling on a real chain and a venue simulator, with their faults), each run checked after every step (invariants, model, state tables, WebSocket seq, no 500), expected to
  * find nothing; and a check that the checks bite: money moved behind the model's back (an
  * operator adjustment the driver never made) is reported as unacknowledged.
  */
@@ -17,19 +17,20 @@ import { Checker } from '../../../sim/engine/checks.ts';
 
 /**
  * Kept small: the whole suite must stay under 30 minutes (one PGlite migration, then ~20-30 s per
- * seed without a chain, ~60 s with one: anvil, the contracts, opening deposits on chain).
+ * seed without a chain, ~60 s with a chain and a venue when the machine is quiet: anvil, the
+ * contracts, opening deposits on chain; several times that under load).
  */
 const RUNS = [
-  { seed: 11, steps: 12, chain: false },
-  { seed: 12, steps: 30, chain: true },
+  { seed: 11, steps: 12, chain: false, venue: false },
+  { seed: 32, steps: 24, chain: true, venue: true },
 ];
 
 for (const backend of backends()) {
   describe(`seeded simulation [${backend}]`, () => {
-    for (const { seed, steps, chain } of RUNS) {
-      it(`seed ${seed}${chain ? ' on a chain' : ''}: ${steps} steps with faults, no violation`, { timeout: 300_000 }, async () => {
-        const result = await runSeed({ seed, backend, steps, chain });
-        const replay = `replay: npm run sim -- --seed ${seed} --backend ${backend} --steps ${steps}${chain ? ' --chain' : ''} --verbose\n${result.log.map((e) => JSON.stringify(e)).join('\n')}`;
+    for (const { seed, steps, chain, venue } of RUNS) {
+      it(`seed ${seed}${chain ? ' on a chain and a venue' : ''}: ${steps} steps with faults, no violation`, { timeout: 420_000 }, async () => {
+        const result = await runSeed({ seed, backend, steps, chain, venue });
+        const replay = `replay: npm run sim -- --seed ${seed} --backend ${backend} --steps ${steps}${chain ? ' --chain' : ''}${venue ? ' --venue' : ''} --verbose\n${result.log.map((e) => JSON.stringify(e)).join('\n')}`;
         assert.deepEqual(result.violations, [], replay);
         assert.equal(result.steps, steps);
         assert.ok(result.frames > 0, 'the WebSocket sessions received frames');
