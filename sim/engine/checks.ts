@@ -11,18 +11,40 @@
  *   what the tables say its live RFQs and withdrawals hold (read between two identical status
  *   reads, so the workers cannot move anything in between).
  */
-import type { Quote, Rfq } from '../../src/client/types.ts';
+import type { Deposit, Quote, Rfq } from '../../src/client/types.ts';
 import { feeFloor } from '../../src/domain/money/index.ts';
+import { testTokenAbi } from '../../src/chain/artifacts/index.ts';
 import type { SimStack } from './stack.ts';
 import type { Findings } from './findings.ts';
 import { attempt, type Actor } from './actors.ts';
 import { WITHDRAWAL_LOCKING, TOKENS, units, type Model, type RfqModel, type Token } from './model.ts';
+import { MAKER_INVENTORY, TAKER_STASH, rawOf } from './wallets.ts';
 import { mayFollow, quoteGraph, rfqGraph, withdrawalGraph } from './transitions.ts';
 
 const TERMINAL_RFQ = new Set(['SETTLED', 'FAILED', 'CANCELLED']);
 const SELECTED_LIKE = new Set(['SELECTED', 'SETTLED', 'FAILED']);
 
 interface RfqRead { rfq: Rfq; quotes: Quote[] }
+/** Venue sizes (signed decimals) in units of 10^-8. */
+const SIZE_DECIMALS = 8;
+function signedSize(value: string): bigint {
+  const negative = value.startsWith('-');
+  const raw = units8(negative ? value.slice(1) : value);
+  return negative ? -raw : raw;
+}
+function units8(value: string): bigint {
+  const [whole, fraction = ''] = value.split('.');
+  return BigInt(whole || '0') * 10n ** BigInt(SIZE_DECIMALS) + BigInt((fraction + '0'.repeat(SIZE_DECIMALS)).slice(0, SIZE_DECIMALS) || '0');
+}
+function formatSize(raw: bigint): string {
+  const sign = raw < 0n ? '-' : '';
+  const abs = raw < 0n ? -raw : raw;
+  const scale = 10n ** BigInt(SIZE_DECIMALS);
+  return `${sign}${abs / scale}.${(abs % scale).toString().padStart(SIZE_DECIMALS, '0')}`.replace(/\.?0+$/, '');
+}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Withdrawal statuses the broadcaster still moves on its own. */
+const WITHDRAWAL_MOVING = new Set(['APPROVED', 'PROCESSING']);
 
 export class Checker {
   readonly #stack: SimStack;
@@ -40,6 +62,7 @@ export class Checker {
   }
 
   async afterStep(): Promise<void> {
+    if (this.#stack.running().length === 0) return;
     await this.#invariants();
     for (const actor of this.#actors) {
       if (!this.#stack.isRunning(actor.node)) continue;
@@ -75,7 +98,10 @@ export class Checker {
 
   async #invariants(): Promise<void> {
     const outcome = await attempt(() => this.#stack.admin.invariants(), this.#findings, 'invariants');
-    if (outcome.ok && (!outcome.value.ok || outcome.value.violations.length > 0)) this.#findings.add('invariants', JSON.stringify(outcome.value.violations).slice(0, 2000));
+    if (!outcome.ok) return;
+    // While the nodes' RPC is cut, custody cannot be read: that is the outage itself, reported as such.
+    const violations = outcome.value.violations.filter((v) => !(this.#stack.chain?.rpcDown && v.check === 'custodyBalanceUnreadable'));
+    if (violations.length > 0) this.#findings.add('invariants', JSON.stringify(violations).slice(0, 2000));
   }
 
   async #readRfqs(taker: Actor, rfqs: RfqModel[]): Promise<Map<string, RfqRead> | null> {
@@ -97,17 +123,22 @@ export class Checker {
     // Statuses, balances, statuses again: compare locks only on a read the workers did not move.
     for (let attemptNo = 0; attemptNo < 6; attemptNo++) {
       const first = await this.#readRfqs(taker, rfqs);
+      const depositsBefore = await this.#deposits(taker);
+      const withdrawalsBefore = await attempt(() => taker.client.withdrawals({ limit: 100 }), this.#findings, 'withdrawals');
       const balances = await attempt(() => taker.client.balances(), this.#findings, 'balances');
       const withdrawals = await attempt(() => taker.client.withdrawals({ limit: 100 }), this.#findings, 'withdrawals');
+      const deposits = await this.#deposits(taker);
       const second = await this.#readRfqs(taker, rfqs);
-      if (!first || !second || !balances.ok || !withdrawals.ok) return;
+      if (!first || !second || !balances.ok || !withdrawals.ok || !withdrawalsBefore.ok || !deposits || !depositsBefore) return;
       const statuses = (reads: Map<string, RfqRead>) => JSON.stringify([...reads.values()].map((r) => [r.rfq.status, r.quotes.map((q) => q.status)]));
-      if (statuses(first) !== statuses(second)) {
+      const others = (d: Deposit[], w: Array<{ status: string }>) => JSON.stringify([d.map((x) => x.status), w.map((x) => x.status)]);
+      if (statuses(first) !== statuses(second) || others(depositsBefore, withdrawalsBefore.value.items) !== others(deposits, withdrawals.value.items)) {
         this.unstableReads++;
         continue;
       }
       for (const read of first.values()) this.#rfq(read);
       for (const w of withdrawals.value.items) this.#withdrawal(taker, w.withdrawalId, w.status);
+      this.#deposited(taker, deposits);
       this.#money(taker, first, balances.value.balances);
       return;
     }
@@ -118,11 +149,14 @@ export class Checker {
     if (!mayFollow(rfqGraph, model.status, rfq.status, 'reachable')) this.#findings.add('rfqTransition', `${rfq.id}: ${model.status} -> ${rfq.status}`);
     model.status = rfq.status;
     if (model.cancelAcked && rfq.status !== 'CANCELLED') this.#findings.add('ackedCancel', `${rfq.id}: cancel acknowledged, status ${rfq.status}`);
-    const selected = quotes.filter((q) => SELECTED_LIKE.has(q.status));
+    // A perp RFQ may hold many FAILED quotes (orders refused, the cascade) beside its one winner.
+    const perp = model.instrument.perp === true;
+    const selected = quotes.filter((q) => (perp ? q.status === 'SELECTED' || q.status === 'SETTLED' : SELECTED_LIKE.has(q.status)));
     if (selected.length > 1) this.#findings.add('oneWinner', `${rfq.id}: ${selected.map((q) => `${q.quoteId}=${q.status}`).join(', ')}`);
     if (rfq.status === 'QUOTED' && selected[0]?.status !== 'SELECTED') this.#findings.add('oneWinner', `${rfq.id}: QUOTED with no SELECTED quote`);
     if ((rfq.status === 'PENDING' || rfq.status === 'CANCELLED') && selected.length > 0) this.#findings.add('oneWinner', `${rfq.id}: ${rfq.status} with a selected quote`);
-    if (model.acceptedQuote) {
+    if (model.acceptedQuote && perp) this.#perpAccept(model, rfq, quotes);
+    else if (model.acceptedQuote) {
       if (rfq.status === 'PENDING' || rfq.status === 'CANCELLED') this.#findings.add('ackedAccept', `${rfq.id}: accept of ${model.acceptedQuote} acknowledged, status ${rfq.status}`);
       else if (selected[0]?.quoteId !== model.acceptedQuote) this.#findings.add('ackedAccept', `${rfq.id}: accepted ${model.acceptedQuote}, selected ${selected[0]?.quoteId}`);
     }
@@ -143,6 +177,163 @@ export class Checker {
       this.#takerTotal(model, q);
     }
     if (rfq.status !== 'PENDING' && rfq.status !== 'CANCELLED' && model.autoAccept && !model.acceptedQuote && selected[0]) this.#autoWinner(model, selected[0], quotes);
+    this.#settlement(model, rfq, selected[0]);
+  }
+
+  /**
+   * On a chain: an RFQ is SETTLED only by a relay a maker made of the selected quote whose
+   * receipt succeeded and was not reorganised away (nothing settles unacknowledged), and such a
+   * relay never leaves its RFQ FAILED (the deadline is judged on final chain time, which includes
+   * the relay's block). The settled legs are what moves the model's balances.
+   */
+  #settlement(model: RfqModel, rfq: Rfq, winner: Quote | undefined): void {
+    const relays = this.#model.relays.filter((r) => r.rfqId === rfq.id && r.ok && !r.reorged);
+    if (rfq.status === 'SETTLED') {
+      if (!winner) return this.#findings.add('oneWinner', `${rfq.id}: SETTLED with no settled quote`);
+      if (this.#stack.chain && !model.instrument.perp && !relays.some((r) => r.quoteId === winner.quoteId)) {
+        this.#findings.add('unacknowledgedSettlement', `${rfq.id}: SETTLED (${rfq.txHash ?? 'no tx'}) with no acknowledged relay of ${winner.quoteId}; relays ${JSON.stringify(this.#model.relays.filter((r) => r.rfqId === rfq.id))}`);
+      }
+      const legs = { quoteId: winner.quoteId, takerTotal: winner.takerTotal, makerPays: winner.makerPays.amount, makerReceives: winner.makerReceives.amount, ...(model.instrument.perp ? { perpFilledSize: winner.perpFilledSize ?? null } : {}) };
+      if (model.settled && JSON.stringify(model.settled) !== JSON.stringify(legs)) this.#findings.add('settledTwice', `${rfq.id}: settled ${JSON.stringify(model.settled)}, now ${JSON.stringify(legs)}`);
+      model.settled = legs;
+    } else if (rfq.status === 'FAILED' && relays.length > 0) {
+      this.#findings.add('relayLost', `${rfq.id}: FAILED (${rfq.failureCode ?? ''}) after the acknowledged relay ${relays.map((r) => r.txHash).join(', ')}`);
+    }
+  }
+
+  async #deposits(taker: Actor): Promise<Deposit[] | null> {
+    if (!this.#stack.chain) return [];
+    const page = await attempt(() => taker.client.deposits({ limit: 100 }), this.#findings, 'deposits');
+    return page.ok ? page.value.items : null;
+  }
+
+  /** Each listed deposit is a transfer the chain acknowledged, listed once; COMPLETED credits it in the model. */
+  #deposited(taker: Actor, items: Deposit[]): void {
+    const seen = new Set<string>();
+    for (const d of items) {
+      const hash = d.txHash.toLowerCase();
+      if (seen.has(hash)) this.#findings.add('exactlyOnce', `${taker.name}: deposit ${hash} listed twice`);
+      seen.add(hash);
+      const dm = this.#model.deposits.get(hash);
+      if (!dm || dm.user !== taker.name) {
+        this.#findings.add('exactlyOnce', `${taker.name}: deposit ${hash} (${d.status}) never sent by it`);
+        continue;
+      }
+      if (d.token !== dm.token || units(dm.token, d.amount) !== dm.raw) this.#findings.add('depositAmount', `${hash}: listed ${d.amount} ${d.token}, sent ${dm.raw} raw ${dm.token}`);
+      if (dm.credited && d.status !== 'COMPLETED') this.#findings.add('depositTransition', `${hash}: COMPLETED -> ${d.status}`);
+      if (d.status === 'COMPLETED') dm.credited = true;
+    }
+  }
+
+  /** Waits until every deposit the chain acknowledged shows COMPLETED (a finding after `timeoutMs`). */
+  async depositsCredited(timeoutMs: number): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      for (const taker of this.#actors.filter((a) => a.role === 'taker')) {
+        const items = await this.#deposits(taker);
+        if (items) this.#deposited(taker, items);
+      }
+      const missing = [...this.#model.deposits.values()].filter((d) => !d.credited);
+      if (missing.length === 0) return;
+      if (Date.now() > until) return this.#findings.add('depositNotCredited', `${missing.map((d) => `${d.user} ${d.txHash}`).join(', ')} not COMPLETED ${timeoutMs / 1000} s on`);
+      await sleep(500);
+    }
+  }
+
+  /** Waits until no approved withdrawal is still on its way (the broadcaster's to finish). */
+  async withdrawalsAtRest(timeoutMs: number): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      let moving: string[] = [];
+      for (const taker of this.#actors.filter((a) => a.role === 'taker')) {
+        const page = await attempt(() => taker.client.withdrawals({ limit: 100 }), this.#findings, 'withdrawals');
+        if (!page.ok) continue;
+        for (const w of page.value.items) this.#withdrawal(taker, w.withdrawalId, w.status);
+        moving = moving.concat(page.value.items.filter((w) => WITHDRAWAL_MOVING.has(w.status)).map((w) => `${w.withdrawalId}=${w.status}`));
+      }
+      if (moving.length === 0) return;
+      if (Date.now() > until) return this.#findings.add('withdrawalStuck', `${moving.join(', ')} ${timeoutMs / 1000} s on`);
+      await sleep(500);
+    }
+  }
+
+  /**
+   * At rest, the chain itself against the model (not the ledger): custody holds every taker's
+   * total plus the fees of settled trades; each taker's wallet its stash less its deposits plus
+   * its completed withdrawals; each maker's wallet its inventory moved by its settled trades.
+   */
+  async onChain(): Promise<void> {
+    const chain = this.#stack.chain!;
+    const tokens = Object.keys(TOKENS) as Token[];
+    const custody = new Map<Token, bigint>(tokens.map((t) => [t, 0n]));
+    const wallets = new Map<string, Map<Token, bigint>>();
+    for (const actor of this.#actors) {
+      const start = actor.role === 'taker' ? TAKER_STASH : MAKER_INVENTORY;
+      wallets.set(actor.name, new Map(tokens.map((t) => [t, rawOf(t, start[t])])));
+      if (actor.role === 'taker') for (const t of tokens) custody.set(t, custody.get(t)! + this.#model.expectedTotal(actor.name, t));
+    }
+    const move = (name: string, token: Token, delta: bigint) => wallets.get(name)!.set(token, wallets.get(name)!.get(token)! + delta);
+    for (const d of this.#model.deposits.values()) move(d.user, d.token, -d.raw);
+    for (const w of this.#model.withdrawals.values()) if (w.status === 'COMPLETED') move(w.user, w.token, units(w.token, w.amount));
+    for (const rfq of this.#model.rfqs.values()) {
+      if (!rfq.settled || rfq.instrument.perp) continue;
+      const effect = this.#model.tradeEffect(rfq);
+      const maker = this.#model.quotes.get(rfq.settled.quoteId)!.maker;
+      for (const [token, delta] of effect.maker) move(maker, token, delta);
+      custody.set(effect.fee.token, custody.get(effect.fee.token)! + effect.fee.raw);
+    }
+    const custodyWallet = await this.#custodyBalances();
+    for (const t of tokens) {
+      if (custodyWallet.get(t) !== custody.get(t)) this.#findings.add('custodyOnChain', `custody ${t}: ${custodyWallet.get(t)} on chain, the model ${custody.get(t)} (raw)`);
+    }
+    for (const actor of this.#actors) {
+      for (const t of tokens) {
+        const onChain = await actor.wallet!.tokenBalance(chain, t);
+        if (onChain !== wallets.get(actor.name)!.get(t)) this.#findings.add('walletOnChain', `${actor.name} ${t}: ${onChain} on chain, the model ${wallets.get(actor.name)!.get(t)} (raw)`);
+      }
+    }
+  }
+
+  /**
+   * At rest, the venue against the model: each taker's ETH position is the sum of its SETTLED perp
+   * trades' fills (BUY long, SELL short), each maker's the opposite of the fills of the trades it
+   * won; a FAILED or CANCELLED perp RFQ moved nothing.
+   */
+  async venuePositions(): Promise<void> {
+    const venue = this.#stack.venue!;
+    const expected = new Map<string, bigint>(this.#actors.map((a) => [a.name, 0n]));
+    for (const rfq of this.#model.rfqs.values()) {
+      if (!rfq.instrument.perp || !rfq.settled) continue;
+      const fill = signedSize(rfq.settled.perpFilledSize ?? '0') * (rfq.side === 'BUY' ? 1n : -1n);
+      const maker = this.#model.quotes.get(rfq.settled.quoteId)!.maker;
+      expected.set(rfq.taker, expected.get(rfq.taker)! + fill);
+      expected.set(maker, expected.get(maker)! - fill);
+    }
+    for (const actor of this.#actors) {
+      const position = await venue.position(actor.address);
+      if (signedSize(position) !== expected.get(actor.name)) this.#findings.add('venuePosition', `${actor.name}: ETH position ${position} at the venue, SETTLED perp trades ${formatSize(expected.get(actor.name)!)}`);
+    }
+  }
+
+  async #custodyBalances(): Promise<Map<Token, bigint>> {
+    const chain = this.#stack.chain!;
+    const reader = this.#actors.find((a) => a.wallet)!.wallet!;
+    const out = new Map<Token, bigint>();
+    for (const t of Object.keys(TOKENS) as Token[]) {
+      out.set(t, await reader.signer.publicClient.readContract({ address: chain.test.token(t), abi: testTokenAbi, functionName: 'balanceOf', args: [chain.custody] }));
+    }
+    return out;
+  }
+
+  /**
+   * An acknowledged perp accept (202: parsed, not executed): its quote is the winner, or FAILED
+   * (the taker's order refused, or the execution failed), or still SUBMITTED while the RFQ is
+   * PENDING (the executor's checks running). Anything else lost the acceptance.
+   */
+  #perpAccept(model: RfqModel, rfq: Rfq, quotes: Quote[]): void {
+    const status = quotes.find((q) => q.quoteId === model.acceptedQuote)?.status;
+    const ok = status === 'FAILED' || status === 'SELECTED' || status === 'SETTLED' || (status === 'SUBMITTED' && rfq.status === 'PENDING');
+    if (!ok) this.#findings.add('ackedAccept', `${rfq.id}: perp accept of ${model.acceptedQuote} acknowledged; quote ${status}, RFQ ${rfq.status}`);
   }
 
   #quoteStatus(quoteId: string, status: string): void {

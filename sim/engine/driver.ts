@@ -10,7 +10,12 @@ import { Prng } from './prng.ts';
 import type { SimStack } from './stack.ts';
 import type { Findings } from './findings.ts';
 import { attempt, type Actor } from './actors.ts';
-import { INSTRUMENTS, TOKENS, units, type Model, type QuoteModel, type RfqModel, type Token } from './model.ts';
+import { INSTRUMENTS, PERP_TERMS, TOKENS, units, type Model, type QuoteModel, type RfqModel, type Token } from './model.ts';
+import { onPerpGrid, perpMakerLegs, signMakerOrders, type PerpAsset } from '../../src/client/perp-order.ts';
+import { parseAmount } from '../../src/domain/money/index.ts';
+import { ApiError } from '../../src/client/http.ts';
+import { SIM_CONFIRMATIONS } from './chain.ts';
+import { rawOf } from './wallets.ts';
 
 export interface LoggedAction { step: number; actor: string; action: string; args: unknown; outcome: string }
 
@@ -33,8 +38,18 @@ const WEIGHTS = {
   clockJump: 3,
   restartNode: 2,
   crashSecondNode: 2,
+  // On a chain only (weight 0 without one): makers relay the permits they won, a relay that
+  // reverts (its permit tampered with), a relay reorganised away below the confirmation depth,
+  // and an outage of the nodes' RPC (starts on one step, ends on a later one).
+  relay: 0,
+  badRelay: 0,
+  reorgRelay: 0,
+  rpcOutage: 0,
+  // With a venue only: the simulator's fault rules and nonce burning.
+  venueFault: 0,
 };
 export type ActionKind = keyof typeof WEIGHTS;
+const CHAIN_WEIGHTS: Partial<Record<ActionKind, number>> = { createRfq: 30, quote: 34, relay: 18, badRelay: 2, reorgRelay: 2, rpcOutage: 2, accept: 18, deposit: 2 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -53,11 +68,20 @@ export class Driver {
   readonly #verbose: boolean;
   /** Faults every run meets at least once, at steps drawn from the seed (more come at random). */
   readonly #plan = new Map<number, ActionKind>();
+  readonly #weights: Record<ActionKind, number>;
+  readonly #instruments: typeof INSTRUMENTS;
+  /** The step on which an RPC outage ends (it lasts one to three steps). */
+  #rpcBackAt = 0;
   step = 0;
 
   constructor(seed: number, stack: SimStack, model: Model, findings: Findings, actors: Actor[], verbose: boolean, steps = 0) {
     this.rng = new Prng(seed ^ 0x5eed);
-    for (const kind of ['restartNode', 'crashSecondNode', 'clockJump', 'duplicateAccept', 'reorderedRequotes'] as const) {
+    this.#weights = { ...WEIGHTS, ...(stack.chain ? CHAIN_WEIGHTS : {}), ...(stack.venue ? { venueFault: 4 } : {}) };
+    this.#instruments = stack.venue ? [...INSTRUMENTS, PERP_TERMS] : INSTRUMENTS;
+    const planned: ActionKind[] = ['restartNode', 'crashSecondNode', 'clockJump', 'duplicateAccept', 'reorderedRequotes'];
+    if (stack.chain) planned.push('badRelay', 'reorgRelay', 'rpcOutage');
+    if (stack.venue) planned.push('venueFault');
+    for (const kind of planned) {
       if (steps < 10) break;
       let at = this.rng.int(3, steps - 2);
       while (this.#plan.has(at)) at = (at % (steps - 2)) + 1;
@@ -91,8 +115,10 @@ export class Driver {
 
   async next(): Promise<void> {
     this.step++;
-    const kind = this.#plan.get(this.step) ?? this.rng.weighted(WEIGHTS);
+    if (this.#stack.chain?.rpcDown && this.step >= this.#rpcBackAt) await this.#rpcOutage();
+    const kind = this.#plan.get(this.step) ?? this.rng.weighted(this.#weights);
     await this.perform(kind);
+    if (this.#stack.chain && kind !== 'relay' && kind !== 'badRelay' && kind !== 'reorgRelay') await this.#makersRelay();
   }
 
   async perform(kind: ActionKind): Promise<void> {
@@ -112,6 +138,11 @@ export class Driver {
       case 'clockJump': return this.#clockJump();
       case 'restartNode': return this.#restartNode();
       case 'crashSecondNode': return this.#crashSecondNode();
+      case 'relay': return this.#relay('relay');
+      case 'badRelay': return this.#relay('badRelay');
+      case 'reorgRelay': return this.#relay('reorgRelay');
+      case 'rpcOutage': return this.#rpcOutage();
+      case 'venueFault': return this.#venueFault();
     }
   }
 
@@ -119,15 +150,19 @@ export class Driver {
     const takers = this.#up('taker');
     if (takers.length === 0) return this.#record('-', 'createRfq', {}, 'skipped: no taker up');
     const taker = this.rng.pick(takers);
-    const instrument = this.rng.pick(INSTRUMENTS);
+    const instrument = this.rng.pick(this.#instruments);
     const side = this.rng.chance(0.5) ? 'BUY' : 'SELL';
     const qty = instrument.qtyRange[0] + this.rng.next() * (instrument.qtyRange[1] - instrument.qtyRange[0]);
     const baseQty = scaled(qty, instrument.qtyDecimals);
-    const autoAccept = this.rng.chance(0.4);
+    // A perp needs the taker's signed order to be accepted: never autoAccept.
+    const autoAccept = !instrument.perp && this.rng.chance(0.4);
     const notional = qty * instrument.refPrice;
-    // BUY: the most the taker pays, fee included; SELL: the least it accepts.
-    const bound = side === 'BUY' ? notional * (1 + instrument.feeTenthBp / 100_000) * (0.97 + this.rng.next() * 0.08) : notional * (0.95 + this.rng.next() * 0.07);
-    const quoteLimit = autoAccept || this.rng.chance(0.5) ? scaled(bound, 2) : null;
+    // BUY: the most the taker pays, fee included; SELL: the least it accepts. A perp's makers
+    // quote within a basis point of the venue's mid: its limit is a few basis points from it.
+    const bound = instrument.perp
+      ? notional * (side === 'BUY' ? 1.0005 + this.rng.next() * 0.005 : 0.9995 - this.rng.next() * 0.005)
+      : side === 'BUY' ? notional * (1 + instrument.feeTenthBp / 100_000) * (0.97 + this.rng.next() * 0.08) : notional * (0.95 + this.rng.next() * 0.07);
+    const quoteLimit = autoAccept || instrument.perp || this.rng.chance(0.5) ? scaled(bound, 2) : null;
     // Long enough for makers to find it a few steps later (a step takes seconds on a loaded machine).
     const windowMs = this.rng.int(6000, 25_000);
     const idempotencyKey = this.rng.uuid();
@@ -140,7 +175,7 @@ export class Driver {
     if (ids.size > 1) this.#findings.add('idempotency', `one idempotency key gave two RFQs: ${[...ids].join(', ')}`);
     const rfqId = [...ids][0];
     if (rfqId) {
-      const rfq: RfqModel = { id: rfqId, taker: taker.name, instrument, side, baseQty, autoAccept, quoteLimit, idempotencyKey, cancelAcked: false, acceptedQuote: null, status: 'PENDING', quotes: new Map() };
+      const rfq: RfqModel = { id: rfqId, taker: taker.name, instrument, side, baseQty, autoAccept, quoteLimit, idempotencyKey, cancelAcked: false, acceptedQuote: null, status: 'PENDING', quotes: new Map(), settled: null };
       this.#model.rfqs.set(rfqId, rfq);
     }
     this.#record(taker.name, duplicate ? 'createRfq(duplicate)' : 'createRfq', body, outcomes.map((o) => (o.ok ? o.value.rfqId : o.code)).join(' | '), outcomes.some((o) => o.ok));
@@ -175,7 +210,7 @@ export class Driver {
   async #submit(maker: Actor, rfq: RfqModel, makerBaseQty: string, existing: QuoteModel | null, reordered: boolean): Promise<void> {
     const { instrument } = rfq;
     const prices = (reordered ? [0, 1] : [0]).map(() => instrument.refPrice * (0.96 + this.rng.next() * 0.08));
-    const bodies = prices.map((price) => {
+    const bodies = instrument.perp ? await this.#perpBodies(maker, rfq, reordered ? 2 : 1) : prices.map((price) => {
       // Price in quote micro-units per whole base unit, times the base in its own units.
       const priceUnits = BigInt(Math.round(price * 10 ** TOKENS[instrument.quote]));
       const usdc = formatAmount((units(instrument.base, makerBaseQty) * priceUnits) / 10n ** BigInt(TOKENS[instrument.base]), TOKENS[instrument.quote]);
@@ -199,6 +234,66 @@ export class Driver {
       quote.lastTerms = reordered && outcomes.filter((o) => o.ok).length > 1 ? null : terms;
     }
     this.#record(maker.name, reordered ? 'reorderedRequotes' : existing ? 'requote' : 'quote', bodies, outcomes.map((o) => (o.ok ? `${o.value.quoteId} v${o.value.version}` : o.code)).join(' | '), outcomes.some((o) => o.ok));
+  }
+
+  /**
+   * A perp quote: the maker's price a tenth to three tenths of a dollar inside the venue's mid
+   * (inside the book's first level, a basis point away, so the taker's IOC meets the maker's
+   * ALO), on the venue's grid, the legs `p * s` exactly, with the maker's ALO and its cancel signed.
+   */
+  async #perpBodies(maker: Actor, rfq: RfqModel, count: number) {
+    const asset: PerpAsset = { coin: 'ETH', index: 1, szDecimals: 4 };
+    const mid = parseAmount(await this.#stack.venue!.mid(rfq.instrument.refPrice), 6, { field: 'mid' });
+    const bodies = [];
+    for (let i = 0; i < count; i++) {
+      const offset = BigInt(this.rng.int(1, 3)) * 100_000n;
+      const price = onPerpGrid(rfq.side === 'BUY' ? mid + offset : mid - offset, asset.szDecimals, rfq.side === 'BUY' ? 'up' : 'down');
+      const legs = perpMakerLegs({ side: rfq.side, asset, size: rfq.baseQty, price });
+      const orders = await signMakerOrders(maker.account, { side: rfq.side, asset, size: rfq.baseQty, price }, 'mainnet', maker.nonces);
+      bodies.push({ rfqId: rfq.id, instrumentId: rfq.instrument.id, side: rfq.side, makerPays: legs.makerPays, makerReceives: legs.makerReceives, ...orders });
+    }
+    return bodies;
+  }
+
+  /**
+   * The venue misbehaves (the simulator's own fault rules): a maker's next order refused, a
+   * maker's nonces burnt (every order it signed so far is refused), the exchange endpoint
+   * answering 502 or the info endpoint dropping connections for its next few requests, a taker's
+   * next order filled in part, or applied with no reply (the executor must look it up).
+   */
+  async #venueFault(): Promise<void> {
+    const control = this.#stack.venue!.control;
+    const kind = this.rng.weighted({ refuseMaker: 3, burnNonces: 2, exchangeDown: 2, infoDown: 2, partialFill: 2, noReply: 2 });
+    const maker = this.rng.pick(this.#actors.filter((a) => a.role === 'maker'));
+    const taker = this.rng.pick(this.#actors.filter((a) => a.role === 'taker'));
+    const count = this.rng.int(1, 4);
+    let args: Record<string, unknown>;
+    switch (kind) {
+      case 'refuseMaker':
+        args = { maker: maker.name };
+        await control.addFault({ match: { endpoint: 'exchange', action: 'order', user: maker.address }, effect: { type: 'reject', message: 'Insufficient margin to place order' }, count: 1 });
+        break;
+      case 'burnNonces':
+        args = { maker: maker.name, ...(await control.burnNonces(maker.address)) };
+        break;
+      case 'exchangeDown':
+        args = { count };
+        await control.addFault({ match: { endpoint: 'exchange' }, effect: { type: 'http', status: 502 }, count });
+        break;
+      case 'infoDown':
+        args = { count };
+        await control.addFault({ match: { endpoint: 'info' }, effect: { type: 'infoDown' }, count });
+        break;
+      case 'partialFill':
+        args = { taker: taker.name };
+        await control.addFault({ match: { endpoint: 'exchange', action: 'order', user: taker.address }, effect: { type: 'partialFill', fraction: '0.5' }, count: 1 });
+        break;
+      case 'noReply':
+        args = { taker: taker.name };
+        await control.addFault({ match: { endpoint: 'exchange', action: 'order', user: taker.address }, effect: { type: 'timeoutAfterApply', holdMs: 300 }, count: 1 });
+        break;
+    }
+    this.#record('venue', `venueFault:${kind}`, args, 'ok');
   }
 
   async #makerCancel(): Promise<void> {
@@ -239,7 +334,8 @@ export class Driver {
     const mode = this.rng.weighted({ right: 7, stale: 2, none: 1 });
     const stale = mode === 'stale' && quote.version > 1;
     const body = { quoteId: quote.quoteId, ...(mode === 'none' ? {} : { expectedVersion: stale ? quote.version - 1 : quote.version }) };
-    const outcomes = await Promise.all((duplicate ? [1, 2] : [1]).map(() => attempt(() => taker.client.accept(rfq.id, body), this.#findings, `accept ${taker.name}`)));
+    const send = rfq.instrument.perp ? () => this.#acceptPerp(taker, rfq, quote, body.expectedVersion ?? quote.version) : () => taker.client.accept(rfq.id, body);
+    const outcomes = await Promise.all((duplicate ? [1, 2] : [1]).map(() => attempt(send, this.#findings, `accept ${taker.name}`)));
     if (outcomes.some((o) => o.ok)) {
       if (stale) this.#findings.add('staleAccept', `accept of ${quote.quoteId} with stale version ${body.expectedVersion} (current ${quote.version}) was acknowledged`);
       rfq.acceptedQuote = quote.quoteId;
@@ -247,11 +343,49 @@ export class Driver {
     this.#record(taker.name, stale ? `${action}(stale)` : action, { rfqId: rfq.id, ...body }, outcomes.map((o) => (o.ok ? o.value.status : o.code)).join(' | '), outcomes.some((o) => o.ok));
   }
 
+  /**
+   * A perp accept with the taker's signed IOC (the client library's PerpTaker: builder fee, order,
+   * accept). The taker's own venue reads may meet a venue fault: that is a refusal the taker sees
+   * (no accept sent), not a finding.
+   */
+  async #acceptPerp(taker: Actor, rfq: RfqModel, quote: Quote, expectedVersion: number): Promise<{ status: string }> {
+    try {
+      await taker.perp!.accept({ id: rfq.id, instrumentId: rfq.instrument.id, side: rfq.side }, quote, expectedVersion);
+      return { status: 'accepted (perp order signed)' };
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      // Classified as a refusal on the client's side (below 500: no request reached the service).
+      throw new ApiError(499, 'VENUE_UNREACHABLE_FROM_TAKER', error instanceof Error ? error.message.split('\n')[0]! : String(error), undefined, new Headers());
+    }
+  }
+
   async #deposit(): Promise<void> {
     const taker = this.rng.pick(this.#actors.filter((a) => a.role === 'taker'));
     const token = this.rng.pick(['USDC', 'ETH', 'BTC'] as const);
     const amount = { USDC: String(this.rng.int(100, 50_000)), ETH: scaled(this.rng.next() * 5 + 0.01, 3), BTC: scaled(this.rng.next() * 0.5 + 0.001, 4) }[token];
-    await this.fund(taker, token, amount, `sim deposit step ${this.step}`);
+    if (this.#stack.chain) await this.depositOnChain([[taker, token, amount]]);
+    else await this.fund(taker, token, amount, `sim deposit step ${this.step}`);
+  }
+
+  /**
+   * Real deposits: each wallet's transfers to custody sent back to back, then their receipts. A
+   * mined transfer is acknowledged by the chain; the model credits it once the taker's deposit
+   * listing shows it COMPLETED (checks.ts), and by the end of the run every one must be.
+   */
+  async depositOnChain(transfers: Array<[Actor, Token, string]>): Promise<void> {
+    const chain = this.#stack.chain!;
+    const sent = await Promise.all(this.#actors.map(async (actor) => {
+      const mine = transfers.filter(([a]) => a === actor);
+      const hashes = [];
+      for (const [, token, amount] of mine) hashes.push({ token, amount, hash: await actor.wallet!.transfer(chain, token, chain.custody, rawOf(token, amount)) });
+      return hashes.map((h) => ({ actor, ...h }));
+    }));
+    for (const { actor, token, amount, hash } of sent.flat()) {
+      const receipt = await actor.wallet!.receipt(hash);
+      const ok = receipt.status === 'success';
+      if (ok) this.#model.deposits.set(hash.toLowerCase(), { txHash: hash.toLowerCase(), user: actor.name, token, raw: rawOf(token, amount), credited: false });
+      this.#record(actor.name, 'deposit', { token, amount, txHash: hash }, ok ? `mined in ${receipt.blockNumber}` : 'reverted', ok);
+    }
   }
 
   async #withdraw(): Promise<void> {
@@ -273,6 +407,7 @@ export class Driver {
   async #operatorDecision(): Promise<void> {
     const pending = [...this.#model.withdrawals.values()].filter((w) => w.status === 'PENDING');
     if (pending.length === 0) return this.#record('operator', 'operatorDecision', {}, 'skipped: nothing pending');
+    if (this.#stack.running().length === 0) return this.#record('operator', 'operatorDecision', {}, 'skipped: no node up');
     const w = this.rng.pick(pending);
     const approve = this.rng.chance(0.5);
     const outcome = await attempt(() => (approve ? this.#stack.admin.approveWithdrawal(w.id) : this.#stack.admin.rejectWithdrawal(w.id, 'sim')), this.#findings, `operator ${w.id}`);
@@ -299,8 +434,21 @@ export class Driver {
     const pauseMs = this.rng.int(0, 800);
     await this.#stack.stopNode(index);
     await sleep(pauseMs);
-    await this.#stack.startNode(index);
-    this.#record('-', 'restartNode', { node: index, pauseMs }, 'ok');
+    this.#record('-', 'restartNode', { node: index, pauseMs }, await this.#start(index));
+  }
+
+  /**
+   * Starts a node. A node connects to its chain when it starts and cannot start while the RPC is
+   * out (a supervisor would keep restarting it): it then stays down until the RPC is back.
+   */
+  async #start(index: number): Promise<string> {
+    try {
+      await this.#stack.startNode(index);
+      return 'ok';
+    } catch (error) {
+      if (!this.#stack.chain?.rpcDown) throw error;
+      return 'down until the RPC is back: a node cannot start without its chain';
+    }
   }
 
   /**
@@ -310,17 +458,83 @@ export class Driver {
   async #crashSecondNode(): Promise<void> {
     if (this.#stack.nodeCount < 2) return this.#restartNode();
     const down = [0, 1].find((i) => !this.#stack.isRunning(i));
-    if (down !== undefined) {
-      await this.#stack.startNode(down);
-      return this.#record('-', 'nodeBack', { node: down }, 'ok');
-    }
+    if (down !== undefined) return this.#record('-', 'nodeBack', { node: down }, await this.#start(down));
     const index = this.rng.int(0, 1);
     await this.#stack.stopNode(index);
     this.#record('-', 'nodeDown', { node: index }, 'ok');
   }
 
-  /** Brings every node back (before the final checks). */
+  /**
+   * A maker relays the permit of a quote it won (listed SELECTED to it, permit fields present):
+   * as is (`relay`); tampered so Permit2 refuses it and the relay reverts (`badRelay`); or as is
+   * and then reorganised away (`reorgRelay`): an anvil snapshot before it, reverted once the
+   * relay is mined but while it is still fewer blocks deep than the nodes' confirmation depth,
+   * so no node may have booked it. A relay is acknowledged by a successful receipt that stays.
+   */
+  async #relay(kind: 'relay' | 'badRelay' | 'reorgRelay', given?: Actor, quiet = false): Promise<void> {
+    const chain = this.#stack.chain!;
+    const makers = this.#up('maker');
+    if (makers.length === 0) return this.#record('-', kind, {}, 'skipped: no maker up');
+    const maker = given ?? this.rng.pick(makers);
+    const won = await attempt(() => maker.client.makerQuotes({ status: ['SELECTED'], limit: 100 }), this.#findings, `makerQuotes ${maker.name}`);
+    if (!won.ok) return this.#record(maker.name, kind, {}, `listing refused: ${won.code}`);
+    const ready = won.value.items.filter((q) => q.permitSignature && this.#model.quotes.has(q.quoteId));
+    if (ready.length === 0) return quiet ? undefined : this.#record(maker.name, kind, {}, 'skipped: nothing won');
+    const q = this.rng.pick(ready);
+    const snapshot = kind === 'reorgRelay' ? { id: await chain.call<string>('evm_snapshot'), head: (await chain.head()).number } : null;
+    const hash = await maker.wallet!.relay(chain, q, kind === 'badRelay');
+    const receipt = await maker.wallet!.receipt(hash);
+    const relay = { step: this.step, rfqId: q.rfqId, quoteId: q.quoteId, maker: maker.name, txHash: hash, ok: receipt.status === 'success', tampered: kind === 'badRelay', reorged: false };
+    let outcome = `${receipt.status} in ${receipt.blockNumber}`;
+    if (snapshot) {
+      const head = (await chain.head()).number;
+      // Two blocks of margin: one may be mined between this read and the revert.
+      if (head - snapshot.head <= SIM_CONFIRMATIONS - 2) {
+        if (!(await chain.call<boolean>('evm_revert', [snapshot.id]))) throw new Error('evm_revert refused');
+        if ((await chain.call<unknown>('eth_getTransactionReceipt', [hash])) !== null) throw new Error(`relay ${hash} survived the reorganisation`);
+        relay.reorged = true;
+        outcome += `, reorganised away (${head - snapshot.head} blocks deep)`;
+      } else {
+        outcome += `, kept: ${head - snapshot.head} blocks deep already`;
+      }
+    }
+    this.#model.relays.push(relay);
+    if (relay.tampered && relay.ok) this.#findings.add('badRelay', `a tampered permit for ${q.quoteId} settled on chain (${hash})`);
+    this.#record(maker.name, kind, { rfqId: q.rfqId, quoteId: q.quoteId, txHash: hash }, outcome, relay.ok && !relay.reorged);
+  }
+
+  /**
+   * Makers relay what they won as soon as they see it, as a maker's bot would: after each step,
+   * each maker up with a win relays one of them half the time (now and then a bad or reorganised one).
+   */
+  async #makersRelay(): Promise<void> {
+    for (const maker of this.#up('maker')) {
+      if (!this.rng.chance(0.5)) continue;
+      await this.#relay(this.rng.weighted({ relay: 8, badRelay: 1, reorgRelay: 1 }), maker, true);
+    }
+  }
+
+  /** The nodes' RPC goes down on one step and comes back on a later one (wallets keep theirs). */
+  async #rpcOutage(): Promise<void> {
+    const chain = this.#stack.chain!;
+    const up = chain.rpcDown;
+    chain.setRpc(up);
+    if (!up) this.#rpcBackAt = this.step + this.rng.int(1, 3);
+    // Nodes that could not start during the outage start now.
+    const started: number[] = [];
+    if (up) {
+      for (let i = 0; i < this.#stack.nodeCount; i++) {
+        if (this.#stack.isRunning(i)) continue;
+        await this.#stack.startNode(i);
+        started.push(i);
+      }
+    }
+    this.#record('-', up ? 'rpcBack' : 'rpcDown', {}, started.length > 0 ? `started nodes ${started.join(', ')}` : 'ok');
+  }
+
+  /** Brings every node and the nodes' RPC back (before the final checks). */
   async allUp(): Promise<void> {
+    this.#stack.chain?.setRpc(true);
     for (let i = 0; i < this.#stack.nodeCount; i++) await this.#stack.startNode(i);
   }
 

@@ -10,13 +10,19 @@ import { parseAmount } from '../../src/domain/money/index.ts';
 export const TOKENS = { USDC: 6, ETH: 18, BTC: 8 } as const;
 export type Token = keyof typeof TOKENS;
 
-export interface InstrumentTerms { id: string; base: Token; quote: Token; feeTenthBp: number; refPrice: number; qtyDecimals: number; qtyRange: [number, number] }
+export interface InstrumentTerms { id: string; base: Token; quote: Token; feeTenthBp: number; refPrice: number; qtyDecimals: number; qtyRange: [number, number]; perp?: boolean }
 
 /** The reference data the stack seeds (test/helpers/harness.ts seedReferenceData), with the driver's price levels. */
 export const INSTRUMENTS: InstrumentTerms[] = [
   { id: 'ETH-USDC-SPOT', base: 'ETH', quote: 'USDC', feeTenthBp: 250, refPrice: 3000, qtyDecimals: 4, qtyRange: [0.05, 3] },
   { id: 'BTC-USDC-SPOT', base: 'BTC', quote: 'USDC', feeTenthBp: 100, refPrice: 60000, qtyDecimals: 5, qtyRange: [0.001, 0.2] },
 ];
+
+/**
+ * The perp the venue simulator trades (its ETH, mid 3500): no fee in the service (the builder fee
+ * is the venue's), no funds locked, nothing in the ledger; sizes on the venue's 4-decimal grid.
+ */
+export const PERP_TERMS: InstrumentTerms = { id: 'ETH-USDC-PERP', base: 'ETH', quote: 'USDC', feeTenthBp: 0, refPrice: 3500, qtyDecimals: 4, qtyRange: [0.01, 0.5], perp: true };
 
 export const units = (token: Token, amount: string): bigint => parseAmount(amount, TOKENS[token], { field: 'amount' });
 
@@ -50,7 +56,15 @@ export interface RfqModel {
   acceptedQuote: string | null;
   status: string;
   quotes: Map<string, QuoteModel>;
+  /** The winning quote's legs once the RFQ was seen SETTLED: what moved the taker's balances. */
+  settled: { quoteId: string; takerTotal: string; makerPays: string; makerReceives: string; perpFilledSize?: string | null } | null;
 }
+
+/** A deposit transfer the chain acknowledged (a successful receipt) and, once listed COMPLETED, credited. */
+export interface DepositModel { txHash: string; user: string; token: Token; raw: bigint; credited: boolean }
+
+/** A maker's relay of a permit it won: `ok` its receipt succeeded; `reorged` the driver then reorganised it away. */
+export interface RelayModel { step: number; rfqId: string; quoteId: string; maker: string; txHash: string; ok: boolean; tampered: boolean; reorged: boolean }
 
 export interface WithdrawalModel { id: string; user: string; token: Token; amount: string; status: string; idempotencyKey: string }
 
@@ -58,6 +72,9 @@ export class Model {
   readonly rfqs = new Map<string, RfqModel>();
   readonly quotes = new Map<string, QuoteModel>();
   readonly withdrawals = new Map<string, WithdrawalModel>();
+  /** On-chain deposits by transaction hash (lower case). */
+  readonly deposits = new Map<string, DepositModel>();
+  readonly relays: RelayModel[] = [];
   /** Acknowledged credits and debits per user and token (operator adjustments). */
   readonly funded = new Map<string, Map<Token, bigint>>();
 
@@ -71,11 +88,43 @@ export class Model {
     return this.funded.get(user)?.get(token) ?? 0n;
   }
 
-  /** What a user's total must be: funding, less withdrawals that completed. */
+  /** What a user's total must be: funding and credited deposits, less withdrawals that completed, moved by its settled trades. */
   expectedTotal(user: string, token: Token): bigint {
     let total = this.fundedOf(user, token);
+    for (const d of this.deposits.values()) if (d.user === user && d.token === token && d.credited) total += d.raw;
     for (const w of this.withdrawals.values()) if (w.user === user && w.token === token && w.status === 'COMPLETED') total -= units(token, w.amount);
+    for (const rfq of this.rfqs.values()) {
+      if (rfq.taker !== user || !rfq.settled || rfq.instrument.perp) continue;
+      total += this.tradeEffect(rfq).taker.get(token) ?? 0n;
+    }
     return total;
+  }
+
+  /**
+   * What a settled trade moved: the taker's ledger (BUY: +baseQty base, -takerTotal quote; SELL:
+   * -baseQty base, +makerPays quote), the maker's wallet (-makerPays, +makerReceives) and the fee
+   * custody keeps (the taker's leg less what the maker received).
+   */
+  tradeEffect(rfq: RfqModel): { taker: Map<Token, bigint>; maker: Map<Token, bigint>; fee: { token: Token; raw: bigint } } {
+    const s = rfq.settled!;
+    const { base, quote } = rfq.instrument;
+    const baseQty = units(base, rfq.baseQty);
+    if (rfq.side === 'BUY') {
+      const takerPays = units(quote, s.takerTotal);
+      const makerReceives = units(quote, s.makerReceives);
+      return {
+        taker: new Map([[base, baseQty], [quote, -takerPays]]),
+        maker: new Map([[base, -units(base, s.makerPays)], [quote, makerReceives]]),
+        fee: { token: quote, raw: takerPays - makerReceives },
+      };
+    }
+    const makerPays = units(quote, s.makerPays);
+    const makerReceives = units(base, s.makerReceives);
+    return {
+      taker: new Map([[base, -baseQty], [quote, makerPays]]),
+      maker: new Map([[quote, -makerPays], [base, makerReceives]]),
+      fee: { token: base, raw: baseQty - makerReceives },
+    };
   }
 
   /**
@@ -85,7 +134,7 @@ export class Model {
    */
   rfqLock(rfq: RfqModel, status: string, selectedTakerTotal: string | null): { token: Token; amount: bigint } | null {
     const live = status === 'QUOTED' || (status === 'PENDING' && rfq.autoAccept);
-    if (!live) return null;
+    if (!live || rfq.instrument.perp) return null;
     if (rfq.side === 'SELL') return { token: rfq.instrument.base, amount: units(rfq.instrument.base, rfq.baseQty) };
     if (status === 'PENDING') return { token: rfq.instrument.quote, amount: units(rfq.instrument.quote, rfq.quoteLimit!) };
     if (selectedTakerTotal === null) throw new Error(`QUOTED RFQ ${rfq.id} shows no SELECTED quote`);

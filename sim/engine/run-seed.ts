@@ -12,6 +12,7 @@ import { Model } from './model.ts';
 import { createActors, attempt } from './actors.ts';
 import { Driver, type LoggedAction } from './driver.ts';
 import { Checker } from './checks.ts';
+import type { Token } from './model.ts';
 
 export interface RunOptions {
   seed: number;
@@ -21,6 +22,10 @@ export interface RunOptions {
   makers?: number;
   /** Print each action as it runs (a step-by-step replay). */
   verbose?: boolean;
+  /** Settle on a real chain (anvil): on-chain deposits, permit2 relays, broadcast withdrawals, chain faults. */
+  chain?: boolean;
+  /** Trade perps too, executed at the venue simulator, with venue faults. */
+  venue?: boolean;
 }
 
 export interface RunResult {
@@ -33,10 +38,19 @@ export interface RunResult {
   unstableReads: number;
   frames: number;
   ms: number;
+  /** RFQs by kind and last status seen (e.g. `spot SETTLED`, `perp FAILED`). */
+  outcomes: Record<string, number>;
 }
 
 /** Short settlement headroom: a QUOTED RFQ nobody settles fails within seconds, inside the run. */
 const SETTINGS = { settlementHeadroomSecs: 2, maxOpenRfqsPerAccount: 20 };
+/**
+ * On a chain a winner needs time to relay (a few steps) and the follower `SIM_CONFIRMATIONS`
+ * blocks to book it; makers that let wins lapse are not suspended, so they keep quoting.
+ */
+const CHAIN_SETTINGS = { settlementHeadroomSecs: 15, maxOpenRfqsPerAccount: 20, makerFailureThreshold: 1000 };
+/** Opening deposits per taker on a chain (human units). */
+const OPENING: Array<[Token, string]> = [['USDC', '200000'], ['ETH', '40'], ['BTC', '2']];
 const TERMINAL = new Set(['SETTLED', 'FAILED', 'CANCELLED']);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -44,15 +58,17 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
   const started = performance.now();
   const findings = new Findings();
   const model = new Model();
-  const stack = await SimStack.start(options.backend, SETTINGS);
+  const stack = await SimStack.start(options.backend, options.chain ? CHAIN_SETTINGS : SETTINGS, { chain: options.chain ?? false, venue: options.venue ?? false, seed: options.seed });
   const actors = await createActors(stack, options.seed, findings, { takers: options.takers ?? 3, makers: options.makers ?? 2 });
   const driver = new Driver(options.seed, stack, model, findings, actors, options.verbose ?? false, options.steps);
   const checker = new Checker(stack, model, findings, actors);
   try {
-    for (const taker of actors.filter((a) => a.role === 'taker')) {
-      await driver.fund(taker, 'USDC', '200000', 'sim opening balance');
-      await driver.fund(taker, 'ETH', '40', 'sim opening balance');
-      await driver.fund(taker, 'BTC', '2', 'sim opening balance');
+    const takers = actors.filter((a) => a.role === 'taker');
+    if (stack.chain) {
+      await driver.depositOnChain(takers.flatMap((taker) => OPENING.map(([token, amount]): [typeof taker, Token, string] => [taker, token, amount])));
+      await checker.depositsCredited(90_000);
+    } else {
+      for (const taker of takers) for (const [token, amount] of OPENING) await driver.fund(taker, token, amount, 'sim opening balance');
     }
     while (driver.step < options.steps && findings.list.length === 0) {
       await driver.next();
@@ -77,7 +93,17 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
           await sleep(200);
         }
       }
+      if (stack.chain) {
+        await checker.depositsCredited(60_000);
+        await checker.withdrawalsAtRest(60_000);
+      }
       await checker.final();
+      if (stack.chain) await checker.onChain();
+      if (stack.venue) {
+        // The fault rules still pending would fail the venue reads of the check itself.
+        await stack.venue.control.clearFaults();
+        await checker.venuePositions();
+      }
       await lastSnapshots(actors, findings);
     }
   } catch (error) {
@@ -97,6 +123,11 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     unstableReads: checker.unstableReads,
     frames: actors.reduce((n, a) => n + a.watch.frames, 0),
     ms: performance.now() - started,
+    outcomes: [...model.rfqs.values()].reduce<Record<string, number>>((o, r) => {
+      const key = `${r.instrument.perp ? 'perp' : 'spot'} ${r.status}`;
+      o[key] = (o[key] ?? 0) + 1;
+      return o;
+    }, {}),
   };
 }
 

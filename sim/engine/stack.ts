@@ -14,6 +14,8 @@ import { migrateToLatest } from '../../src/store/migrate.ts';
 import { createTestDatabase, type Backend, type TestDatabase } from '../../test/helpers/backends.ts';
 import { ADMIN_TOKEN, seedReferenceData } from '../../test/helpers/harness.ts';
 import { freePort } from '../../test/helpers/embedded-node.ts';
+import { SimChain } from './chain.ts';
+import { PERP_INSTRUMENT, SIM_PERP_EXECUTION, SimVenue } from './venue.ts';
 
 /** Token addresses for the reference data: withdrawals need a listed on-chain address. */
 const TOKEN_ADDRESSES = {
@@ -52,14 +54,20 @@ interface NodeSlot {
 export class SimStack {
   readonly clock = new SimClock();
   readonly backend: Backend;
+  /** The chain the nodes settle on, when the run simulates one. */
+  readonly chain: SimChain | null;
+  /** The perp venue the nodes execute on, when the run simulates one. */
+  readonly venue: SimVenue | null;
   readonly #admins: AdminClient[];
   readonly #slots: NodeSlot[];
   readonly #location: StoreLocation | Store;
   readonly #secretKey = generateSecretKey();
   readonly #cleanup: () => Promise<void>;
 
-  private constructor(backend: Backend, location: StoreLocation | Store, slots: NodeSlot[], cleanup: () => Promise<void>) {
+  private constructor(backend: Backend, location: StoreLocation | Store, slots: NodeSlot[], chain: SimChain | null, venue: SimVenue | null, cleanup: () => Promise<void>) {
     this.backend = backend;
+    this.chain = chain;
+    this.venue = venue;
     this.#location = location;
     this.#slots = slots;
     this.#cleanup = cleanup;
@@ -73,7 +81,9 @@ export class SimStack {
     return this.#admins[index]!;
   }
 
-  static async start(backend: Backend, settings: Record<string, number>): Promise<SimStack> {
+  static async start(backend: Backend, settings: Record<string, number>, options: { chain?: boolean; venue?: boolean; seed?: number } = {}): Promise<SimStack> {
+    const chain = options.chain ? await SimChain.start() : null;
+    const venue = options.venue ? await SimVenue.start(options.seed ?? 1) : null;
     let location: StoreLocation | Store;
     let cleanup: () => Promise<void>;
     if (backend === 'pglite') {
@@ -82,18 +92,27 @@ export class SimStack {
       // directory would do too, but opening and migrating one takes over a minute here.)
       const store = await openStore({ kind: 'pglite', dataDir: null, from: await migratedTemplate() });
       location = Object.assign(Object.create(store) as Store, { close: async () => undefined });
-      cleanup = () => store.close();
+      cleanup = async () => {
+        await store.close();
+        await chain?.close();
+        await venue?.close();
+      };
     } else {
       const database: TestDatabase = await createTestDatabase('postgres');
       location = database.location;
-      cleanup = () => database.drop();
+      cleanup = async () => {
+        await database.drop();
+        await chain?.close();
+        await venue?.close();
+      };
     }
     // A second node needs a store another node can open: PostgreSQL only.
     const slots: NodeSlot[] = [{ name: 'A', port: await freePort(), node: null }];
     if (backend === 'postgres') slots.push({ name: 'B', port: await freePort(), node: null });
-    const stack = new SimStack(backend, location, slots, cleanup);
+    const stack = new SimStack(backend, location, slots, chain, venue, cleanup);
     for (let i = 0; i < slots.length; i++) await stack.startNode(i);
-    await seedReferenceData(stack.admin, TOKEN_ADDRESSES);
+    await seedReferenceData(stack.admin, chain ? chain.test.tokenAddresses : TOKEN_ADDRESSES);
+    if (venue) await stack.admin.putInstrument(PERP_INSTRUMENT, { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
     await stack.admin.putSettings(settings);
     return stack;
   }
@@ -125,6 +144,8 @@ export class SimStack {
       clock: this.clock,
       rateLimit: { perKeyPerSec: 100_000, perSourcePerSec: 100_000 },
       logLevel: 'fatal',
+      ...(this.chain ? { chain: this.chain.nodeSettings } : {}),
+      ...(this.venue ? { venue: this.venue.nodeSettings, perpExecution: SIM_PERP_EXECUTION } : {}),
     });
   }
 

@@ -23,18 +23,28 @@ import type { ChainContext } from '../chain-context.ts';
 
 export function custodyInvariant(chain: ChainContext): ExtraInvariant {
   return async (db) => {
-    const cursor = await db.selectFrom('chain_cursors').selectAll().where('name', '=', 'main').executeTakeFirst();
-    if (!cursor) return [];
+    // One statement, so one snapshot: the cursor, the custody book and the transfers are read
+    // together. Read one by one, a transfer confirmed in between (its row CONFIRMED and its
+    // posting in one transaction) was seen by the transfers but not the book: a false shortfall.
+    const rows = await sql<{ kind: 'cursor' | 'book' | 'transfers'; token: string | null; block: number; a: string; b: string }>`
+      with cursor as (select block_number from chain_cursors where name = 'main')
+      select 'cursor' as kind, null as token, c.block_number as block, '0' as a, '0' as b from cursor c
+      union all
+      select 'book', p.token, c.block_number, coalesce(sum(p.delta), 0)::text, '0'
+        from ledger_postings p cross join cursor c
+        where p.book = 'custody' and p.rail = 'EVM' group by p.token, c.block_number
+      union all
+      select 'transfers', t.token, c.block_number,
+        coalesce(sum(t.amount) filter (where t.status in ('SIGNED', 'SENT')), 0)::text,
+        coalesce(sum(t.amount) filter (where t.status = 'CONFIRMED' and t.confirmed_block > c.block_number), 0)::text
+        from custody_transfers t cross join cursor c
+        where t.purpose in ('withdrawal', 'payout') group by t.token, c.block_number`.execute(db);
+    const cursorRow = rows.rows.find((r) => r.kind === 'cursor');
+    if (!cursorRow) return [];
+    const cursor = { block_number: Number(cursorRow.block) };
     const reference = await loadReferenceData(db, 0);
-    const book = await sql<{ token: string; total: string }>`
-      select token, coalesce(sum(delta), 0)::text as total from ledger_postings where book = 'custody' and rail = 'EVM' group by token`.execute(db);
-    const transfers = await sql<{ token: string; in_flight: string; after_cursor: string }>`
-      select token,
-        coalesce(sum(amount) filter (where status in ('SIGNED', 'SENT')), 0)::text as in_flight,
-        coalesce(sum(amount) filter (where status = 'CONFIRMED' and confirmed_block > ${cursor.block_number}), 0)::text as after_cursor
-      from custody_transfers where purpose in ('withdrawal', 'payout') group by token`.execute(db);
-    const bookOf = new Map(book.rows.map((r) => [r.token, -BigInt(r.total)]));
-    const transfersOf = new Map(transfers.rows.map((r) => [r.token, { inFlight: BigInt(r.in_flight), afterCursor: BigInt(r.after_cursor) }]));
+    const bookOf = new Map(rows.rows.filter((r) => r.kind === 'book').map((r) => [r.token!, -BigInt(r.a)]));
+    const transfersOf = new Map(rows.rows.filter((r) => r.kind === 'transfers').map((r) => [r.token!, { inFlight: BigInt(r.a), afterCursor: BigInt(r.b) }]));
     const violations: Violation[] = [];
     for (const token of reference.tokens.values()) {
       if (!token.address) continue;

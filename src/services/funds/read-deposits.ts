@@ -11,7 +11,13 @@ async function page(deps: ServiceDeps, accountId: string | null, input: PageInpu
   let query = deps.db.selectFrom('deposits').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1);
   query = accountId ? query.where('account_id', '=', accountId) : query.where('account_id', 'is', null);
   if (after) query = query.where((eb) => eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]));
-  return { rows: await query.execute(), limit, reference: await deps.refdata.current() };
+  const rows = await query.execute();
+  // A token listed on another node moments ago may be missing from this node's cached reference
+  // data: reload rather than print raw units (found by the simulation, seeds 2015 and 2018 on
+  // PostgreSQL; the same as balances, services/account/balances.ts).
+  let reference = await deps.refdata.current();
+  if (rows.some((r) => !reference.tokens.has(r.token))) reference = await deps.refdata.reload();
+  return { rows, limit, reference };
 }
 
 export async function listDeposits(deps: ServiceDeps, accountId: string, input: PageInput) {

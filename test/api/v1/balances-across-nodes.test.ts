@@ -45,4 +45,18 @@ describe('balances of a token listed on another node [postgres]', { skip }, () =
       session.close();
     }
   });
+
+  it('lists a deposit in the new token with its decimals (the same bug in the deposit listing: found by the simulation, seeds 2015 and 2018 on PostgreSQL with --chain)', async () => {
+    const user = await nodeB.newUser();
+    assert.deepEqual((await user.client.deposits()).items, []);
+    await nodeA.admin.putToken('SIMD', { decimals: 6 });
+    const account = await nodeA.node.store.db.selectFrom('accounts').select('id').where((eb) => eb(eb.fn('lower', ['address']), '=', user.account.address.toLowerCase())).executeTakeFirstOrThrow();
+    const now = Date.now();
+    await nodeA.node.store.db.insertInto('deposits').values({
+      id: 'dep_simd', account_id: account.id, from_address: user.account.address.toLowerCase(), token: 'SIMD', amount: 5_000_000n, status: 'PENDING',
+      tx_hash: `0x${'ab'.repeat(32)}`, log_index: 0, block_number: 1, movement_id: null, created_at: now, updated_at: now,
+    }).execute();
+    const listed = (await user.client.deposits()).items.find((d) => d.token === 'SIMD');
+    assert.equal(listed?.amount, '5');
+  });
 });
