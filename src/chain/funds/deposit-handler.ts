@@ -28,7 +28,9 @@ export function depositHandler(deps: ServiceDeps, chain: ChainContext): ChainLog
 
   return {
     name: 'deposits',
-    filters: async () => inflowFilters(chain, await deps.refdata.current()),
+    // Asked of the store, not the cache: a cache older than a token's listing would leave that
+    // token's transfers out of the step, and the cursor would move past them for good.
+    filters: async () => inflowFilters(chain, await deps.refdata.reload()),
     async handle(tx, step) {
       const now = deps.clock.now();
       const reference = await deps.refdata.current();

@@ -59,7 +59,8 @@ export class DepositHeadScanner {
     const fromBlock = Math.max(cursor.blockNumber + 1, this.#scannedTo + 1);
     if (fromBlock > head) return 0;
     const toBlock = Math.min(head, fromBlock + MAX_BLOCKS_PER_SCAN - 1);
-    const reference = await this.#deps.refdata.current();
+    // Fresh, as the follower's filters: a stale cache would skip a new token's blocks for good.
+    const reference = await this.#deps.refdata.reload();
     const logs: RawLog[] = [];
     for (const filter of inflowFilters(this.#chain, reference)) {
       if (filter.address && filter.address.length === 0) continue;

@@ -22,7 +22,8 @@ export function promisedDeliveryHandler(deps: ServiceDeps, chain: ChainContext, 
 
   return {
     name: 'promised-deliveries',
-    filters: async () => inflowFilters(chain, await deps.refdata.current()),
+    // Fresh, as the deposit handler's: a stale cache would leave a new token's deliveries out.
+    filters: async () => inflowFilters(chain, await deps.refdata.reload()),
     async handle(tx, step) {
       const now = deps.clock.now();
       const reference = await deps.refdata.current();
