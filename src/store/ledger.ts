@@ -98,25 +98,44 @@ export interface LockRequest {
 }
 
 /**
- * Moves `amount` from available to locked for one owner; INSUFFICIENT_BALANCE if not covered.
- * One statement: the lock row is written only if the balance update took.
+ * The lock as one SQL function (true when taken), so the accept's one write (rfq_accept_write,
+ * accept-functions.ts) locks through the same definition: the lock row is written only if the
+ * balance update took.
  */
-export async function lockFunds(tx: Tx, lock: LockRequest): Promise<void> {
-  if (lock.amount <= 0n) throw new Error('lock amount must be positive');
-  const result = await sql<{ lock_id: string }>`
-    with moved as (
-      update balances set available = available - ${lock.amount}, locked = locked + ${lock.amount}
-      where account_id = ${lock.accountId} and token = ${lock.token} and rail = ${lock.rail} and available >= ${lock.amount}
-      returning 1
-    )
+export const RFQ_LOCK_FUNDS_SQL = `
+create or replace function rfq_lock_funds(p_lock_id uuid, p_account uuid, p_token text, p_rail text, p_amount numeric, p_owner_kind text, p_owner_id text, p_at int8)
+returns boolean
+language sql as $fn$
+  with moved as (
+    update balances set available = available - p_amount, locked = locked + p_amount
+    where account_id = p_account and token = p_token and rail = p_rail and available >= p_amount
+    returning 1
+  ), taken as (
     insert into locks (lock_id, account_id, token, rail, amount, owner_kind, owner_id, created_at)
-    select ${lock.lockId}, ${lock.accountId}, ${lock.token}, ${lock.rail}, ${lock.amount}, ${lock.ownerKind}, ${lock.ownerId}, ${lock.at}
+    select p_lock_id, p_account, p_token, p_rail, p_amount, p_owner_kind, p_owner_id, p_at
     from moved
     returning lock_id
+  )
+  select count(*) = 1 from taken
+$fn$;
+`;
+
+/** The lock's amount must be positive: a zero lock is a bug, not an insufficient balance. */
+export function assertLockAmount(lock: LockRequest): void {
+  if (lock.amount <= 0n) throw new Error('lock amount must be positive');
+}
+
+export function insufficientBalance(token: string): ServiceError {
+  return new ServiceError('INSUFFICIENT_BALANCE', `insufficient available ${token} to lock`, { token });
+}
+
+/** Moves `amount` from available to locked for one owner; INSUFFICIENT_BALANCE if not covered. */
+export async function lockFunds(tx: Tx, lock: LockRequest): Promise<void> {
+  assertLockAmount(lock);
+  const result = await sql<{ taken: boolean }>`
+    select rfq_lock_funds(${lock.lockId}::uuid, ${lock.accountId}::uuid, ${lock.token}, ${lock.rail}, ${lock.amount.toString()}::numeric, ${lock.ownerKind}, ${lock.ownerId}, ${lock.at}::int8) as taken
   `.execute(tx);
-  if (result.rows.length !== 1) {
-    throw new ServiceError('INSUFFICIENT_BALANCE', `insufficient available ${lock.token} to lock`, { token: lock.token });
-  }
+  if (result.rows[0]?.taken !== true) throw insufficientBalance(lock.token);
 }
 
 export interface LiveLock {

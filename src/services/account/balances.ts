@@ -27,6 +27,11 @@ async function decimalsOf(deps: ServiceDeps, tokens: Iterable<string>): Promise<
 
 export async function readBalances(db: Reader, deps: ServiceDeps, accountId: string): Promise<BalanceView[]> {
   const rows = await db.selectFrom('balances').selectAll().where('account_id', '=', accountId).orderBy('token').orderBy('rail').execute();
+  return balanceViews(deps, rows);
+}
+
+/** The views of balance rows already read (in token, rail order). */
+export async function balanceViews(deps: ServiceDeps, rows: Array<{ token: string; rail: string; available: bigint; locked: bigint }>): Promise<BalanceView[]> {
   const decimalsByToken = await decimalsOf(deps, rows.map((row) => row.token));
   return rows.map((row) => {
     const decimals = decimalsByToken.get(row.token)!;

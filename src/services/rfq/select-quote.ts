@@ -1,19 +1,22 @@
 /**
  * Selection by the taker's accept (the auction close selects in batches, close-auction.ts):
- * inside the caller's transaction (RFQ and its quotes already locked), the taker's pay leg is locked for exactly what the winner
- * costs, the RFQ goes QUOTED, the winner SELECTED (with its settlement fields), every other open
- * quote NOT_SELECTED, and each change is written to the outbox.
+ * inside the caller's transaction (RFQ, its quotes and the winner's protection already locked,
+ * `rfq_accept_lock`), the taker's pay leg is locked for exactly what the winner costs, the RFQ
+ * goes QUOTED, the winner SELECTED (with its settlement fields), every other open quote
+ * NOT_SELECTED, and each change is written to the outbox. The writes are one database call
+ * (`rfq_accept_write`, src/store/accept-functions.ts); the decisions stay here.
  */
 import { takerLockAmount, takerPayToken, transitionQuote, transitionRfq, type Instrument } from '../../domain/rfq/index.ts';
-import { endLock, lockFunds } from '../../store/ledger.ts';
-import { writeQuoteStatuses } from '../../store/quote-status.ts';
-import { writeRfqStatus } from '../../store/rfq-status.ts';
+import { writeAcceptSelection } from '../../store/accept-functions.ts';
+import { assertLockAmount, endLock, insufficientBalance, type LockRequest } from '../../store/ledger.ts';
+import { appendEvent } from '../../store/outbox.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { emitBalances, emitQuoteStatus, emitRfqStatus } from './events.ts';
+import { balanceViews } from '../account/balances.ts';
+import { emitQuoteStatus, emitRfqStatus } from './events.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { SelectionGuard } from '../protection/selection-guard.ts';
+import type { SelectionGuard } from '../protection/selection-guard.ts';
 
 export interface Selected {
   rfq: RfqRow;
@@ -23,19 +26,18 @@ export interface Selected {
 export async function selectQuote(
   tx: Tx,
   deps: ServiceDeps,
-  selection: { rfq: RfqRow; winner: QuoteRow; quotes: QuoteRow[]; instrument: Instrument; how: 'accept' | 'autoSelect'; now: number },
+  selection: { rfq: RfqRow; winner: QuoteRow; quotes: QuoteRow[]; instrument: Instrument; guard: SelectionGuard; now: number },
 ): Promise<Selected> {
-  const { rfq, winner, quotes, instrument, how, now } = selection;
+  const { rfq, winner, quotes, instrument, guard, now } = selection;
   const terms = rfqTerms(rfq, instrument);
-  const nextStatus = transitionRfq(rfq.status, how);
+  const nextStatus = transitionRfq(rfq.status, 'accept');
   // Market-maker protection: a maker whose protection tripped has its open quotes cancelled; none is selected meanwhile.
-  const guard = await SelectionGuard.lock(tx, [{ makerAccountId: winner.maker_account_id, instrumentId: rfq.instrument_id }], now);
   if (!guard.maySelect(winner.maker_account_id, rfq.instrument_id)) {
     throw new ServiceError('QUOTE_NOT_ACCEPTABLE', "the maker's protection withdrew this quote", { reason: 'makerProtection' });
   }
   // An autoAccept RFQ locked its bound at submission; the winner may cost less, so re-lock exactly.
   if (rfq.auto_accept) await endLock(tx, 'rfq', rfq.id, 'release', 'selection', now);
-  await lockFunds(tx, {
+  const lock: LockRequest = {
     lockId: deps.ids.uuid(),
     accountId: rfq.account_id,
     token: takerPayToken(terms),
@@ -44,31 +46,35 @@ export async function selectQuote(
     ownerKind: 'rfq',
     ownerId: rfq.id,
     at: now,
-  });
+  };
+  assertLockAmount(lock);
 
   // The winner's settlement fields (permit, delivery window) are decided from what the selection
   // does not change (ids, amounts, deadline), so they go into the status write itself.
   const gateway = deps.settlement[winner.settlement_mode];
   const fields = gateway ? await gateway.onSelected(tx, { rfq, quote: winner, instrument, now }) : {};
 
-  // The RFQ, then the winner (with its fields) and every other open quote in one statement, each
-  // a compare-and-set on the status its transition was decided from.
-  const updatedRfq = await writeRfqStatus(tx, { id: rfq.id, from: rfq.status, to: nextStatus, fields: { quoted_at: now, selected_quote_id: winner.id } }, now);
+  // The funds lock, the RFQ, then the winner (with its fields) and every other open quote, each a
+  // compare-and-set on the status its transition was decided from: one call.
   const open = quotes.filter((q) => q.id !== winner.id && q.status === 'SUBMITTED').sort((a, b) => (a.id < b.id ? -1 : 1));
-  const [selectedWinner, ...losers] = await writeQuoteStatuses(
-    tx,
-    [
+  const written = await writeAcceptSelection(tx, {
+    now,
+    lock,
+    rfq: { id: rfq.id, from: rfq.status, to: nextStatus, selectedQuoteId: winner.id },
+    quotes: [
       { id: winner.id, from: winner.status, to: transitionQuote(winner.status, 'select'), settlementDeadlineSecs: rfq.settlement_deadline_secs, fields },
       ...open.map((q) => ({ id: q.id, from: q.status, to: transitionQuote(q.status, 'notSelect'), settlementDeadlineSecs: null })),
     ],
-    now,
-  );
+  });
+  if (!written) throw insufficientBalance(lock.token);
+  const { rfq: updatedRfq, quotes: [selectedWinner, ...losers] } = written;
 
   await emitRfqStatus(tx, updatedRfq, instrument, now);
   await emitQuoteStatus(tx, selectedWinner!, updatedRfq, instrument, now);
   for (const loser of losers) await emitQuoteStatus(tx, loser, updatedRfq, instrument, now);
   guard.count(selectedWinner!, instrument);
   await guard.flush(tx, now);
-  await emitBalances(tx, deps, rfq.account_id, now);
+  // The taker's balances as the write left them (read inside it, after the lock).
+  await appendEvent(tx, { accountId: rfq.account_id, topic: 'balances', frame: { kind: 'balanceSnapshot', balances: await balanceViews(deps, written.balances) } }, now);
   return { rfq: updatedRfq, winner: selectedWinner! };
 }
