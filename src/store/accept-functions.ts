@@ -21,6 +21,7 @@
  */
 import { sql, type Selectable } from 'kysely';
 import { decodeRow, type NumericColumns } from './json-rows.ts';
+import { BALANCE_COLUMNS, QUOTE_COLUMNS, RFQ_COLUMNS } from './row-columns.ts';
 import { quoteStatusArguments, type QuoteStatusWrite } from './quote-status.ts';
 import type { BalancesTable, QuotesTable, RfqsTable } from './schema.ts';
 import type { ClaimOutcome } from './timestamp-claims.ts';
@@ -122,18 +123,6 @@ export interface LockedProtection {
   selected_notional: bigint;
 }
 
-const RFQ_COLUMNS: NumericColumns<RfqRow> = {
-  bigints: { base_qty: true, quote_limit: true, executed_pay_amount: true, executed_recv_amount: true, taker_fee: true },
-  numbers: { taker_fee_tenth_bp: true, created_at: true, auction_ends_at: true, settlement_deadline_secs: true, quoted_at: true, settled_at: true, updated_at: true },
-};
-const QUOTE_COLUMNS: NumericColumns<QuoteRow> = {
-  bigints: { maker_pays_amount: true, maker_receives_amount: true, taker_fee: true, taker_total: true },
-  numbers: {
-    version: true, received_at: true, acceptable_for_ms: true, settlement_deadline_secs: true, delivery_deadline_secs: true, window_starts_at: true,
-    window_ends_at: true, settled_at: true, created_at: true, updated_at: true, position: true,
-  },
-};
-const BALANCE_COLUMNS: NumericColumns<BalanceRow> = { bigints: { available: true, locked: true }, numbers: {} };
 const PROTECTION_COLUMNS: NumericColumns<LockedProtection> = {
   bigints: { max_selected_notional: true, selected_notional: true },
   numbers: { window_ms: true, max_selected_quotes: true, triggered_at: true, selected_count: true },

@@ -34,7 +34,8 @@ import * as custodyCallDeadline from './migrations/0046-custody-call-deadline.ts
 import * as payoutRetries from './migrations/0047-payout-retries.ts';
 import * as writeQuotesOneDefinition from './migrations/0061-write-quotes-one-definition.ts';
 import * as oneReplayClaim from './migrations/0085-one-replay-claim.ts';
-import * as acceptInTwoCalls from './migrations/0150-accept-in-two-calls.ts';
+import * as acceptAndCloseCalls from './migrations/0150-accept-and-close-calls.ts';
+import * as quoteClaimsInOneCall from './migrations/0151-quote-claims-in-one-call.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -68,7 +69,8 @@ const migrations: Record<string, Migration> = {
   '0055-maker-protection': makerProtection,
   '0061-write-quotes-one-definition': writeQuotesOneDefinition,
   '0085-one-replay-claim': oneReplayClaim,
-  '0150-accept-in-two-calls': acceptInTwoCalls,
+  '0150-accept-and-close-calls': acceptAndCloseCalls,
+  '0151-quote-claims-in-one-call': quoteClaimsInOneCall,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -49,24 +49,3 @@ export async function balanceViews(deps: ServiceDeps, rows: Array<{ token: strin
 export async function balanceSnapshotFrame(db: Reader, deps: ServiceDeps, accountId: string): Promise<Record<string, unknown>> {
   return { kind: 'balanceSnapshot', balances: await readBalances(db, deps, accountId) };
 }
-
-/** `balanceSnapshot` frames for several accounts from one read (batched use cases). */
-export async function balanceSnapshotFrames(db: Reader, deps: ServiceDeps, accountIds: string[]): Promise<Map<string, Record<string, unknown>>> {
-  const frames = new Map<string, Record<string, unknown>>();
-  if (accountIds.length === 0) return frames;
-  const rows = await db.selectFrom('balances').selectAll().where('account_id', 'in', accountIds).orderBy('account_id').orderBy('token').orderBy('rail').execute();
-  const decimalsByToken = await decimalsOf(deps, rows.map((row) => row.token));
-  const byAccount = new Map<string, BalanceView[]>(accountIds.map((id) => [id, []]));
-  for (const row of rows) {
-    const decimals = decimalsByToken.get(row.token)!;
-    byAccount.get(row.account_id)?.push({
-      token: row.token,
-      rail: row.rail as Rail,
-      available: formatAmount(row.available, decimals),
-      locked: formatAmount(row.locked, decimals),
-      total: formatAmount(row.available + row.locked, decimals),
-    });
-  }
-  for (const [accountId, balances] of byAccount) frames.set(accountId, { kind: 'balanceSnapshot', balances });
-  return frames;
-}

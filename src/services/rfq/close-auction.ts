@@ -16,16 +16,16 @@ import {
   transitionQuote,
   type Instrument,
 } from '../../domain/rfq/index.ts';
-import { relockMany, type LockChange } from '../../store/ledger.ts';
+import type { LockChange } from '../../store/ledger.ts';
+import { writeClose } from '../../store/close-functions.ts';
 import { appendEvent, inTransaction } from '../../store/outbox.ts';
-import { writeQuoteStatuses } from '../../store/quote-status.ts';
+import type { QuoteStatusWrite } from '../../store/quote-status.ts';
 import type { SelectionFields } from './settlement-gateway.ts';
-import { writeRfqStatuses } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ExpressionBuilder } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { balanceSnapshotFrames } from '../account/balances.ts';
+import { balanceViews } from '../account/balances.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { emitQuoteStatus, emitRfqStatus } from './events.ts';
 import { quoteTerms, rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
@@ -121,29 +121,6 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
       lockChanges.push({ ownerId: rfq.id, replacement: null, reason: 'auctionFailed' });
     }
   }
-  const ended = await relockMany(tx, lockChanges, now);
-  for (const change of lockChanges) {
-    // An autoAccept RFQ always holds its submission lock until it closes; a missing one is a bug.
-    if (!ended.has(change.ownerId)) throw new Error(`autoAccept RFQ ${change.ownerId} has no live lock at close`);
-  }
-
-  const updatedRfqs = await writeRfqStatuses(
-    tx,
-    decisions.map((d) => ({
-      id: d.rfq.id,
-      from: d.rfq.status,
-      to: d.status,
-      fields: {
-        quoted_at: d.status === 'QUOTED' ? now : null,
-        selected_quote_id: d.winner?.id ?? null,
-        failure_code: d.status === 'FAILED' ? 'NO_CONFORMING_QUOTE' : null,
-        failure_reason: d.status === 'FAILED' ? 'no conforming quote by the auction deadline' : null,
-      },
-    })),
-    now,
-  );
-  const rfqById = new Map(updatedRfqs.map((r) => [r.id, r]));
-
   // Settlement adapters see each winner inside this transaction (permit signing and the like),
   // before it is written: their fields are decided from what the selection does not change, and
   // go into the one status write of the batch rather than a second write per winner.
@@ -153,7 +130,7 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
     if (d.winner && gateway) fieldsOf.set(d.winner.id, await gateway.onSelected(tx, { rfq: d.rfq, quote: d.winner, instrument: d.instrument, now }));
   }
 
-  const quoteChanges: Parameters<typeof writeQuoteStatuses>[1] = [];
+  const quoteChanges: QuoteStatusWrite[] = [];
   for (const d of decisions) {
     for (const q of quotesByRfq.get(d.rfq.id) ?? []) {
       if (q.status !== 'SUBMITTED') continue;
@@ -167,17 +144,44 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
       });
     }
   }
-  const updatedQuotes = await writeQuoteStatuses(tx, quoteChanges, now);
+
+  // The funds, the RFQs and their quotes in one call (src/store/close-functions.ts).
+  const written = await writeClose(tx, {
+    now,
+    locks: lockChanges,
+    rfqs: decisions.map((d) => ({
+      id: d.rfq.id,
+      from: d.rfq.status,
+      to: d.status,
+      fields: {
+        quoted_at: d.status === 'QUOTED' ? now : null,
+        selected_quote_id: d.winner?.id ?? null,
+        failure_code: d.status === 'FAILED' ? 'NO_CONFORMING_QUOTE' : null,
+        failure_reason: d.status === 'FAILED' ? 'no conforming quote by the auction deadline' : null,
+      },
+    })),
+    quotes: quoteChanges,
+  });
+  for (const change of lockChanges) {
+    // An autoAccept RFQ always holds its submission lock until it closes; a missing one is a bug
+    // (thrown here, the whole batch rolls back).
+    if (!written.ended.has(change.ownerId)) throw new Error(`autoAccept RFQ ${change.ownerId} has no live lock at close`);
+  }
+  const rfqById = new Map(written.rfqs.map((r) => [r.id, r]));
 
   const instrumentOf = new Map(decisions.map((d) => [d.rfq.id, d.instrument]));
-  for (const rfq of updatedRfqs) await emitRfqStatus(tx, rfq, instrumentOf.get(rfq.id)!, now);
-  for (const q of updatedQuotes) {
+  for (const rfq of written.rfqs) await emitRfqStatus(tx, rfq, instrumentOf.get(rfq.id)!, now);
+  for (const q of written.quotes) {
     await emitQuoteStatus(tx, q, rfqById.get(q.rfq_id)!, instrumentOf.get(q.rfq_id)!, now);
   }
   await guard.flush(tx, now);
-  const touchedAccounts = [...new Set([...ended.values()].map((l) => l.accountId))].sort();
-  const frames = await balanceSnapshotFrames(tx, deps, touchedAccounts);
-  for (const [accountId, frame] of frames) await appendEvent(tx, { accountId, topic: 'balances', frame }, now);
+  // Each account whose lock ended, its balances as the write left them.
+  const balancesOf = new Map<string, typeof written.balances>();
+  for (const b of written.balances) balancesOf.set(b.account_id, [...(balancesOf.get(b.account_id) ?? []), b]);
+  for (const accountId of [...new Set([...written.ended.values()].map((l) => l.accountId))].sort()) {
+    const frame = { kind: 'balanceSnapshot', balances: await balanceViews(deps, balancesOf.get(accountId) ?? []) };
+    await appendEvent(tx, { accountId, topic: 'balances', frame }, now);
+  }
 
   return decisions.map((d) => ({
     rfqId: d.rfq.id,
