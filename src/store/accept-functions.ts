@@ -17,10 +17,10 @@
  * so the transaction rolls back), and answers the written rows and the taker's balances after
  * the lock, from which the use case builds its frames.
  *
- * Both answer one JSON document whose numbers are exact text (json-rows.ts).
+ * Both answer one JSON document, read with exact numbers (json-rows.ts).
  */
 import { sql, type Selectable } from 'kysely';
-import { decodeRow, type NumericColumns } from './json-rows.ts';
+import { decodeRow, parseExactJson, type NumericColumns } from './json-rows.ts';
 import { BALANCE_COLUMNS, QUOTE_COLUMNS, RFQ_COLUMNS } from './row-columns.ts';
 import { quoteStatusArguments, type QuoteStatusWrite } from './quote-status.ts';
 import type { BalancesTable, QuotesTable, RfqsTable } from './schema.ts';
@@ -49,14 +49,14 @@ begin
   if not found then
     return jsonb_build_object('claim', v_claim);
   end if;
-  select coalesce(jsonb_agg(rfq_numbers_as_text(to_jsonb(q)) order by q.received_at, q.id), '[]')
+  select coalesce(jsonb_agg((to_jsonb(q) || jsonb_build_object('xchange', q.xchange::text)) order by q.received_at, q.id), '[]')
     into v_quotes
     from (select * from quotes where rfq_id = p_rfq order by received_at, id for update) as q;
   if v_rfq.status = 'PENDING' and exists (select 1 from instruments i where i.instrument_id = v_rfq.instrument_id and i.type = 'SPOT') then
     select q.maker_account_id into v_maker from quotes q where q.id = p_quote and q.rfq_id = p_rfq;
     if v_maker is not null then
-      select coalesce(jsonb_agg(rfq_numbers_as_text(to_jsonb(locked) || jsonb_build_object(
-               'selected_count', coalesce(w.n, 0), 'selected_notional', coalesce(w.notional, 0)))), '[]')
+      select coalesce(jsonb_agg(to_jsonb(locked) || jsonb_build_object(
+               'selected_count', coalesce(w.n, 0), 'selected_notional', coalesce(w.notional, 0))), '[]')
         into v_protections
         from (select p.maker_account_id, p.instrument_id, p.window_ms, p.max_selected_quotes, p.max_selected_notional, p.triggered_at
               from maker_protections p
@@ -69,7 +69,7 @@ begin
                 and s.instrument_id = locked.instrument_id and s.selected_at > p_now - locked.window_ms) as w on true;
     end if;
   end if;
-  return jsonb_build_object('claim', v_claim, 'rfq', rfq_numbers_as_text(to_jsonb(v_rfq)), 'quotes', v_quotes, 'protections', v_protections);
+  return jsonb_build_object('claim', v_claim, 'rfq', to_jsonb(v_rfq), 'quotes', v_quotes, 'protections', v_protections);
 end
 $fn$;
 `;
@@ -90,17 +90,17 @@ begin
   if not rfq_lock_funds(p_lock_id, p_account, p_token, p_rail, p_amount, 'rfq', p_rfq, p_now) then
     return jsonb_build_object('locked', false);
   end if;
-  select rfq_numbers_as_text(to_jsonb(r)) into v_rfq
+  select to_jsonb(r) into v_rfq
     from rfq_write_rfq_statuses(p_now, array[p_rfq], array[p_rfq_from], array[p_rfq_to], array[p_now], array[p_selected], array[null::text], array[null::text]) as r;
   if v_rfq is null then
     raise exception 'RFQ % is no longer %: it changed under its lock', p_rfq, p_rfq_from;
   end if;
-  select count(*), coalesce(jsonb_agg(rfq_numbers_as_text(to_jsonb(q))), '[]') into v_written, v_quotes
+  select count(*), coalesce(jsonb_agg((to_jsonb(q) || jsonb_build_object('xchange', q.xchange::text))), '[]') into v_written, v_quotes
     from rfq_write_quote_statuses(p_now, p_quote_ids, p_quote_from, p_quote_to, p_quote_deadlines, p_quote_fields) as q;
   if v_written <> coalesce(cardinality(p_quote_ids), 0) then
     raise exception 'quote batch wrote % of % rows: some changed under their locks', v_written, cardinality(p_quote_ids);
   end if;
-  select coalesce(jsonb_agg(rfq_numbers_as_text(to_jsonb(b)) order by b.token, b.rail), '[]') into v_balances
+  select coalesce(jsonb_agg(to_jsonb(b) order by b.token, b.rail), '[]') into v_balances
     from balances b where b.account_id = p_account;
   return jsonb_build_object('locked', true, 'rfq', v_rfq, 'quotes', v_quotes, 'balances', v_balances);
 end
@@ -143,10 +143,10 @@ export async function lockForAccept(
   tx: Tx,
   request: { claim: { accessKey: string; signedAt: number } | null; rfqId: string; accountId: string; quoteId: string; now: number },
 ): Promise<AcceptLocked> {
-  const { rows } = await sql<{ locked: { claim: ClaimOutcome | null; rfq?: Json; quotes?: Json[]; protections?: Json[] } }>`
-    select rfq_accept_lock(${request.claim?.accessKey ?? null}::text, ${request.claim?.signedAt ?? null}::int8, ${request.rfqId}::text, ${request.accountId}::uuid, ${request.quoteId}::text, ${request.now}::int8) as locked
+  const { rows } = await sql<{ locked: string }>`
+    select rfq_accept_lock(${request.claim?.accessKey ?? null}::text, ${request.claim?.signedAt ?? null}::int8, ${request.rfqId}::text, ${request.accountId}::uuid, ${request.quoteId}::text, ${request.now}::int8)::text as locked
   `.execute(tx);
-  const locked = rows[0]!.locked;
+  const locked = parseExactJson<{ claim: ClaimOutcome | null; rfq?: Json; quotes?: Json[]; protections?: Json[] }>(rows[0]!.locked);
   return {
     claim: locked.claim ?? null,
     rfq: locked.rfq ? decodeRow(locked.rfq, RFQ_COLUMNS) : null,
@@ -167,13 +167,13 @@ export interface AcceptWrite {
 export async function writeAcceptSelection(tx: Tx, write: AcceptWrite): Promise<{ rfq: RfqRow; quotes: QuoteRow[]; balances: BalanceRow[] } | null> {
   const [ids, from, to, deadlines, fields] = quoteStatusArguments(write.quotes);
   const { lock, rfq } = write;
-  const { rows } = await sql<{ written: { locked: boolean; rfq?: Json; quotes?: Json[]; balances?: Json[] } }>`
+  const { rows } = await sql<{ written: string }>`
     select rfq_accept_write(
       ${write.now}::int8, ${lock.lockId}::uuid, ${lock.accountId}::uuid, ${lock.token}::text, ${lock.rail}::text, ${lock.amount.toString()}::numeric,
       ${rfq.id}::text, ${rfq.from}::text, ${rfq.to}::text, ${rfq.selectedQuoteId}::text,
-      ${ids}::text[], ${from}::text[], ${to}::text[], ${deadlines}::int8[], ${fields}::text[]) as written
+      ${ids}::text[], ${from}::text[], ${to}::text[], ${deadlines}::int8[], ${fields}::text[])::text as written
   `.execute(tx);
-  const written = rows[0]!.written;
+  const written = parseExactJson<{ locked: boolean; rfq?: Json; quotes?: Json[]; balances?: Json[] }>(rows[0]!.written);
   if (!written.locked) return null;
   const byId = new Map((written.quotes ?? []).map((q) => decodeRow(q, QUOTE_COLUMNS)).map((q) => [q.id, q]));
   return {

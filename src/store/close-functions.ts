@@ -7,7 +7,7 @@
  * (src/services/rfq/close-auction.ts) builds its frames. It decides nothing.
  */
 import { sql, type Selectable } from 'kysely';
-import { decodeRow } from './json-rows.ts';
+import { decodeRow, parseExactJson } from './json-rows.ts';
 import { relockArguments, type LiveLock, type LockChange, type Rail } from './ledger.ts';
 import { quoteStatusArguments, type QuoteStatusWrite } from './quote-status.ts';
 import { rfqStatusArguments, type RfqCloseChange } from './rfq-status.ts';
@@ -31,20 +31,20 @@ declare
   v_balances jsonb;
 begin
   if coalesce(cardinality(p_lock_owners), 0) > 0 then
-    select coalesce(jsonb_agg(rfq_numbers_as_text(to_jsonb(e))), '[]') into v_ended
+    select coalesce(jsonb_agg(to_jsonb(e)), '[]') into v_ended
       from rfq_relock_many(p_now, p_lock_owners, p_lock_reasons, p_new_lock_ids, p_kept) as e;
   end if;
-  select count(*), coalesce(jsonb_agg(rfq_numbers_as_text(to_jsonb(r))), '[]') into v_written, v_rfqs
+  select count(*), coalesce(jsonb_agg(to_jsonb(r)), '[]') into v_written, v_rfqs
     from rfq_write_rfq_statuses(p_now, p_rfq_ids, p_rfq_from, p_rfq_to, p_quoted_at, p_selected, p_failure_codes, p_failure_reasons) as r;
   if v_written <> coalesce(cardinality(p_rfq_ids), 0) then
     raise exception 'RFQ batch wrote % of % rows: some changed under their locks', v_written, cardinality(p_rfq_ids);
   end if;
-  select count(*), coalesce(jsonb_agg(rfq_numbers_as_text(to_jsonb(q))), '[]') into v_written, v_quotes
+  select count(*), coalesce(jsonb_agg((to_jsonb(q) || jsonb_build_object('xchange', q.xchange::text))), '[]') into v_written, v_quotes
     from rfq_write_quote_statuses(p_now, p_quote_ids, p_quote_from, p_quote_to, p_quote_deadlines, p_quote_fields) as q;
   if v_written <> coalesce(cardinality(p_quote_ids), 0) then
     raise exception 'quote batch wrote % of % rows: some changed under their locks', v_written, cardinality(p_quote_ids);
   end if;
-  select coalesce(jsonb_agg(rfq_numbers_as_text(to_jsonb(b)) order by b.account_id, b.token, b.rail), '[]') into v_balances
+  select coalesce(jsonb_agg(to_jsonb(b) order by b.account_id, b.token, b.rail), '[]') into v_balances
     from balances b
     where b.account_id in (select (e ->> 'account_id')::uuid from jsonb_array_elements(v_ended) as e);
   return jsonb_build_object('ended', v_ended, 'rfqs', v_rfqs, 'quotes', v_quotes, 'balances', v_balances);
@@ -75,13 +75,13 @@ export async function writeClose(tx: Tx, write: CloseWrite): Promise<CloseWritte
   const [owners, reasons, lockIds, kept] = relockArguments(write.locks);
   const [rfqIds, rfqFrom, rfqTo, quotedAt, selected, failureCodes, failureReasons] = rfqStatusArguments(write.rfqs);
   const [quoteIds, quoteFrom, quoteTo, deadlines, fields] = quoteStatusArguments(write.quotes);
-  const { rows } = await sql<{ written: { ended: Json[]; rfqs: Json[]; quotes: Json[]; balances: Json[] } }>`
+  const { rows } = await sql<{ written: string }>`
     select rfq_close_write(${write.now}::int8,
       ${owners}::text[], ${reasons}::text[], ${lockIds}::uuid[], ${kept}::numeric[],
       ${rfqIds}::text[], ${rfqFrom}::text[], ${rfqTo}::text[], ${quotedAt}::int8[], ${selected}::text[], ${failureCodes}::text[], ${failureReasons}::text[],
-      ${quoteIds}::text[], ${quoteFrom}::text[], ${quoteTo}::text[], ${deadlines}::int8[], ${fields}::text[]) as written
+      ${quoteIds}::text[], ${quoteFrom}::text[], ${quoteTo}::text[], ${deadlines}::int8[], ${fields}::text[])::text as written
   `.execute(tx);
-  const written = rows[0]!.written;
+  const written = parseExactJson<{ ended: Json[]; rfqs: Json[]; quotes: Json[]; balances: Json[] }>(rows[0]!.written);
   const ended = new Map<string, LiveLock>();
   for (const e of written.ended) {
     ended.set(e.owner_id as string, { lockId: e.lock_id as string, accountId: e.account_id as string, token: e.token as string, rail: e.rail as Rail, amount: BigInt(e.amount as string) });

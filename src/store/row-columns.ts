@@ -20,5 +20,7 @@ export const QUOTE_COLUMNS: NumericColumns<QuoteRow> = {
     version: true, received_at: true, acceptable_for_ms: true, settlement_deadline_secs: true, delivery_deadline_secs: true, window_starts_at: true,
     window_ends_at: true, settled_at: true, created_at: true, updated_at: true, position: true,
   },
+  // Sent as its text (`to_jsonb(q) || jsonb_build_object('xchange', q.xchange::text)`), parsed as the driver parses jsonb.
+  json: { xchange: true },
 };
 export const BALANCE_COLUMNS: NumericColumns<BalanceRow> = { bigints: { available: true, locked: true }, numbers: {} };
