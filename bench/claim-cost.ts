@@ -46,7 +46,7 @@ try {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const [a, b] = [median(perItem), median(oneCall)];
   process.stdout.write(`replay claims for a batch of ${batch} quotes, server-side, median of ${rounds} (load average ${(await import('node:os')).loadavg().map((v) => v.toFixed(2)).join(' ')}):\n`);
-  process.stdout.write(`  ${batch} calls of one pair (rfq_write_quotes today)  ${(a / 1000).toFixed(2)} ms  (${(a / batch).toFixed(0)} us per quote)\n`);
+  process.stdout.write(`  ${batch} calls of one pair (rfq_write_quotes before 0151)${(a / 1000).toFixed(2)} ms  (${(a / batch).toFixed(0)} us per quote)\n`);
   process.stdout.write(`  one call of ${batch} pairs                          ${(b / 1000).toFixed(2)} ms  (${(b / batch).toFixed(0)} us per quote)\n`);
   process.stdout.write(`  saving if batched: ${((a - b) / batch).toFixed(0)} us per quote\n`);
 } finally {

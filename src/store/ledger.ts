@@ -98,14 +98,18 @@ export interface LockRequest {
 }
 
 /**
- * The lock as one SQL function (true when taken), so the accept's one write (rfq_accept_write,
+ * The lock as one SQL function (true when taken; PL/pgSQL, so its plan is kept per connection),
+ * so the accept's one write (rfq_accept_write,
  * accept-functions.ts) locks through the same definition: the lock row is written only if the
  * balance update took.
  */
 export const RFQ_LOCK_FUNDS_SQL = `
 create or replace function rfq_lock_funds(p_lock_id uuid, p_account uuid, p_token text, p_rail text, p_amount numeric, p_owner_kind text, p_owner_id text, p_at int8)
 returns boolean
-language sql as $fn$
+language plpgsql as $fn$
+declare
+  v_taken boolean;
+begin
   with moved as (
     update balances set available = available - p_amount, locked = locked + p_amount
     where account_id = p_account and token = p_token and rail = p_rail and available >= p_amount
@@ -116,7 +120,9 @@ language sql as $fn$
     from moved
     returning lock_id
   )
-  select count(*) = 1 from taken
+  select count(*) = 1 into v_taken from taken;
+  return v_taken;
+end
 $fn$;
 `;
 

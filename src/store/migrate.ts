@@ -36,6 +36,7 @@ import * as writeQuotesOneDefinition from './migrations/0061-write-quotes-one-de
 import * as oneReplayClaim from './migrations/0085-one-replay-claim.ts';
 import * as acceptAndCloseCalls from './migrations/0150-accept-and-close-calls.ts';
 import * as quoteClaimsInOneCall from './migrations/0151-quote-claims-in-one-call.ts';
+import * as claimsPlanCached from './migrations/0152-claims-plan-cached.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -71,6 +72,7 @@ const migrations: Record<string, Migration> = {
   '0085-one-replay-claim': oneReplayClaim,
   '0150-accept-and-close-calls': acceptAndCloseCalls,
   '0151-quote-claims-in-one-call': quoteClaimsInOneCall,
+  '0152-claims-plan-cached': claimsPlanCached,
 };
 
 class InCodeMigrations implements MigrationProvider {

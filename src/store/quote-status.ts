@@ -25,14 +25,17 @@ export async function writeQuoteStatus(tx: Tx, change: QuoteStatusChange, now: n
 export type QuoteSettlementFields = Pick<QuoteOutcomeFields, 'permit_signature' | 'spender' | 'quote_hash' | 'delivery_deadline_secs' | 'window_starts_at' | 'window_ends_at'>;
 
 /**
- * The batch compare-and-set as one SQL function, so the accept's one write (rfq_accept_write,
+ * The batch compare-and-set as one SQL function (PL/pgSQL: its plan is kept per connection, where
+ * a `language sql` function is planned again on every call), so the accept's one write (rfq_accept_write,
  * accept-functions.ts) writes statuses through the same definition. Per row, `p_fields` is a JSON
  * object of the settlement fields to set: `?` tells "set to null" from "leave".
  */
 export const RFQ_WRITE_QUOTE_STATUSES_SQL = `
 create or replace function rfq_write_quote_statuses(p_now int8, p_ids text[], p_from text[], p_to text[], p_deadlines int8[], p_fields text[])
 returns setof quotes
-language sql as $fn$
+language plpgsql as $fn$
+begin
+  return query
   update quotes q set status = d.status, updated_at = p_now,
     settlement_deadline_secs = coalesce(d.deadline, q.settlement_deadline_secs),
     permit_signature = case when d.f ? 'permit_signature' then d.f ->> 'permit_signature' else q.permit_signature end,
@@ -43,7 +46,8 @@ language sql as $fn$
     window_ends_at = case when d.f ? 'window_ends_at' then (d.f ->> 'window_ends_at')::int8 else q.window_ends_at end
   from (select u.id, u.prior, u.status, u.deadline, u.f::jsonb as f from unnest(p_ids, p_from, p_to, p_deadlines, p_fields) as u(id, prior, status, deadline, f)) as d
   where q.id = d.id and q.status = d.prior
-  returning q.*
+  returning q.*;
+end
 $fn$;
 `;
 

@@ -27,13 +27,15 @@ export interface RfqCloseFields {
 }
 
 /**
- * The batch compare-and-set as one SQL function, so the accept's one write (rfq_accept_write,
+ * The batch compare-and-set as one SQL function (PL/pgSQL, so its plan is kept per connection), so the accept's one write (rfq_accept_write,
  * accept-functions.ts) writes the RFQ through the same definition. A null field keeps the column.
  */
 export const RFQ_WRITE_RFQ_STATUSES_SQL = `
 create or replace function rfq_write_rfq_statuses(p_now int8, p_ids text[], p_from text[], p_to text[], p_quoted_at int8[], p_selected text[], p_failure_codes text[], p_failure_reasons text[])
 returns setof rfqs
-language sql as $fn$
+language plpgsql as $fn$
+begin
+  return query
   update rfqs r set
     status = d.status, updated_at = p_now,
     quoted_at = coalesce(d.quoted_at, r.quoted_at),
@@ -43,7 +45,8 @@ language sql as $fn$
   from unnest(p_ids, p_from, p_to, p_quoted_at, p_selected, p_failure_codes, p_failure_reasons)
     as d(id, prior, status, quoted_at, selected, failure_code, failure_reason)
   where r.id = d.id and r.status = d.prior
-  returning r.*
+  returning r.*;
+end
 $fn$;
 `;
 
