@@ -19,8 +19,7 @@
  * seen committed (its row no longer PENDING, polled every 20 ms; service and benchmark share the
  * wall clock). Floor and load figures side by side, the load's p99 over the floor's.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { erc20Abi, type Address, type Hex } from 'viem';
@@ -29,10 +28,12 @@ import { AdminClient } from '../src/client/admin-client.ts';
 import { RfqClient } from '../src/client/rfq-client.ts';
 import { connectSigner } from '../src/chain/clients.ts';
 import { mintRawTestToken } from '../src/chain/faucet.ts';
-import { createBenchDatabase, type BenchDatabase } from './lib/database.ts';
+import type { BenchDatabase } from './lib/database.ts';
+import { startOwnService, type OwnService } from './lib/own-service.ts';
+import { stopAllServers } from './lib/processes.ts';
 import { HttpClient, inParallel, openLoop, type LoadResult, type Req } from './lib/http-load.ts';
 import { round, summarize, type LatencySummary } from './lib/stats.ts';
-import { createRfq, INSTRUMENT, makeMakers, makeTakers, quoteBody, startService, type Actor, type Service } from './lib/venue.ts';
+import { createRfq, INSTRUMENT, makeMakers, makeTakers, quoteBody, type Actor, type Service } from './lib/venue.ts';
 
 const HELP = `usage: node bench/deposit-latency.ts [options]
   --deposits <n>     deposits per run, floor and load alike (default 30)
@@ -267,30 +268,28 @@ if (import.meta.main) {
     process.exit(0);
   }
   const log = (line: string) => process.stderr.write(`[deposit-latency] ${line}\n`);
-  const db = await createBenchDatabase(args.db ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-bench-deposits-'));
-  let service: Service | null = null;
-  const cleanUp = async () => {
-    await service?.stop().catch(() => undefined);
-    await db.drop().catch(() => undefined);
-    await rm(dataDir, { recursive: true, force: true });
-  };
-  process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
+  let own: OwnService | null = null;
+  process.once('SIGINT', () => void Promise.allSettled([own?.stop(), stopAllServers()]).finally(() => process.exit(130)));
   let code = 0;
   try {
     log('starting the service (embedded mode) and waiting for /readyz');
-    service = await startService({ databaseUrl: db.url, dataDir, probeFile: null, cpuProfDir: null, poolSize: Number(args['pool-size']) });
-    const result = await runDepositLatency({
-      service, db, dataDir, log,
-      deposits: Number(args.deposits), depositors: Number(args.depositors), rate: Number(args.rate), makers: Number(args.makers), rfqs: Number(args.rfqs), closes: Number(args.closes),
-    });
-    printDepositLatency(result, (l) => process.stdout.write(`${l}\n`));
+    own = await startOwnService({ adminUrl: args.db ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', name: 'deposits', poolSize: Number(args['pool-size']) });
+    const { service, db, dataDir } = own;
+    try {
+      const result = await runDepositLatency({
+        service, db, dataDir, log,
+        deposits: Number(args.deposits), depositors: Number(args.depositors), rate: Number(args.rate), makers: Number(args.makers), rfqs: Number(args.rfqs), closes: Number(args.closes),
+      });
+      printDepositLatency(result, (l) => process.stdout.write(`${l}\n`));
+    } catch (error) {
+      log(`service stderr: ${service.stderrTail.join('\n')}`);
+      throw error;
+    }
   } catch (error) {
     log(`failed: ${error instanceof Error ? error.stack : String(error)}`);
-    if (service) log(`service stderr: ${service.stderrTail.join('\n')}`);
     code = 1;
   } finally {
-    await cleanUp();
+    await own?.stop();
   }
   process.exit(code);
 }

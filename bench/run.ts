@@ -39,6 +39,7 @@ import { runQuotes, type QuotesResult } from './phases/quotes.ts';
 import { runAccept, type AcceptResult } from './phases/accept.ts';
 import { runClose, type CloseResult } from './phases/close.ts';
 import { runDbCeiling, type DbVariant } from './phases/db-ceiling.ts';
+import { startOwnService } from './lib/own-service.ts';
 import { printDepositLatency, runDepositLatency, type DepositLatencyResult } from './deposit-latency.ts';
 import { runWhatIf, type WhatIfRun } from './phases/whatif.ts';
 import { printReport } from './report.ts';
@@ -244,22 +245,14 @@ const PHASES: Phase[] = [
     name: 'deposits',
     service: false,
     run: async ({ results, track }) => {
-      const db = await createBenchDatabase(adminUrl);
-      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-bench-deposits-'));
-      let service: Service | null = null;
-      const cleanUp = async () => {
-        await service?.stop().catch(() => undefined);
-        await db.drop().catch(() => undefined);
-        await rm(dataDir, { recursive: true, force: true });
-      };
-      const untrack = track(cleanUp);
+      log('deposits: starting its own service (embedded chain) and waiting for /readyz');
+      const own = await startOwnService({ adminUrl, name: 'deposits', poolSize });
+      const untrack = track(() => own.stop().then(() => undefined));
       try {
-        log('deposits: starting its own service (embedded chain) and waiting for /readyz');
-        service = await startService({ databaseUrl: db.url, dataDir, probeFile: null, cpuProfDir: null, poolSize });
-        results.deposits = await runDepositLatency({ service, db, dataDir, deposits: quick ? 10 : 30, depositors: 3, rate: 1000, makers: 20, rfqs: 50, log });
+        results.deposits = await runDepositLatency({ service: own.service, db: own.db, dataDir: own.dataDir, deposits: quick ? 10 : 30, depositors: 3, rate: 1000, makers: 20, rfqs: 50, log });
       } finally {
         untrack();
-        await cleanUp();
+        await own.stop();
       }
     },
   },

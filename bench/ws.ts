@@ -14,7 +14,7 @@
  *      bare insert route (bench/baseline-server.ts) at the same offered rate.
  * Every loop is bounded in count and time. Results go to bench/results/ws-<stamp>.json.
  */
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,11 +22,11 @@ import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { AdminClient } from '../src/client/admin-client.ts';
 import { signCanonical, wsAuthCanonical } from '../src/domain/auth/hmac.ts';
-import { createBenchDatabase } from './lib/database.ts';
+import { startOwnService } from './lib/own-service.ts';
 import { HttpClient, inParallel, openLoop, Signer, type LoadResult } from './lib/http-load.ts';
-import { loadAverage, repoRoot, spawnServer, stopAllServers, type Child } from './lib/processes.ts';
+import { loadAverage, repoRoot, spawnServer, stopAllServers } from './lib/processes.ts';
 import { round, roundSummary, summarize, type LatencySummary } from './lib/stats.ts';
-import { createRfq, makeMakers, makeTakers, quoteBody, seedReferenceData, startService, type Actor } from './lib/venue.ts';
+import { createRfq, makeMakers, makeTakers, quoteBody, seedReferenceData, type Actor } from './lib/venue.ts';
 
 const HELP = `usage: node bench/ws.ts [options]
   --quick            2,000 sessions, 4 s per step (about 1.5 min)
@@ -239,19 +239,15 @@ async function openSession(actor: Actor, ws: WebSocket): Promise<void> {
 }
 
 async function runService(results: WsResults): Promise<void> {
-  const db = await createBenchDatabase(adminUrl);
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-bench-ws-'));
-  let service: Child | null = null;
+  const own = await startOwnService({
+    adminUrl,
+    name: 'ws',
+    poolSize: 10,
+    env: { RFQ_WS_MAX_SESSIONS_PER_ACCOUNT: String(ACCOUNT_SESSIONS), RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE: '100000' },
+  });
+  const { service, db } = own;
   try {
-    service = await startService({
-      databaseUrl: db.url,
-      dataDir,
-      probeFile: null,
-      cpuProfDir: null,
-      poolSize: 10,
-      env: { RFQ_WS_MAX_SESSIONS_PER_ACCOUNT: String(ACCOUNT_SESSIONS), RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE: '100000' },
-    });
-    const svc = service as Child & { adminToken: string };
+    const svc = service;
     log(`service pid ${svc.pid} at ${svc.url} (bench database ${db.name})`);
     const admin = new AdminClient(svc.url, svc.adminToken);
     await seedReferenceData(admin, { maxWindowMs: 600_000, settlementHeadroomSecs: 3600 });
@@ -360,10 +356,8 @@ async function runService(results: WsResults): Promise<void> {
       }
     }
   } finally {
-    const code = await service?.stop();
-    if (code !== 0 && code !== null && service) results.failures.push(`service exited ${code}: ${service.stderrTail.slice(-5).join(' | ')}`);
-    await db.drop().catch(() => undefined);
-    await rm(dataDir, { recursive: true, force: true });
+    const code = await own.stop();
+    if (code !== 0 && code !== null) results.failures.push(`service exited ${code}: ${service.stderrTail.slice(-5).join(' | ')}`);
   }
 }
 

@@ -8,7 +8,7 @@ import type { Frame } from '../domain/frames.ts';
 import type { Instrument } from '../domain/rfq/index.ts';
 import { appendEvent } from '../store/outbox.ts';
 import type { Tx } from '../store/transaction.ts';
-import { balanceSnapshotFrames } from './account/balances.ts';
+import { balanceSnapshotFrames, type BalanceRow } from './account/balances.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { QuoteRow, RfqRow } from './rfq/rows.ts';
 import { makerQuoteView, openRfqView, quoteView, rfqView } from './rfq/views.ts';
@@ -18,17 +18,23 @@ export interface FrameRows {
   rfqs?: readonly RfqRow[];
   quotes?: readonly QuoteRow[];
   instrumentOf?: (rfqId: string) => Instrument;
+  /**
+   * Balance rows the transition's write already answered after its locks (the accept's and the
+   * auction close's one-call writes, src/store/accept-functions.ts, close-functions.ts): the
+   * accounts among them are not read again.
+   */
+  balances?: readonly BalanceRow[];
 }
 
 /**
- * Appends `frames` in order. An account's balances are read once, after the caller applied every
- * lock and posting of the transition, and pushed once per call (a batch that changes one taker's
+ * Appends `frames` in order. An account's balances are read once (or taken from `rows.balances`),
+ * after the caller applied every lock and posting of the transition, and pushed once per call (a batch that changes one taker's
  * lock twice sends one snapshot).
  */
 export async function pushFrames(tx: Tx, deps: ServiceDeps, frames: readonly Frame[], rows: FrameRows, now: number): Promise<void> {
   if (frames.length === 0) return;
   const accounts = [...new Set(frames.flatMap((f) => (f.kind === 'balances' ? [f.accountId] : [])))];
-  const balances = await balanceSnapshotFrames(tx, deps, accounts);
+  const balances = await balanceSnapshotFrames(tx, deps, accounts, rows.balances);
   const rfqs = new Map((rows.rfqs ?? []).map((r) => [r.id, r]));
   const quotes = new Map((rows.quotes ?? []).map((q) => [q.id, q]));
   const rfqOf = (id: string) => rfqs.get(id) ?? missing('RFQ', id);

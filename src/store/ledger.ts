@@ -102,25 +102,50 @@ export interface LockRequest {
 }
 
 /**
- * Moves `amount` from available to locked for one owner; INSUFFICIENT_BALANCE if not covered.
- * One statement: the lock row is written only if the balance update took.
+ * The lock as one SQL function (true when taken; PL/pgSQL, so its plan is kept per connection),
+ * so the accept's one write (rfq_accept_write, accept-functions.ts) and a `/v0` order's record
+ * (v0-order-record.ts) lock through the same definition: the lock row is written only if the
+ * balance update took. The one home of the lock rule.
  */
-export async function lockFunds(tx: Tx, lock: LockRequest): Promise<void> {
-  if (lock.amount <= 0n) throw new Error('lock amount must be positive');
-  const result = await sql<{ lock_id: string }>`
-    with moved as (
-      update balances set available = available - ${lock.amount}, locked = locked + ${lock.amount}
-      where account_id = ${lock.accountId} and token = ${lock.token} and rail = ${lock.rail} and available >= ${lock.amount}
-      returning 1
-    )
+export const RFQ_LOCK_FUNDS_SQL = `
+create or replace function rfq_lock_funds(p_lock_id uuid, p_account uuid, p_token text, p_rail text, p_amount numeric, p_owner_kind text, p_owner_id text, p_at int8)
+returns boolean
+language plpgsql as $fn$
+declare
+  v_taken boolean;
+begin
+  with moved as (
+    update balances set available = available - p_amount, locked = locked + p_amount
+    where account_id = p_account and token = p_token and rail = p_rail and available >= p_amount
+    returning 1
+  ), taken as (
     insert into locks (lock_id, account_id, token, rail, amount, owner_kind, owner_id, created_at)
-    select ${lock.lockId}, ${lock.accountId}, ${lock.token}, ${lock.rail}, ${lock.amount}, ${lock.ownerKind}, ${lock.ownerId}, ${lock.at}
+    select p_lock_id, p_account, p_token, p_rail, p_amount, p_owner_kind, p_owner_id, p_at
     from moved
     returning lock_id
+  )
+  select count(*) = 1 into v_taken from taken;
+  return v_taken;
+end
+$fn$;
+`;
+
+/** The lock's amount must be positive: a zero lock is a bug, not an insufficient balance. */
+export function assertLockAmount(lock: Pick<LockRequest, 'amount'>): void {
+  if (lock.amount <= 0n) throw new Error('lock amount must be positive');
+}
+
+export function insufficientBalance(token: string): ServiceError {
+  return new ServiceError('INSUFFICIENT_BALANCE', `insufficient available ${token} to lock`, { token });
+}
+
+/** Moves `amount` from available to locked for one owner; INSUFFICIENT_BALANCE if not covered. */
+export async function lockFunds(tx: Tx, lock: LockRequest): Promise<void> {
+  assertLockAmount(lock);
+  const result = await sql<{ taken: boolean }>`
+    select rfq_lock_funds(${lock.lockId}::uuid, ${lock.accountId}::uuid, ${lock.token}, ${lock.rail}, ${lock.amount.toString()}::numeric, ${lock.ownerKind}, ${lock.ownerId}, ${lock.at}::int8) as taken
   `.execute(tx);
-  if (result.rows.length !== 1) {
-    throw new ServiceError('INSUFFICIENT_BALANCE', `insufficient available ${lock.token} to lock`, { token: lock.token });
-  }
+  if (result.rows[0]?.taken !== true) throw insufficientBalance(lock.token);
 }
 
 export interface LiveLock {
@@ -179,53 +204,76 @@ export interface LockChange {
 }
 
 /**
- * Ends many RFQ owners' live locks at once, optionally replacing each with a smaller one, in a
- * fixed number of statements: the balance rows are locked in key order first (so concurrent
+ * Ends many RFQ owners' live locks at once, optionally replacing each with a smaller one, as one
+ * SQL function (so the auction close's one write, rfq_close_write in close-functions.ts, relocks
+ * through the same definition): the balance rows are locked in key order first (so concurrent
  * batches cannot deadlock), then the net change per (account, token, rail) is applied once.
- * A replacement larger than the lock it replaces is refused: this path only ever frees funds.
+ * A replacement larger than the lock it replaces raises: this path only ever frees funds.
+ * Answers the locks it ended.
  */
+export const RFQ_RELOCK_MANY_SQL = `
+create or replace function rfq_relock_many(p_at int8, p_owner_ids text[], p_reasons text[], p_new_lock_ids uuid[], p_kept numeric[])
+returns table (owner_id text, lock_id uuid, account_id uuid, token text, rail text, amount numeric)
+language plpgsql as $fn$
+#variable_conflict use_column
+declare
+  v_ended jsonb;
+begin
+  with changes as (
+    select * from unnest(p_owner_ids, p_reasons) as c(owner_id, reason)
+  ), ended as (
+    update locks l set released_at = p_at, release_reason = c.reason
+    from changes c
+    where l.owner_kind = 'rfq' and l.owner_id = c.owner_id and l.released_at is null
+    returning l.owner_id, l.lock_id, l.account_id, l.token, l.rail, l.amount
+  )
+  -- Each ended lock beside its replacement (kept 0 when released), as one value the statements
+  -- below read (no temporary table: its catalog churn would cost more than the round trips saved).
+  select coalesce(jsonb_agg(jsonb_build_object('owner_id', e.owner_id, 'lock_id', e.lock_id, 'account_id', e.account_id, 'token', e.token,
+           'rail', e.rail, 'amount', e.amount, 'new_lock_id', c.new_lock_id, 'kept', coalesce(c.kept, 0))), '[]')
+    into v_ended
+    from ended e join unnest(p_owner_ids, p_new_lock_ids, p_kept) as c(owner_id, new_lock_id, kept) on c.owner_id = e.owner_id;
+  if exists (select 1 from jsonb_to_recordset(v_ended) as r(amount numeric, kept numeric) where r.kept > r.amount) then
+    raise exception 'a replacement lock exceeds the lock it replaces';
+  end if;
+  insert into locks (lock_id, account_id, token, rail, amount, owner_kind, owner_id, created_at)
+    select r.new_lock_id, r.account_id, r.token, r.rail, r.kept, 'rfq', r.owner_id, p_at
+    from jsonb_to_recordset(v_ended) as r(owner_id text, account_id uuid, token text, rail text, new_lock_id uuid, kept numeric)
+    where r.new_lock_id is not null and r.kept > 0;
+  perform 1 from balances b
+    where (b.account_id, b.token, b.rail) in (
+      select r.account_id, r.token, r.rail from jsonb_to_recordset(v_ended) as r(account_id uuid, token text, rail text, amount numeric, kept numeric) where r.amount > r.kept)
+    order by b.account_id, b.token, b.rail
+    for update;
+  update balances b set available = b.available + d.freed, locked = b.locked - d.freed
+    from (select r.account_id, r.token, r.rail, sum(r.amount - r.kept) as freed
+          from jsonb_to_recordset(v_ended) as r(account_id uuid, token text, rail text, amount numeric, kept numeric)
+          group by r.account_id, r.token, r.rail) as d
+    where b.account_id = d.account_id and b.token = d.token and b.rail = d.rail and d.freed > 0;
+  return query select r.owner_id, r.lock_id, r.account_id, r.token, r.rail, r.amount
+    from jsonb_to_recordset(v_ended) as r(owner_id text, lock_id uuid, account_id uuid, token text, rail text, amount numeric);
+end
+$fn$;
+`;
+
+/** The arguments of `rfq_relock_many` after `p_at`, in order. */
+export function relockArguments(changes: LockChange[]): [string[], string[], Array<string | null>, Array<string | null>] {
+  return [
+    changes.map((c) => c.ownerId),
+    changes.map((c) => c.reason),
+    changes.map((c) => c.replacement?.lockId ?? null),
+    changes.map((c) => (c.replacement ? c.replacement.amount.toString() : null)),
+  ];
+}
+
 export async function relockMany(tx: Tx, changes: LockChange[], at: number): Promise<Map<string, LiveLock>> {
   const ended = new Map<string, LiveLock>();
   if (changes.length === 0) return ended;
-  const rows = await tx
-    .updateTable('locks')
-    .set({ released_at: at, release_reason: sql`(${JSON.stringify(Object.fromEntries(changes.map((c) => [c.ownerId, c.reason])))}::jsonb ->> owner_id)` })
-    .where('owner_kind', '=', 'rfq')
-    .where('owner_id', 'in', changes.map((c) => c.ownerId))
-    .where('released_at', 'is', null)
-    .returning(['lock_id', 'owner_id', 'account_id', 'token', 'rail', 'amount'])
-    .execute();
-  const net = new Map<string, { accountId: string; token: string; rail: string; freed: bigint }>();
-  const inserts: Array<{ lock_id: string; account_id: string; token: string; rail: string; amount: bigint; owner_kind: string; owner_id: string; created_at: number; released_at: null; release_reason: null }> = [];
-  const byOwner = new Map(changes.map((c) => [c.ownerId, c]));
-  for (const row of rows) {
-    ended.set(row.owner_id, { lockId: row.lock_id, accountId: row.account_id, token: row.token, rail: row.rail as Rail, amount: row.amount });
-    const replacement = byOwner.get(row.owner_id)?.replacement ?? null;
-    const kept = replacement?.amount ?? 0n;
-    if (kept > row.amount) throw new Error(`replacement lock for ${row.owner_id} exceeds the lock it replaces`);
-    if (replacement && kept > 0n) {
-      inserts.push({ lock_id: replacement.lockId, account_id: row.account_id, token: row.token, rail: row.rail, amount: kept, owner_kind: 'rfq', owner_id: row.owner_id, created_at: at, released_at: null, release_reason: null });
-    }
-    const key = `${row.account_id}|${row.token}|${row.rail}`;
-    const entry = net.get(key) ?? { accountId: row.account_id, token: row.token, rail: row.rail, freed: 0n };
-    entry.freed += row.amount - kept;
-    net.set(key, entry);
-  }
-  if (inserts.length > 0) await tx.insertInto('locks').values(inserts).execute();
-  const deltas = [...net.values()].filter((d) => d.freed > 0n).sort((a, b) => (a.accountId + a.token + a.rail < b.accountId + b.token + b.rail ? -1 : 1));
-  if (deltas.length > 0) {
-    await sql`
-      select 1 from balances
-      where (account_id, token, rail) in (select * from unnest(${deltas.map((d) => d.accountId)}::uuid[], ${deltas.map((d) => d.token)}::text[], ${deltas.map((d) => d.rail)}::text[]))
-      order by account_id, token, rail for update
-    `.execute(tx);
-    await sql`
-      update balances b set available = b.available + d.freed, locked = b.locked - d.freed
-      from unnest(${deltas.map((d) => d.accountId)}::uuid[], ${deltas.map((d) => d.token)}::text[], ${deltas.map((d) => d.rail)}::text[], ${deltas.map((d) => d.freed.toString())}::numeric[])
-        as d(account_id, token, rail, freed)
-      where b.account_id = d.account_id and b.token = d.token and b.rail = d.rail
-    `.execute(tx);
-  }
+  const [owners, reasons, lockIds, kept] = relockArguments(changes);
+  const { rows } = await sql<{ owner_id: string; lock_id: string; account_id: string; token: string; rail: string; amount: bigint }>`
+    select * from rfq_relock_many(${at}::int8, ${owners}::text[], ${reasons}::text[], ${lockIds}::uuid[], ${kept}::numeric[])
+  `.execute(tx);
+  for (const row of rows) ended.set(row.owner_id, { lockId: row.lock_id, accountId: row.account_id, token: row.token, rail: row.rail as Rail, amount: row.amount });
   return ended;
 }
 

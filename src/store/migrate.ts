@@ -35,6 +35,9 @@ import * as payoutRetries from './migrations/0047-payout-retries.ts';
 import * as writeQuotesOneDefinition from './migrations/0061-write-quotes-one-definition.ts';
 import * as oneReplayClaim from './migrations/0085-one-replay-claim.ts';
 import * as venueActionPerOwner from './migrations/0120-venue-action-per-owner.ts';
+import * as acceptAndCloseCalls from './migrations/0150-accept-and-close-calls.ts';
+import * as quoteClaimsInOneCall from './migrations/0151-quote-claims-in-one-call.ts';
+import * as claimsPlanCached from './migrations/0152-claims-plan-cached.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -69,6 +72,9 @@ const migrations: Record<string, Migration> = {
   '0061-write-quotes-one-definition': writeQuotesOneDefinition,
   '0085-one-replay-claim': oneReplayClaim,
   '0120-venue-action-per-owner': venueActionPerOwner,
+  '0150-accept-and-close-calls': acceptAndCloseCalls,
+  '0151-quote-claims-in-one-call': quoteClaimsInOneCall,
+  '0152-claims-plan-cached': claimsPlanCached,
 };
 
 class InCodeMigrations implements MigrationProvider {

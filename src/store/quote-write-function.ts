@@ -1,11 +1,13 @@
 /**
  * The live definition of `rfq_write_quotes(items jsonb)`, the group-committed quote write
  * (src/services/rfq/write-quote.ts), in one place. Migrations load it with `create or replace`
- * (0061, then 0085 when it began to claim through `rfq_claim_timestamps`); the definitions in
+ * (0061, then 0085 when it began to claim through `rfq_claim_timestamps`, then 0151 when it
+ * claimed the whole batch in one call); the definitions in
  * migrations 0004, 0006, 0007 and 0015 are history.
  *
  * Per item, in (RFQ, maker, arrival) order, and refused per item without touching the batch:
- * 1. the request's replay claim through the one claim, `rfq_claim_timestamps`
+ * 1. the request's replay claim through the one claim, `rfq_claim_timestamps` (every item's in
+ *    one call before the loop; a pair repeated in the batch is won by its first item)
  *    (src/store/timestamp-claims.ts): `out_reused` when the (access key, timestamp) was already
  *    used, `out_refusal = 'keyRevoked'` when the key was revoked since it was cached;
  * 2. the RFQ still PENDING and before `auctionEndsAt`, locked FOR SHARE so an accept or close waits;
@@ -32,7 +34,22 @@ declare
   v_version int8;
   v_events jsonb := '[]';
   v_claim text;
+  v_key text;
+  v_keys text[];
+  v_times int8[];
+  v_claims jsonb := '{}';
+  v_seen jsonb := '{}';
 begin
+  -- Every item's replay claim in one call (one call per item cost about 40 times as much:
+  -- bench/claim-cost.ts), in (access key, timestamp) order; the loop reads each item's outcome.
+  select array_agg(x.access_key order by x.access_key, x.signed_at), array_agg(x.signed_at order by x.access_key, x.signed_at)
+    into v_keys, v_times
+    from jsonb_to_recordset(p_items) as x(access_key text, signed_at int8)
+    where x.access_key is not null;
+  if v_keys is not null then
+    select coalesce(jsonb_object_agg(c.access_key || E'\\n' || c.signed_at, c.outcome), '{}') into v_claims
+      from rfq_claim_timestamps(v_keys, v_times) as c;
+  end if;
   for it in
     select * from jsonb_to_recordset(p_items) as x(
       ord int, access_key text, signed_at int8, quote_id text, rfq_id text, taker uuid, maker_account uuid,
@@ -44,7 +61,13 @@ begin
     out_ord := it.ord;
     out_reused := false; out_rfq_open := false; out_maker_allowed := false; out_quote_id := null; out_version := null; out_refusal := null;
     if it.access_key is not null then
-      select c.outcome into v_claim from rfq_claim_timestamps(array[it.access_key], array[it.signed_at]) as c;
+      -- A pair repeated in the batch is claimed once: the first item in loop order wins it.
+      v_key := it.access_key || E'\\n' || it.signed_at;
+      v_claim := v_claims ->> v_key;
+      if v_claim = 'claimed' and v_seen ? v_key then
+        v_claim := 'reused';
+      end if;
+      v_seen := v_seen || jsonb_build_object(v_key, true);
       if v_claim = 'reused' then
         out_reused := true;
         return next;

@@ -1,6 +1,6 @@
 /**
  * The replay claim (spec, "Authentication": an (access key, timestamp) pair is accepted once), in
- * one place: the SQL function `rfq_claim_timestamps` below, loaded by migration 0085, claims each
+ * one place: the SQL function `rfq_claim_timestamps` below (migration 0085; PL/pgSQL since 0152), claims each
  * pair through the primary key of `request_timestamps`, but only for a key unrevoked in the store
  * at that instant (the per-node credential cache may be seconds old; a key revoked through any
  * node stops with its very next request). Every claim goes through it: the batched claim at
@@ -17,7 +17,10 @@ export type ClaimOutcome = 'claimed' | 'reused' | 'revoked';
 export const RFQ_CLAIM_TIMESTAMPS_SQL = `
 create or replace function rfq_claim_timestamps(p_keys text[], p_times int8[])
 returns table (access_key text, signed_at int8, outcome text)
-language sql as $fn$
+language plpgsql as $fn$
+#variable_conflict use_column
+begin
+  return query
   with wanted as (
     select distinct t.access_key, t.signed_at from unnest(p_keys, p_times) as t(access_key, signed_at)
   ), won as (
@@ -34,7 +37,8 @@ language sql as $fn$
       when exists (select 1 from api_keys k where k.access_key = w.access_key and k.revoked_at is null) then 'reused'
       else 'revoked'
     end
-  from wanted w
+  from wanted w;
+end
 $fn$;
 `;
 

@@ -27,6 +27,11 @@ async function decimalsOf(deps: ServiceDeps, tokens: Iterable<string>): Promise<
 
 export async function readBalances(db: Reader, deps: ServiceDeps, accountId: string): Promise<BalanceView[]> {
   const rows = await db.selectFrom('balances').selectAll().where('account_id', '=', accountId).orderBy('token').orderBy('rail').execute();
+  return balanceViews(deps, rows);
+}
+
+/** The views of balance rows already read (in token, rail order). */
+export async function balanceViews(deps: ServiceDeps, rows: Array<{ token: string; rail: string; available: bigint; locked: bigint }>): Promise<BalanceView[]> {
   const decimalsByToken = await decimalsOf(deps, rows.map((row) => row.token));
   return rows.map((row) => {
     const decimals = decimalsByToken.get(row.token)!;
@@ -45,23 +50,25 @@ export async function balanceSnapshotFrame(db: Reader, deps: ServiceDeps, accoun
   return { kind: 'balanceSnapshot', balances: await readBalances(db, deps, accountId) };
 }
 
-/** `balanceSnapshot` frames for several accounts from one read (batched use cases). */
-export async function balanceSnapshotFrames(db: Reader, deps: ServiceDeps, accountIds: string[]): Promise<Map<string, Record<string, unknown>>> {
+/** A balance row as read (the `balances` table), whoever read it. */
+export interface BalanceRow { account_id: string; token: string; rail: string; available: bigint; locked: bigint }
+
+/**
+ * `balanceSnapshot` frames for several accounts from one read (batched use cases). `read` holds
+ * rows a write already answered after its locks (every row of each account in it, in token, rail
+ * order): those accounts are not read again; any other account is read here.
+ */
+export async function balanceSnapshotFrames(db: Reader, deps: ServiceDeps, accountIds: string[], read: readonly BalanceRow[] = []): Promise<Map<string, Record<string, unknown>>> {
   const frames = new Map<string, Record<string, unknown>>();
   if (accountIds.length === 0) return frames;
-  const rows = await db.selectFrom('balances').selectAll().where('account_id', 'in', accountIds).orderBy('account_id').orderBy('token').orderBy('rail').execute();
-  const decimalsByToken = await decimalsOf(deps, rows.map((row) => row.token));
-  const byAccount = new Map<string, BalanceView[]>(accountIds.map((id) => [id, []]));
-  for (const row of rows) {
-    const decimals = decimalsByToken.get(row.token)!;
-    byAccount.get(row.account_id)?.push({
-      token: row.token,
-      rail: row.rail as Rail,
-      available: formatAmount(row.available, decimals),
-      locked: formatAmount(row.locked, decimals),
-      total: formatAmount(row.available + row.locked, decimals),
-    });
-  }
-  for (const [accountId, balances] of byAccount) frames.set(accountId, { kind: 'balanceSnapshot', balances });
+  const answered = new Set(read.map((row) => row.account_id));
+  const unread = accountIds.filter((id) => !answered.has(id));
+  const rows: BalanceRow[] = [
+    ...read,
+    ...(unread.length === 0 ? [] : await db.selectFrom('balances').selectAll().where('account_id', 'in', unread).orderBy('account_id').orderBy('token').orderBy('rail').execute()),
+  ];
+  const byAccount = new Map<string, BalanceRow[]>(accountIds.map((id) => [id, []]));
+  for (const row of rows) byAccount.get(row.account_id)?.push(row);
+  for (const [accountId, own] of byAccount) frames.set(accountId, { kind: 'balanceSnapshot', balances: await balanceViews(deps, own) });
   return frames;
 }

@@ -6,7 +6,7 @@
  * expiry is exact.)
  */
 import { ServiceError } from '../../domain/errors.ts';
-import { claimKey, claimTimestamps, pruneTimestampClaims } from '../../store/timestamp-claims.ts';
+import { claimKey, claimTimestamps, pruneTimestampClaims, type ClaimOutcome } from '../../store/timestamp-claims.ts';
 import type { Db, Tx } from '../../store/transaction.ts';
 
 interface PendingClaim {
@@ -94,7 +94,11 @@ export interface DeferredClaim {
  */
 export async function claimInTransaction(tx: Tx, claim: DeferredClaim | undefined): Promise<boolean> {
   if (!claim || claim.timestampClaimed) return true;
-  const outcome = (await claimTimestamps(tx, [claim])).get(claimKey(claim.accessKey, claim.signedAt));
+  return claimWon((await claimTimestamps(tx, [claim])).get(claimKey(claim.accessKey, claim.signedAt)));
+}
+
+/** A claim's outcome as `claimInTransaction` answers it: revoked throws, otherwise whether it was won. */
+export function claimWon(outcome: ClaimOutcome | undefined): boolean {
   if (outcome === 'revoked') throw revokedError();
   return outcome === 'claimed';
 }

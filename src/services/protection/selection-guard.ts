@@ -9,6 +9,7 @@
 import { sql } from 'kysely';
 import { appendEvent } from '../../store/outbox.ts';
 import type { Tx } from '../../store/transaction.ts';
+import type { LockedProtection } from '../../store/accept-functions.ts';
 import { protectionTrip, quoteNotional, type ProtectionLimits, type ProtectionReason, type SelectedInWindow } from '../../domain/rfq/maker-protection.ts';
 import type { Instrument } from '../../domain/rfq/index.ts';
 import type { QuoteRow } from '../rfq/rows.ts';
@@ -48,15 +49,20 @@ export class SelectionGuard {
     `.execute(tx);
     for (const row of rows.rows) {
       const selected = row.triggered_at !== null ? { count: 0, notional: 0n } : await selectedInWindow(tx, row.maker_account_id, row.instrument_id, now - row.window_ms);
-      states.set(keyOf(row.maker_account_id, row.instrument_id), {
-        makerAccountId: row.maker_account_id,
-        instrumentId: row.instrument_id,
-        limits: { windowMs: row.window_ms, maxSelectedQuotes: row.max_selected_quotes, maxSelectedNotional: row.max_selected_notional },
-        triggeredAt: row.triggered_at,
-        selected,
-        counted: [],
-        tripped: null,
-      });
+      states.set(keyOf(row.maker_account_id, row.instrument_id), stateOf(row, selected));
+    }
+    return new SelectionGuard(states);
+  }
+
+  /**
+   * A guard over protection rows the caller's transaction already locked and counted, in the
+   * same order and with the same reading as `lock` (the accept's `rfq_accept_lock`, src/store/accept-functions.ts).
+   */
+  static fromLocked(rows: LockedProtection[]): SelectionGuard {
+    const states = new Map<string, GuardedState>();
+    for (const row of rows) {
+      const selected = row.triggered_at !== null ? { count: 0, notional: 0n } : { count: row.selected_count, notional: row.selected_notional };
+      states.set(keyOf(row.maker_account_id, row.instrument_id), stateOf(row, selected));
     }
     return new SelectionGuard(states);
   }
@@ -102,6 +108,21 @@ export class SelectionGuard {
       await appendEvent(tx, { accountId: state.makerAccountId, topic: 'quoteStatus', frame: { kind: 'protection', instrumentId: state.instrumentId, triggeredAt: now, reason: state.tripped } }, now);
     }
   }
+}
+
+function stateOf(
+  row: { maker_account_id: string; instrument_id: string; window_ms: number; max_selected_quotes: number | null; max_selected_notional: bigint | null; triggered_at: number | null },
+  selected: SelectedInWindow,
+): GuardedState {
+  return {
+    makerAccountId: row.maker_account_id,
+    instrumentId: row.instrument_id,
+    limits: { windowMs: row.window_ms, maxSelectedQuotes: row.max_selected_quotes, maxSelectedNotional: row.max_selected_notional },
+    triggeredAt: row.triggered_at,
+    selected,
+    counted: [],
+    tripped: null,
+  };
 }
 
 async function selectedInWindow(tx: Tx, makerAccountId: string, instrumentId: string, after: number): Promise<SelectedInWindow> {

@@ -9,9 +9,11 @@ import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { assertAuctionOpen, assertQuoteAcceptable } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { assertTimestampClaimed, claimInTransaction, type DeferredClaim } from '../auth/timestamp-claims.ts';
+import { assertTimestampClaimed, claimWon, type DeferredClaim } from '../auth/timestamp-claims.ts';
+import { lockForAccept } from '../../store/accept-functions.ts';
+import { SelectionGuard } from '../protection/selection-guard.ts';
 import { resolveInstrument } from './create-rfq.ts';
-import { ownRfq, quoteTerms, quotesOfRfq, rfqTerms } from './rows.ts';
+import { quoteTerms, rfqTerms } from './rows.ts';
 import { selectQuote } from './select-quote.ts';
 import { parsePerpTakerOrder, recordPerpAccept } from '../perp/accept-perp.ts';
 
@@ -31,9 +33,13 @@ export interface AcceptResult {
 export async function acceptQuote(deps: ServiceDeps, accountId: string, rfqId: string, input: AcceptInput, claim?: DeferredClaim): Promise<AcceptResult> {
   const now = deps.clock.now();
   const outcome = await inTransaction(deps.db, async (tx) => {
-    assertTimestampClaimed(await claimInTransaction(tx, claim), deps.clock.now());
-    const rfq = await ownRfq(tx, rfqId, accountId, 'update');
-    const quotes = await quotesOfRfq(tx, rfq.id, 'update');
+    // One call takes the claim and every lock the decisions below read (src/store/accept-functions.ts).
+    const pending = claim && !claim.timestampClaimed ? claim : null;
+    const locked = await lockForAccept(tx, { claim: pending, rfqId, accountId, quoteId: input.quoteId, now });
+    if (pending) assertTimestampClaimed(claimWon(locked.claim ?? undefined), deps.clock.now());
+    const rfq = locked.rfq;
+    if (!rfq) throw new ServiceError('NOT_FOUND', 'no such RFQ');
+    const quotes = locked.quotes;
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
     const perp = instrument.type === 'PERP';
     if (!perp && input.perpTakerOrder !== undefined) {
@@ -60,7 +66,8 @@ export async function acceptQuote(deps: ServiceDeps, accountId: string, rfqId: s
       const accepted = await recordPerpAccept(tx, deps, { rfq, quote, order: perpOrder, now });
       return { rfqId: rfq.id, quoteId: quote.id, status: rfq.status, replayed: accepted.replayed, settlementDeadline: null, executionId: accepted.executionId };
     }
-    const selected = await selectQuote(tx, deps, { rfq, winner: quote, quotes, instrument, how: 'accept', now });
+    const guard = SelectionGuard.fromLocked(locked.protections);
+    const selected = await selectQuote(tx, deps, { rfq, winner: quote, quotes, instrument, guard, now });
     return { rfqId: rfq.id, quoteId: quote.id, status: selected.rfq.status, replayed: false, settlementDeadline: selected.rfq.settlement_deadline_secs };
   });
   if (claim) claim.timestampClaimed = true;

@@ -6,7 +6,8 @@
  * conforming quote, judged at the `auctionEndsAt` instant itself so a late closer changes nothing,
  * and re-locks the taker's funds to exactly its cost; without one the RFQ is FAILED and the lock
  * released. Taker-driven: CANCELLED. Open quotes that were not selected become EXPIRED or
- * NOT_SELECTED. The statements are set-based, so a batch costs about as much as one close.
+ * NOT_SELECTED. The batch's writes are one call (`rfq_close_write`), so a batch costs about as
+ * much as one close.
  */
 import {
   auctionEndEvent,
@@ -17,7 +18,7 @@ import {
   type Instrument,
   type RfqDecision,
 } from '../../domain/rfq/index.ts';
-import { relockMany, type LockChange } from '../../store/ledger.ts';
+import type { LockChange } from '../../store/ledger.ts';
 import { inTransaction } from '../../store/outbox.ts';
 import type { SelectionFields } from './settlement-gateway.ts';
 import type { Tx } from '../../store/transaction.ts';
@@ -25,7 +26,7 @@ import type { ExpressionBuilder } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
-import { persistQuotes, persistRfqs, rfqState } from './persist-transition.ts';
+import { persistClose, rfqState, type QuoteChange } from './persist-transition.ts';
 import { quoteTerms, rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { SelectionGuard } from '../protection/selection-guard.ts';
 
@@ -122,32 +123,6 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
       lockChanges.push({ ownerId: rfq.id, replacement: null, reason: 'auctionFailed' });
     }
   }
-  const ended = await relockMany(tx, lockChanges, now);
-  for (const change of lockChanges) {
-    // An autoAccept RFQ always holds its submission lock until it closes; a missing one is a bug.
-    if (!ended.has(change.ownerId)) throw new Error(`autoAccept RFQ ${change.ownerId} has no live lock at close`);
-  }
-
-  // The RFQs' frames (each taker's balances once, after every lock change above), then the quotes'.
-  const instruments = new Map(decisions.map((d) => [d.rfq.id, d.instrument]));
-  const instrumentOf = (rfqId: string) => instruments.get(rfqId)!;
-  const updatedRfqs = await persistRfqs(
-    tx,
-    deps,
-    decisions.map((d) => ({
-      rfq: d.rfq,
-      decision: d.decision,
-      fields: {
-        quoted_at: d.status === 'QUOTED' ? now : null,
-        selected_quote_id: d.winner?.id ?? null,
-        failure_code: d.status === 'FAILED' ? 'NO_CONFORMING_QUOTE' : null,
-        failure_reason: d.status === 'FAILED' ? 'no conforming quote by the auction deadline' : null,
-      },
-    })),
-    instrumentOf,
-    now,
-  );
-
   // Settlement adapters see each winner inside this transaction (permit signing and the like),
   // before it is written: their fields are decided from what the selection does not change, and
   // go into the one status write of the batch rather than a second write per winner.
@@ -157,7 +132,7 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
     if (d.winner && gateway) fieldsOf.set(d.winner.id, await gateway.onSelected(tx, { rfq: d.rfq, quote: d.winner, instrument: d.instrument, now }));
   }
 
-  const quoteChanges: Parameters<typeof persistQuotes>[2] = [];
+  const quoteChanges: QuoteChange[] = [];
   for (const d of decisions) {
     for (const q of quotesByRfq.get(d.rfq.id) ?? []) {
       if (q.status !== 'SUBMITTED') continue;
@@ -170,7 +145,31 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: numbe
       });
     }
   }
-  await persistQuotes(tx, deps, quoteChanges, { rfqs: updatedRfqs, instrumentOf }, now);
+
+  // The funds, the RFQs and their quotes in one call (src/store/close-functions.ts), then the
+  // RFQs' frames (each taker's balances once, as the write left them), then the quotes'.
+  const instruments = new Map(decisions.map((d) => [d.rfq.id, d.instrument]));
+  const written = await persistClose(tx, deps, {
+    locks: lockChanges,
+    rfqs: decisions.map((d) => ({
+      rfq: d.rfq,
+      decision: d.decision,
+      fields: {
+        quoted_at: d.status === 'QUOTED' ? now : null,
+        selected_quote_id: d.winner?.id ?? null,
+        failure_code: d.status === 'FAILED' ? 'NO_CONFORMING_QUOTE' : null,
+        failure_reason: d.status === 'FAILED' ? 'no conforming quote by the auction deadline' : null,
+      },
+    })),
+    quotes: quoteChanges,
+    instrumentOf: (rfqId) => instruments.get(rfqId)!,
+    now,
+  });
+  for (const change of lockChanges) {
+    // An autoAccept RFQ always holds its submission lock until it closes; a missing one is a bug
+    // (thrown here, the whole batch rolls back, frames included).
+    if (!written.ended.has(change.ownerId)) throw new Error(`autoAccept RFQ ${change.ownerId} has no live lock at close`);
+  }
   await guard.flush(tx, now);
 
   return decisions.map((d) => ({

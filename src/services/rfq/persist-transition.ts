@@ -3,11 +3,17 @@
  * each status through its one writer, a compare-and-set on the status decided from, then the
  * decision's frames as outbox rows (src/services/frames.ts) in the same transaction. The caller
  * has applied the decision's lock effect and postings first, so a balances frame shows them.
- * Use cases persist transitions here and never append a frame themselves.
+ * Use cases persist transitions here and never append a frame themselves. The accept's and the
+ * auction close's writes are one database call each (issue 17): the funds and every status of the
+ * transition in one SQL function (src/store/accept-functions.ts, close-functions.ts), which
+ * answers the rows as written and the balances after the locks, from which the frames are built.
  */
 import type { Instrument, QuoteDecision, RfqDecision, RfqEvent, RfqState } from '../../domain/rfq/index.ts';
-import { writeQuoteStatus, writeQuoteStatuses, type QuoteOutcomeFields, type QuoteSettlementFields } from '../../store/quote-status.ts';
-import { writeRfqStatus, writeRfqStatuses, type RfqCloseFields, type RfqOutcomeFields } from '../../store/rfq-status.ts';
+import { writeAcceptSelection } from '../../store/accept-functions.ts';
+import { writeClose, type CloseWritten } from '../../store/close-functions.ts';
+import type { LockChange, LockRequest } from '../../store/ledger.ts';
+import { writeQuoteStatus, type QuoteOutcomeFields, type QuoteSettlementFields, type QuoteStatusWrite } from '../../store/quote-status.ts';
+import { writeRfqStatus, type RfqCloseFields, type RfqOutcomeFields } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { pushFrames } from '../frames.ts';
@@ -30,22 +36,6 @@ export async function persistRfq(
 }
 
 /**
- * Writes many RFQs' transitions in one statement (the auction close), then pushes their frames in
- * order (each taker's balances once).
- */
-export async function persistRfqs(
-  tx: Tx,
-  deps: ServiceDeps,
-  changes: Array<{ rfq: RfqRow; decision: RfqDecision<RfqEvent>; fields: RfqCloseFields }>,
-  instrumentOf: (rfqId: string) => Instrument,
-  now: number,
-): Promise<RfqRow[]> {
-  const rows = await writeRfqStatuses(tx, changes.map((c) => ({ id: c.rfq.id, from: c.rfq.status, to: c.decision.status, fields: c.fields })), now);
-  await pushFrames(tx, deps, changes.flatMap((c) => c.decision.frames), { rfqs: rows, instrumentOf }, now);
-  return rows;
-}
-
-/**
  * Writes one quote's transition and its fields, and pushes its frames; `rfq` is the quote's RFQ
  * (its frames name the RFQ's instrument, side and taker, which no transition changes).
  */
@@ -59,22 +49,74 @@ export async function persistQuote(
   return row;
 }
 
+/** A quote's transition in a batch: its decision, and the winner's settlement deadline and fields. */
+export interface QuoteChange {
+  quote: QuoteRow;
+  decision: QuoteDecision;
+  settlementDeadlineSecs: number | null;
+  fields?: QuoteSettlementFields;
+}
+
 /**
- * Writes many quotes' transitions in one statement (a selection's winner and losers, an auction
- * close), then pushes their frames in the order of `changes`; rows come back in that order.
+ * The taker's accept: the funds lock, the RFQ's transition (QUOTED, `winner` selected) and every
+ * quote's (the winner first, then the other open quotes) in one call (`rfq_accept_write`), then
+ * the frames in the decisions' order (the RFQ and the taker's balances, then each quote). Null,
+ * with nothing written, when the taker's balance does not cover `lock`.
  */
-export async function persistQuotes(
+export async function persistAcceptSelection(
   tx: Tx,
   deps: ServiceDeps,
-  changes: Array<{ quote: QuoteRow; decision: QuoteDecision; settlementDeadlineSecs: number | null; fields?: QuoteSettlementFields }>,
-  of: { rfqs: readonly RfqRow[]; instrumentOf: (rfqId: string) => Instrument },
-  now: number,
-): Promise<QuoteRow[]> {
-  const rows = await writeQuoteStatuses(
+  t: { rfq: RfqRow; decision: RfqDecision<'accept'>; lock: LockRequest; quotes: [QuoteChange, ...QuoteChange[]]; instrument: Instrument; now: number },
+): Promise<{ rfq: RfqRow; quotes: QuoteRow[] } | null> {
+  const written = await writeAcceptSelection(tx, {
+    now: t.now,
+    lock: t.lock,
+    rfq: { id: t.rfq.id, from: t.rfq.status, to: t.decision.status, selectedQuoteId: t.quotes[0].quote.id },
+    quotes: t.quotes.map(quoteWrite),
+  });
+  if (!written) return null;
+  await pushFrames(
     tx,
-    changes.map((c) => ({ id: c.quote.id, from: c.quote.status, to: c.decision.status, settlementDeadlineSecs: c.settlementDeadlineSecs, ...(c.fields ? { fields: c.fields } : {}) })),
-    now,
+    deps,
+    [...t.decision.frames, ...t.quotes.flatMap((c) => c.decision.frames)],
+    { rfqs: [written.rfq], quotes: written.quotes, instrumentOf: () => t.instrument, balances: written.balances },
+    t.now,
   );
-  await pushFrames(tx, deps, changes.flatMap((c) => c.decision.frames), { rfqs: of.rfqs, quotes: rows, instrumentOf: of.instrumentOf }, now);
-  return rows;
+  return { rfq: written.rfq, quotes: written.quotes };
+}
+
+/**
+ * A batch of auction closes: the takers' lock changes, every RFQ's and quote's transition in one
+ * call (`rfq_close_write`), then the frames: the RFQs' (each taker's balances once), then the
+ * quotes' in the order of `quotes`. Answers what the write answered (the ended locks by owner).
+ */
+export async function persistClose(
+  tx: Tx,
+  deps: ServiceDeps,
+  t: {
+    locks: LockChange[];
+    rfqs: Array<{ rfq: RfqRow; decision: RfqDecision<RfqEvent>; fields: RfqCloseFields }>;
+    quotes: QuoteChange[];
+    instrumentOf: (rfqId: string) => Instrument;
+    now: number;
+  },
+): Promise<CloseWritten> {
+  const written = await writeClose(tx, {
+    now: t.now,
+    locks: t.locks,
+    rfqs: t.rfqs.map((c) => ({ id: c.rfq.id, from: c.rfq.status, to: c.decision.status, fields: c.fields })),
+    quotes: t.quotes.map(quoteWrite),
+  });
+  await pushFrames(
+    tx,
+    deps,
+    [...t.rfqs.flatMap((c) => c.decision.frames), ...t.quotes.flatMap((c) => c.decision.frames)],
+    { rfqs: written.rfqs, quotes: written.quotes, instrumentOf: t.instrumentOf, balances: written.balances },
+    t.now,
+  );
+  return written;
+}
+
+function quoteWrite(c: QuoteChange): QuoteStatusWrite {
+  return { id: c.quote.id, from: c.quote.status, to: c.decision.status, settlementDeadlineSecs: c.settlementDeadlineSecs, ...(c.fields ? { fields: c.fields } : {}) };
 }

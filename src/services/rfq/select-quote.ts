@@ -1,18 +1,20 @@
 /**
  * Selection by the taker's accept (the auction close selects in batches, close-auction.ts):
- * inside the caller's transaction (RFQ and its quotes already locked), the taker's pay leg is locked for exactly what the winner
- * costs, the RFQ goes QUOTED, the winner SELECTED (with its settlement fields), every other open
- * quote NOT_SELECTED, and each change's frames are written to the outbox (the taker's balances
- * with the RFQ's status, since the lock is taken first).
+ * inside the caller's transaction (RFQ, its quotes and the winner's protection already locked,
+ * `rfq_accept_lock`), the taker's pay leg is locked for exactly what the winner costs, the RFQ
+ * goes QUOTED, the winner SELECTED (with its settlement fields), every other open quote
+ * NOT_SELECTED, and each decision's frames are written to the outbox (the taker's balances with
+ * the RFQ's status, since the lock is taken first). The writes are one database call
+ * (`rfq_accept_write`, through persist-transition.ts); the decisions stay here.
  */
 import { decideQuote, decideRfq, takerLockAmount, takerPayToken, type Instrument } from '../../domain/rfq/index.ts';
-import { endLock, lockFunds } from '../../store/ledger.ts';
+import { assertLockAmount, endLock, insufficientBalance, type LockRequest } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { persistQuotes, persistRfq, rfqState } from './persist-transition.ts';
+import { persistAcceptSelection, rfqState } from './persist-transition.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { SelectionGuard } from '../protection/selection-guard.ts';
+import type { SelectionGuard } from '../protection/selection-guard.ts';
 
 export interface Selected {
   rfq: RfqRow;
@@ -22,19 +24,18 @@ export interface Selected {
 export async function selectQuote(
   tx: Tx,
   deps: ServiceDeps,
-  selection: { rfq: RfqRow; winner: QuoteRow; quotes: QuoteRow[]; instrument: Instrument; how: 'accept' | 'autoSelect'; now: number },
+  selection: { rfq: RfqRow; winner: QuoteRow; quotes: QuoteRow[]; instrument: Instrument; guard: SelectionGuard; now: number },
 ): Promise<Selected> {
-  const { rfq, winner, quotes, instrument, how, now } = selection;
+  const { rfq, winner, quotes, instrument, guard, now } = selection;
   const terms = rfqTerms(rfq, instrument);
-  const decision = decideRfq(rfqState(rfq, instrument), how);
+  const decision = decideRfq(rfqState(rfq, instrument), 'accept');
   // Market-maker protection: a maker whose protection tripped has its open quotes cancelled; none is selected meanwhile.
-  const guard = await SelectionGuard.lock(tx, [{ makerAccountId: winner.maker_account_id, instrumentId: rfq.instrument_id }], now);
   if (!guard.maySelect(winner.maker_account_id, rfq.instrument_id)) {
     throw new ServiceError('QUOTE_NOT_ACCEPTABLE', "the maker's protection withdrew this quote", { reason: 'makerProtection' });
   }
   // An autoAccept RFQ locked its bound at submission; the winner may cost less, so re-lock exactly.
   if (rfq.auto_accept) await endLock(tx, 'rfq', rfq.id, 'release', 'selection', now);
-  await lockFunds(tx, {
+  const lock: LockRequest = {
     lockId: deps.ids.uuid(),
     accountId: rfq.account_id,
     token: takerPayToken(terms),
@@ -43,27 +44,30 @@ export async function selectQuote(
     ownerKind: 'rfq',
     ownerId: rfq.id,
     at: now,
-  });
+  };
+  assertLockAmount(lock);
 
   // The winner's settlement fields (permit, delivery window) are decided from what the selection
   // does not change (ids, amounts, deadline), so they go into the status write itself.
   const gateway = deps.settlement[winner.settlement_mode];
   const fields = gateway ? await gateway.onSelected(tx, { rfq, quote: winner, instrument, now }) : {};
 
-  // The RFQ, then the winner (with its fields) and every other open quote in one statement, each
-  // a compare-and-set on the status its transition was decided from.
-  const updatedRfq = await persistRfq(tx, deps, { rfq, decision, fields: { quoted_at: now, selected_quote_id: winner.id }, instrument, now });
+  // The funds lock, the RFQ, then the winner (with its fields) and every other open quote, each a
+  // compare-and-set on the status its transition was decided from: one call.
   const open = quotes.filter((q) => q.id !== winner.id && q.status === 'SUBMITTED').sort((a, b) => (a.id < b.id ? -1 : 1));
-  const [selectedWinner] = await persistQuotes(
-    tx,
-    deps,
-    [
+  const written = await persistAcceptSelection(tx, deps, {
+    rfq,
+    decision,
+    lock,
+    quotes: [
       { quote: winner, decision: decideQuote(winner, 'select'), settlementDeadlineSecs: rfq.settlement_deadline_secs, fields },
       ...open.map((q) => ({ quote: q, decision: decideQuote(q, 'notSelect'), settlementDeadlineSecs: null })),
     ],
-    { rfqs: [updatedRfq], instrumentOf: () => instrument },
+    instrument,
     now,
-  );
+  });
+  if (!written) throw insufficientBalance(lock.token);
+  const { rfq: updatedRfq, quotes: [selectedWinner] } = written;
   guard.count(selectedWinner!, instrument);
   await guard.flush(tx, now);
   return { rfq: updatedRfq, winner: selectedWinner! };

@@ -1,0 +1,97 @@
+/**
+ * The auction close's writes in one database call (issue 17): `rfq_close_write` relocks or
+ * releases the autoAccept takers' funds (`rfq_relock_many`, ledger.ts), writes the batch's RFQ and
+ * quote transitions (`rfq_write_rfq_statuses`, `rfq_write_quote_statuses`: every row in its
+ * `from` status or the call raises and the transaction rolls back), and answers the ended locks,
+ * the written rows and the balances of every account whose lock it ended, from which the use case
+ * (src/services/rfq/close-auction.ts) builds its frames. It decides nothing.
+ */
+import { sql, type Selectable } from 'kysely';
+import { decodeRow, parseExactJson } from './json-rows.ts';
+import { relockArguments, type LiveLock, type LockChange, type Rail } from './ledger.ts';
+import { quoteStatusArguments, type QuoteStatusWrite } from './quote-status.ts';
+import { rfqStatusArguments, type RfqCloseChange } from './rfq-status.ts';
+import { BALANCE_COLUMNS, QUOTE_COLUMNS, RFQ_COLUMNS } from './row-columns.ts';
+import type { BalancesTable, QuotesTable, RfqsTable } from './schema.ts';
+import type { Tx } from './transaction.ts';
+
+export const RFQ_CLOSE_WRITE_SQL = `
+create or replace function rfq_close_write(
+  p_now int8,
+  p_lock_owners text[], p_lock_reasons text[], p_new_lock_ids uuid[], p_kept numeric[],
+  p_rfq_ids text[], p_rfq_from text[], p_rfq_to text[], p_quoted_at int8[], p_selected text[], p_failure_codes text[], p_failure_reasons text[],
+  p_quote_ids text[], p_quote_from text[], p_quote_to text[], p_quote_deadlines int8[], p_quote_fields text[])
+returns jsonb
+language plpgsql as $fn$
+declare
+  v_ended jsonb := '[]';
+  v_rfqs jsonb;
+  v_quotes jsonb;
+  v_written int;
+  v_balances jsonb;
+begin
+  if coalesce(cardinality(p_lock_owners), 0) > 0 then
+    select coalesce(jsonb_agg(to_jsonb(e)), '[]') into v_ended
+      from rfq_relock_many(p_now, p_lock_owners, p_lock_reasons, p_new_lock_ids, p_kept) as e;
+  end if;
+  select count(*), coalesce(jsonb_agg(to_jsonb(r)), '[]') into v_written, v_rfqs
+    from rfq_write_rfq_statuses(p_now, p_rfq_ids, p_rfq_from, p_rfq_to, p_quoted_at, p_selected, p_failure_codes, p_failure_reasons) as r;
+  if v_written <> coalesce(cardinality(p_rfq_ids), 0) then
+    raise exception 'RFQ batch wrote % of % rows: some changed under their locks', v_written, cardinality(p_rfq_ids);
+  end if;
+  select count(*), coalesce(jsonb_agg((to_jsonb(q) || jsonb_build_object('xchange', q.xchange::text))), '[]') into v_written, v_quotes
+    from rfq_write_quote_statuses(p_now, p_quote_ids, p_quote_from, p_quote_to, p_quote_deadlines, p_quote_fields) as q;
+  if v_written <> coalesce(cardinality(p_quote_ids), 0) then
+    raise exception 'quote batch wrote % of % rows: some changed under their locks', v_written, cardinality(p_quote_ids);
+  end if;
+  select coalesce(jsonb_agg(to_jsonb(b) order by b.account_id, b.token, b.rail), '[]') into v_balances
+    from balances b
+    where b.account_id in (select (e ->> 'account_id')::uuid from jsonb_array_elements(v_ended) as e);
+  return jsonb_build_object('ended', v_ended, 'rfqs', v_rfqs, 'quotes', v_quotes, 'balances', v_balances);
+end
+$fn$;
+`;
+
+export interface CloseWrite {
+  now: number;
+  locks: LockChange[];
+  rfqs: RfqCloseChange[];
+  quotes: QuoteStatusWrite[];
+}
+
+export interface CloseWritten {
+  /** Each ended lock by its owner (the RFQ id). */
+  ended: Map<string, LiveLock>;
+  /** RFQs and quotes in the order asked. */
+  rfqs: Array<Selectable<RfqsTable>>;
+  quotes: Array<Selectable<QuotesTable>>;
+  /** The balances of every account whose lock ended, in (account, token, rail) order. */
+  balances: Array<Selectable<BalancesTable>>;
+}
+
+type Json = Record<string, unknown>;
+
+export async function writeClose(tx: Tx, write: CloseWrite): Promise<CloseWritten> {
+  const [owners, reasons, lockIds, kept] = relockArguments(write.locks);
+  const [rfqIds, rfqFrom, rfqTo, quotedAt, selected, failureCodes, failureReasons] = rfqStatusArguments(write.rfqs);
+  const [quoteIds, quoteFrom, quoteTo, deadlines, fields] = quoteStatusArguments(write.quotes);
+  const { rows } = await sql<{ written: string }>`
+    select rfq_close_write(${write.now}::int8,
+      ${owners}::text[], ${reasons}::text[], ${lockIds}::uuid[], ${kept}::numeric[],
+      ${rfqIds}::text[], ${rfqFrom}::text[], ${rfqTo}::text[], ${quotedAt}::int8[], ${selected}::text[], ${failureCodes}::text[], ${failureReasons}::text[],
+      ${quoteIds}::text[], ${quoteFrom}::text[], ${quoteTo}::text[], ${deadlines}::int8[], ${fields}::text[])::text as written
+  `.execute(tx);
+  const written = parseExactJson<{ ended: Json[]; rfqs: Json[]; quotes: Json[]; balances: Json[] }>(rows[0]!.written);
+  const ended = new Map<string, LiveLock>();
+  for (const e of written.ended) {
+    ended.set(e.owner_id as string, { lockId: e.lock_id as string, accountId: e.account_id as string, token: e.token as string, rail: e.rail as Rail, amount: BigInt(e.amount as string) });
+  }
+  const rfqById = new Map(written.rfqs.map((r) => decodeRow(r, RFQ_COLUMNS)).map((r) => [r.id, r]));
+  const quoteById = new Map(written.quotes.map((q) => decodeRow(q, QUOTE_COLUMNS)).map((q) => [q.id, q]));
+  return {
+    ended,
+    rfqs: write.rfqs.map((r) => rfqById.get(r.id)!),
+    quotes: write.quotes.map((q) => quoteById.get(q.id)!),
+    balances: written.balances.map((b) => decodeRow(b, BALANCE_COLUMNS)),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The accept's two database calls (src/store/accept-functions.ts): rows come back exactly as the
+ * driver reads them from the table (amounts beyond 2^53 included: the JSON answer must not lose
+ * a digit), a failed replay claim locks and returns nothing, and a write whose funds lock is not
+ * covered writes nothing at all.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
+import { inTransaction } from '../../src/store/outbox.ts';
+import { lockForAccept, writeAcceptSelection } from '../../src/store/accept-functions.ts';
+
+// 10^24 + 7: a NUMERIC a JSON number would round (2^53 is about 9 x 10^15).
+const HUGE = 10n ** 24n + 7n;
+
+for (const backend of backends()) {
+  describe(`accept functions [${backend}]`, () => {
+    let database: TestDatabase;
+    let store: Store;
+    let taker: string;
+    let maker: { makerId: string; makerAccount: string };
+    const accessKey = `ak_${randomUUID()}`;
+    before(async () => {
+      database = await createTestDatabase(backend);
+      store = await openStore(database.location);
+      await migrateToLatest(store.db);
+      taker = randomUUID();
+      maker = { makerId: randomUUID(), makerAccount: randomUUID() };
+      await store.db.insertInto('accounts').values([
+        { id: taker, address: '0x0000000000000000000000000000000000000001', created_at: 1 },
+        { id: maker.makerAccount, address: '0x0000000000000000000000000000000000000002', created_at: 1 },
+      ]).execute();
+      await store.db.insertInto('api_keys').values({ access_key: accessKey, account_id: taker, secret_enc: 'x', maker_scoped: false, created_at: 1, expires_at: 10 ** 15, revoked_at: null }).execute();
+      await store.db.insertInto('makers').values({ maker_id: maker.makerId, account_id: maker.makerAccount, active: true, pairs: JSON.stringify(['ETH-USDC']), settlement_modes: JSON.stringify(['promised']), spender: null, adapter_signer: null, suspended_until: null, created_at: 1, updated_at: 1 }).execute();
+      await store.db.insertInto('tokens').values([{ symbol: 'ETH', decimals: 18, address: null, updated_at: 1 }, { symbol: 'USDC', decimals: 6, address: null, updated_at: 1 }]).onConflict((oc) => oc.doNothing()).execute();
+      await store.db
+        .insertInto('instruments')
+        .values({ instrument_id: 'ETH-USDC-SPOT', base: 'ETH', quote: 'USDC', type: 'SPOT', taker_fee_tenth_bp: 25, min_quote_notional: null, enabled: true, updated_at: 1 })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      await store.db.insertInto('balances').values({ account_id: taker, token: 'USDC', rail: 'EVM', available: HUGE, locked: 5n }).execute();
+    });
+    after(async () => {
+      await store.close();
+      await database.drop();
+    });
+
+    async function rfqWithQuote(): Promise<{ rfqId: string; quoteId: string }> {
+      const rfqId = `rfq_${randomUUID()}`;
+      const quoteId = `q_${randomUUID()}`;
+      await store.db.insertInto('rfqs').values({
+        id: rfqId, account_id: taker, instrument_id: 'ETH-USDC-SPOT', side: 'BUY', base_qty: HUGE, quote_limit: HUGE + 1n, taker_fee_tenth_bp: 25, auto_accept: false,
+        status: 'PENDING', created_at: 1_700_000_000_001, auction_ends_at: 1_700_000_600_000, settlement_deadline_secs: 1_700_003_600, quoted_at: null, settled_at: null,
+        executed_pay_amount: null, executed_recv_amount: null, taker_fee: null, tx_hash: null, failure_code: null, failure_reason: null, selected_quote_id: null,
+        idempotency_key: null, request_fingerprint: 'f', updated_at: 1_700_000_000_001,
+      }).execute();
+      await store.db.insertInto('quotes').values({
+        id: quoteId, rfq_id: rfqId, maker_id: maker.makerId, maker_account_id: maker.makerAccount, version: 3, status: 'SUBMITTED', maker_pays_token: 'ETH',
+        maker_pays_amount: HUGE, maker_receives_token: 'USDC', maker_receives_amount: 3_000_000_000n, taker_fee: 7_500_000n, taker_total: 3_007_500_000n,
+        received_at: 1_700_000_000_002, acceptable_for_ms: 5000, settlement_mode: 'promised', settlement_deadline_secs: null, permit_signature: null, spender: null,
+        delivery_deadline_secs: null, window_starts_at: null, window_ends_at: null, xchange: JSON.stringify({ nested: 12345678901234567890 }), settled_at: null,
+        tx_hash: null, created_at: 1_700_000_000_002, updated_at: 1_700_000_000_002, quote_hash: null,
+      }).execute();
+      return { rfqId, quoteId };
+    }
+
+    it('returns the locked rows exactly as the driver reads them', async () => {
+      const { rfqId, quoteId } = await rfqWithQuote();
+      const locked = await inTransaction(store.db, (tx) => lockForAccept(tx, { claim: { accessKey, signedAt: 1 }, rfqId, accountId: taker, quoteId, now: 1_700_000_000_003 }));
+      const rfq = await store.db.selectFrom('rfqs').selectAll().where('id', '=', rfqId).executeTakeFirstOrThrow();
+      const quotes = await store.db.selectFrom('quotes').selectAll().where('rfq_id', '=', rfqId).execute();
+      assert.equal(locked.claim, 'claimed');
+      assert.deepEqual(locked.rfq, rfq);
+      assert.deepEqual(locked.quotes, quotes);
+      assert.equal(locked.rfq!.base_qty, HUGE);
+      assert.deepEqual(locked.protections, []);
+    });
+
+    it('a replayed claim locks and returns nothing; another account sees no RFQ', async () => {
+      const { rfqId, quoteId } = await rfqWithQuote();
+      await inTransaction(store.db, (tx) => lockForAccept(tx, { claim: { accessKey, signedAt: 2 }, rfqId, accountId: taker, quoteId, now: 1 }));
+      const replayed = await inTransaction(store.db, (tx) => lockForAccept(tx, { claim: { accessKey, signedAt: 2 }, rfqId, accountId: taker, quoteId, now: 1 }));
+      assert.deepEqual(replayed, { claim: 'reused', rfq: null, quotes: [], protections: [] });
+      const stranger = await inTransaction(store.db, (tx) => lockForAccept(tx, { claim: null, rfqId, accountId: randomUUID(), quoteId, now: 1 }));
+      assert.deepEqual(stranger, { claim: null, rfq: null, quotes: [], protections: [] });
+    });
+
+    it('writes the selection and answers the rows and balances as stored; an uncovered lock writes nothing', async () => {
+      const { rfqId, quoteId } = await rfqWithQuote();
+      const write = (amount: bigint) => ({
+        now: 1_700_000_000_010,
+        lock: { lockId: randomUUID(), accountId: taker, token: 'USDC', rail: 'EVM' as const, amount, ownerKind: 'rfq' as const, ownerId: rfqId, at: 1_700_000_000_010 },
+        rfq: { id: rfqId, from: 'PENDING', to: 'QUOTED', selectedQuoteId: quoteId },
+        quotes: [{ id: quoteId, from: 'SUBMITTED' as const, to: 'SELECTED' as const, settlementDeadlineSecs: 1_700_003_600, fields: { window_starts_at: 1_700_000_000_010 } }],
+      });
+      const refused = await inTransaction(store.db, (tx) => writeAcceptSelection(tx, write(HUGE + 1n)));
+      assert.equal(refused, null);
+      assert.equal((await store.db.selectFrom('rfqs').select('status').where('id', '=', rfqId).executeTakeFirstOrThrow()).status, 'PENDING');
+      assert.equal((await store.db.selectFrom('locks').select('lock_id').where('owner_id', '=', rfqId).execute()).length, 0);
+
+      const written = await inTransaction(store.db, (tx) => writeAcceptSelection(tx, write(HUGE - 1n)));
+      const rfq = await store.db.selectFrom('rfqs').selectAll().where('id', '=', rfqId).executeTakeFirstOrThrow();
+      const quotes = await store.db.selectFrom('quotes').selectAll().where('rfq_id', '=', rfqId).execute();
+      const balances = await store.db.selectFrom('balances').selectAll().where('account_id', '=', taker).execute();
+      assert.deepEqual(written, { rfq, quotes, balances });
+      assert.deepEqual([rfq.status, rfq.selected_quote_id, rfq.quoted_at, quotes[0]!.status, quotes[0]!.window_starts_at], ['QUOTED', quoteId, 1_700_000_000_010, 'SELECTED', 1_700_000_000_010]);
+      assert.deepEqual([balances[0]!.available, balances[0]!.locked], [1n, HUGE + 4n]);
+      // Put the balance back for the other tests.
+      await store.db.updateTable('balances').set({ available: HUGE, locked: 5n }).where('account_id', '=', taker).execute();
+    });
+  });
+}

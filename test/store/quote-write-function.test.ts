@@ -1,0 +1,90 @@
+/**
+ * `rfq_write_quotes`' replay claims (src/store/quote-write-function.ts), claimed for the whole
+ * batch in one call: a pair repeated inside one batch is won by its first item only (the rest are
+ * `out_reused` and write nothing), a pair claimed by an earlier batch is reused, a revoked key is
+ * refused `keyRevoked`, and an item without a claim is written.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
+
+for (const backend of backends()) {
+  describe(`quote write claims [${backend}]`, () => {
+    let database: TestDatabase;
+    let store: Store;
+    let taker: string;
+    let makerAccount: string;
+    const [key, revoked] = [`ak_${randomUUID()}`, `ak_${randomUUID()}`];
+    before(async () => {
+      database = await createTestDatabase(backend);
+      store = await openStore(database.location);
+      await migrateToLatest(store.db);
+      [taker, makerAccount] = [randomUUID(), randomUUID()];
+      await store.db.insertInto('accounts').values([
+        { id: taker, address: '0x0000000000000000000000000000000000000001', created_at: 1 },
+        { id: makerAccount, address: '0x0000000000000000000000000000000000000002', created_at: 1 },
+      ]).execute();
+      await store.db.insertInto('api_keys').values([
+        { access_key: key, account_id: makerAccount, secret_enc: 'x', maker_scoped: true, created_at: 1, expires_at: 10 ** 15, revoked_at: null },
+        { access_key: revoked, account_id: makerAccount, secret_enc: 'x', maker_scoped: true, created_at: 1, expires_at: 10 ** 15, revoked_at: 2 },
+      ]).execute();
+      await store.db.insertInto('makers').values({ maker_id: randomUUID(), account_id: makerAccount, active: true, pairs: JSON.stringify(['ETH-USDC']), settlement_modes: JSON.stringify(['promised']), spender: null, adapter_signer: null, suspended_until: null, created_at: 1, updated_at: 1 }).execute();
+      await store.db.insertInto('tokens').values([{ symbol: 'ETH', decimals: 18, address: null, updated_at: 1 }, { symbol: 'USDC', decimals: 6, address: null, updated_at: 1 }]).onConflict((oc) => oc.doNothing()).execute();
+      await store.db
+        .insertInto('instruments')
+        .values({ instrument_id: 'ETH-USDC-SPOT', base: 'ETH', quote: 'USDC', type: 'SPOT', taker_fee_tenth_bp: 25, min_quote_notional: null, enabled: true, updated_at: 1 })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    });
+    after(async () => {
+      await store.close();
+      await database.drop();
+    });
+
+    /** `n` orders the RFQ in the write's loop, which runs in (RFQ, maker, arrival) order. */
+    async function openRfq(n: number): Promise<string> {
+      const id = `rfq_${n}_${randomUUID()}`;
+      await store.db.insertInto('rfqs').values({
+        id, account_id: taker, instrument_id: 'ETH-USDC-SPOT', side: 'BUY', base_qty: 10n ** 18n, quote_limit: null, taker_fee_tenth_bp: 25, auto_accept: false,
+        status: 'PENDING', created_at: 1, auction_ends_at: 10 ** 13, settlement_deadline_secs: 10 ** 10, quoted_at: null, settled_at: null, executed_pay_amount: null,
+        executed_recv_amount: null, taker_fee: null, tx_hash: null, failure_code: null, failure_reason: null, selected_quote_id: null, idempotency_key: null,
+        request_fingerprint: 'f', updated_at: 1,
+      }).execute();
+      return id;
+    }
+    const item = (ord: number, rfqId: string, claim: { accessKey: string; signedAt: number } | null) => ({
+      ord, access_key: claim?.accessKey ?? null, signed_at: claim?.signedAt ?? null, quote_id: `q_${randomUUID()}`, rfq_id: rfqId, taker, maker_account: makerAccount,
+      pair: 'ETH-USDC', mode: 'promised', pays_token: 'ETH', pays_amount: '1000000000000000000', recv_token: 'USDC', recv_amount: '3000000000', fee: '0',
+      total: '3000000000', acceptable: null, now: 100, taker_frame: { kind: 'quoteUpdate' }, maker_frame: { kind: 'quoteStatus' }, xchange: null, adapter_signer: null,
+    });
+    const write = async (items: unknown[]) =>
+      (await sql<{ out_ord: number; out_reused: boolean; out_quote_id: string | null; out_refusal: string | null }>`
+        select out_ord, out_reused, out_quote_id, out_refusal from rfq_write_quotes(${JSON.stringify(items)}::jsonb) order by out_ord`.execute(store.db)).rows;
+
+    it('claims the batch once: a repeated pair is won by its first item, later batches and revoked keys are refused', async () => {
+      const [a, b, c, d, e] = (await Promise.all([1, 2, 3, 4, 5].map(openRfq))) as [string, string, string, string, string];
+      const rows = await write([
+        item(0, a, { accessKey: key, signedAt: 7 }),
+        item(1, b, { accessKey: key, signedAt: 7 }),
+        item(2, c, { accessKey: key, signedAt: 8 }),
+        item(3, d, { accessKey: revoked, signedAt: 7 }),
+        item(4, e, null),
+      ]);
+      assert.deepEqual(rows.map((r) => [r.out_ord, r.out_reused, r.out_quote_id !== null, r.out_refusal]), [
+        [0, false, true, null],
+        [1, true, false, null],
+        [2, false, true, null],
+        [3, false, false, 'keyRevoked'],
+        [4, false, true, null],
+      ]);
+      const again = await write([item(0, d, { accessKey: key, signedAt: 8 })]);
+      assert.deepEqual(again.map((r) => [r.out_reused, r.out_quote_id]), [[true, null]]);
+      const quotes = await store.db.selectFrom('quotes').select('rfq_id').where('rfq_id', 'in', [a, b, c, d, e]).execute();
+      assert.deepEqual(quotes.map((q) => q.rfq_id).sort(), [a, c, e].sort());
+    });
+  });
+}
