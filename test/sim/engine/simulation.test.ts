@@ -28,9 +28,6 @@ const RUNS = [
 for (const backend of backends()) {
   describe(`seeded simulation [${backend}]`, () => {
     for (const { seed, steps, chain, venue } of RUNS) {
-      // On PostgreSQL (two nodes) a chain run's opening deposits are at times never credited: an
-      // open finding (docs/decisions.md, "Seeded simulation on a chain"), not yet understood.
-      if (chain && backend === 'postgres') continue;
       it(`seed ${seed}${chain ? ' on a chain and a venue' : ''}: ${steps} steps with faults, no violation`, { timeout: 420_000 }, async () => {
         const result = await runSeed({ seed, backend, steps, chain, venue });
         const replay = `replay: npm run sim -- --seed ${seed} --backend ${backend} --steps ${steps}${chain ? ' --chain' : ''}${venue ? ' --venue' : ''} --verbose\n${result.log.map((e) => JSON.stringify(e)).join('\n')}`;
