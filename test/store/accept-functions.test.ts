@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
+import { seedSpotMarket } from './spot-market.ts';
 import { inTransaction } from '../../src/store/outbox.ts';
 import { lockForAccept, writeAcceptSelection } from '../../src/store/accept-functions.ts';
 
@@ -27,20 +28,8 @@ for (const backend of backends()) {
       database = await createTestDatabase(backend);
       store = await openStore(database.location);
       await migrateToLatest(store.db);
-      taker = randomUUID();
-      maker = { makerId: randomUUID(), makerAccount: randomUUID() };
-      await store.db.insertInto('accounts').values([
-        { id: taker, address: '0x0000000000000000000000000000000000000001', created_at: 1 },
-        { id: maker.makerAccount, address: '0x0000000000000000000000000000000000000002', created_at: 1 },
-      ]).execute();
+      ({ taker, ...maker } = await seedSpotMarket(store));
       await store.db.insertInto('api_keys').values({ access_key: accessKey, account_id: taker, secret_enc: 'x', maker_scoped: false, created_at: 1, expires_at: 10 ** 15, revoked_at: null }).execute();
-      await store.db.insertInto('makers').values({ maker_id: maker.makerId, account_id: maker.makerAccount, active: true, pairs: JSON.stringify(['ETH-USDC']), settlement_modes: JSON.stringify(['promised']), spender: null, adapter_signer: null, suspended_until: null, created_at: 1, updated_at: 1 }).execute();
-      await store.db.insertInto('tokens').values([{ symbol: 'ETH', decimals: 18, address: null, updated_at: 1 }, { symbol: 'USDC', decimals: 6, address: null, updated_at: 1 }]).onConflict((oc) => oc.doNothing()).execute();
-      await store.db
-        .insertInto('instruments')
-        .values({ instrument_id: 'ETH-USDC-SPOT', base: 'ETH', quote: 'USDC', type: 'SPOT', taker_fee_tenth_bp: 25, min_quote_notional: null, enabled: true, updated_at: 1 })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
       await store.db.insertInto('balances').values({ account_id: taker, token: 'USDC', rail: 'EVM', available: HUGE, locked: 5n }).execute();
     });
     after(async () => {

@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
+import { seedSpotMarket } from './spot-market.ts';
 
 for (const backend of backends()) {
   describe(`quote write claims [${backend}]`, () => {
@@ -23,22 +24,11 @@ for (const backend of backends()) {
       database = await createTestDatabase(backend);
       store = await openStore(database.location);
       await migrateToLatest(store.db);
-      [taker, makerAccount] = [randomUUID(), randomUUID()];
-      await store.db.insertInto('accounts').values([
-        { id: taker, address: '0x0000000000000000000000000000000000000001', created_at: 1 },
-        { id: makerAccount, address: '0x0000000000000000000000000000000000000002', created_at: 1 },
-      ]).execute();
+      ({ taker, makerAccount } = await seedSpotMarket(store));
       await store.db.insertInto('api_keys').values([
         { access_key: key, account_id: makerAccount, secret_enc: 'x', maker_scoped: true, created_at: 1, expires_at: 10 ** 15, revoked_at: null },
         { access_key: revoked, account_id: makerAccount, secret_enc: 'x', maker_scoped: true, created_at: 1, expires_at: 10 ** 15, revoked_at: 2 },
       ]).execute();
-      await store.db.insertInto('makers').values({ maker_id: randomUUID(), account_id: makerAccount, active: true, pairs: JSON.stringify(['ETH-USDC']), settlement_modes: JSON.stringify(['promised']), spender: null, adapter_signer: null, suspended_until: null, created_at: 1, updated_at: 1 }).execute();
-      await store.db.insertInto('tokens').values([{ symbol: 'ETH', decimals: 18, address: null, updated_at: 1 }, { symbol: 'USDC', decimals: 6, address: null, updated_at: 1 }]).onConflict((oc) => oc.doNothing()).execute();
-      await store.db
-        .insertInto('instruments')
-        .values({ instrument_id: 'ETH-USDC-SPOT', base: 'ETH', quote: 'USDC', type: 'SPOT', taker_fee_tenth_bp: 25, min_quote_notional: null, enabled: true, updated_at: 1 })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
     });
     after(async () => {
       await store.close();
