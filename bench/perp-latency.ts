@@ -4,8 +4,10 @@
  * accepted at a fixed rate (default 10/s) with a signed IOC each. From the stored execution
  * (`perp_executions` and its `perp_execution_calls`), each accept is split into
  *   accept      accept sent -> its 202 received (the accept's transaction, committed)
- *   wake        202 -> the executor starts its checks (wake-up, a free executor, the lease)
- *   checks      checks start -> maker order sent (meta, extraAgents, builder fee, selection)
+ *   checks      202 -> maker order sent: the executor's wake-up and lease, the checks, their
+ *               commit; within them the venue `meta` read (started when the accept arrived, so
+ *               beside the accept's transaction, on the node that took it: check-reads.ts), from
+ *               its reply to the checks' commit beginning, and that commit to the maker order sent
  *   maker order maker order sent -> its reply
  *   taker order taker order sent -> its reply
  *   resolution  taker reply -> RFQ SETTLED committed
@@ -183,7 +185,7 @@ try {
   }
   const executions = await db.selectFrom('perp_executions').select(['id', 'rfq_id', 'created_at']).where('rfq_id', 'in', ids).execute();
   const calls = await db.selectFrom('perp_execution_calls').select(['execution_id', 'kind', 'started_at', 'ended_at']).where('execution_id', 'in', executions.map((e) => e.id)).execute();
-  const split = { total: [] as number[], accept: [] as number[], queued: [] as number[], checks: [] as number[], maker: [] as number[], between: [] as number[], taker: [] as number[], resolution: [] as number[] };
+  const split = { total: [] as number[], accept: [] as number[], queued: [] as number[], checks: [] as number[], reads: [] as number[], decided: [] as number[], committed: [] as number[], maker: [] as number[], between: [] as number[], taker: [] as number[], resolution: [] as number[] };
   let settled = 0;
   const slowest: Array<Record<string, number>> = [];
   for (const rfq of rfqs) {
@@ -194,14 +196,19 @@ try {
     const makerOrder = mine.find((c) => c.kind === 'makerOrder' && c.ended_at !== null);
     const takerOrder = mine.find((c) => c.kind === 'takerOrder' && c.ended_at !== null);
     const meta = mine.find((c) => c.kind === 'meta');
-    if (!makerOrder || !takerOrder || !meta) continue;
+    // The checks' own decision record: stamped when their commit began.
+    const decision = mine.find((c) => c.kind === 'decision');
+    if (!makerOrder || !takerOrder || !meta || !decision || meta.ended_at === null) continue;
     const t0 = sentAt.get(rfq.id)!;
     const t202 = answeredAt.get(rfq.id)!;
-    slowest.push({ index: ids.indexOf(rfq.id), total: rfq.settled_at - t0, accept: t202 - t0, checksStart: meta.started_at - t0, makerSent: makerOrder.started_at - t0, takerReply: takerOrder.ended_at! - t0 });
+    slowest.push({ index: ids.indexOf(rfq.id), total: rfq.settled_at - t0, accept: t202 - t0, metaStart: meta.started_at - t0, commitBegan: decision.started_at - t0, makerSent: makerOrder.started_at - t0, takerReply: takerOrder.ended_at! - t0 });
     split.total.push(rfq.settled_at - t0);
     split.accept.push(t202 - t0);
-    split.queued.push(meta.started_at - t202);
-    split.checks.push(makerOrder.started_at - meta.started_at);
+    split.queued.push(meta.started_at - t0);
+    split.checks.push(makerOrder.started_at - t202);
+    split.reads.push(meta.ended_at - meta.started_at);
+    split.decided.push(decision.started_at - meta.ended_at);
+    split.committed.push(makerOrder.started_at - decision.started_at);
     split.maker.push(makerOrder.ended_at! - makerOrder.started_at);
     split.between.push(takerOrder.started_at - makerOrder.ended_at!);
     split.taker.push(takerOrder.ended_at! - takerOrder.started_at);
@@ -212,8 +219,11 @@ try {
   console.log(`perp accept -> SETTLED on the venue simulator [${backend}], ${accepts} accepts at ${rate}/s: ${settled} SETTLED; outcomes ${JSON.stringify(Object.fromEntries(outcomes))}`);
   console.log(line('accept -> SETTLED', total));
   console.log(line('  accept (-> 202)', summarize(split.accept)));
-  console.log(line('  wake (202 -> checks start)', summarize(split.queued)));
-  console.log(line('  checks (-> maker sent)', summarize(split.checks)));
+  console.log(line('  checks (202 -> maker sent)', summarize(split.checks)));
+  console.log(line('    meta read sent (from accept)', summarize(split.queued)));
+  console.log(line('    venue meta read', summarize(split.reads)));
+  console.log(line('    meta -> commit begins', summarize(split.decided)));
+  console.log(line('    commit -> maker sent', summarize(split.committed)));
   console.log(line('  maker order', summarize(split.maker)));
   console.log(line('  maker reply -> taker sent', summarize(split.between)));
   console.log(line('  taker order', summarize(split.taker)));

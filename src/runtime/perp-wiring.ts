@@ -13,6 +13,7 @@ import type { VenueClient } from '../venue/venue-client.ts';
 import type { VenueNetwork } from '../domain/perp/types.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
 import { inBackgroundLane } from '../store/work-lane.ts';
+import { CheckReadsAhead, warmUpRecovery } from '../services/perp/check-reads.ts';
 
 /** Executions driven at once per node; each holds a store connection only inside a transition. */
 const PERP_EXECUTION_CONCURRENCY = 8;
@@ -50,6 +51,7 @@ export function wirePerpExecutor(
     nodeId: `node_${randomUUID()}`,
     claimNonce: (tx, signer, nonce) => claimVenueNonce(tx, signer, nonce, { purpose: 'takerOrder', at: deps.clock.now() }),
   };
+  executor.readsAhead = new CheckReadsAhead({ venue, network: executor.network, builderAddress: executor.builderAddress, clock: deps.clock });
   return {
     executor,
     start(logger) {
@@ -73,6 +75,9 @@ export function wirePerpExecutor(
       // request context, and the timer and the drainer it starts would otherwise stay in that
       // lane (PGlite: behind waiting requests; PostgreSQL: without the reserved connections).
       deps.hooks.perpAccepted = (id) => inBackgroundLane(() => worker.schedule(id, Date.now()));
+      deps.hooks.perpAcceptArrived = (rfqId, order, taker) => executor.readsAhead?.arrived(rfqId, order, taker);
+      // secp256k1's tables are built on first use (tens of ms): built now, not on the first accept.
+      void warmUpRecovery(executor.network);
       worker.start();
       return worker;
     },

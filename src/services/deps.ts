@@ -49,6 +49,11 @@ export interface ServiceHooks {
   quoteSelected(rfqId: string, settlementDeadlineSecs: number): void;
   /** A perp accept was recorded: its execution may start now. Optional: absent, the sweep finds it. */
   perpAccepted?(executionId: string): void;
+  /**
+   * A perp accept arrived (not yet checked or recorded): the execution's venue reads may start
+   * while its transaction runs (services/perp/check-reads.ts). Optional: absent, they start later.
+   */
+  perpAcceptArrived?(rfqId: string, order: unknown, takerAddress: string): void;
 }
 
 export const noHooks: ServiceHooks = { auctionScheduled: () => undefined, quoteSelected: () => undefined };

@@ -53,7 +53,7 @@ export function rfqRoutes(context: ApiContext) {
       schema: { summary: 'Accept a quote', tags, params: IdParams, body: AcceptRequest, response: { 202: AcceptResponse, ...errorResponses } },
     }, async (request, reply) => {
       const auth = request.auth!;
-      const { replayed: _replayed, ...accepted } = await withDeferredClaim(context, auth, () => acceptQuote(deps, auth.accountId, request.params.id, request.body, auth));
+      const { replayed: _replayed, ...accepted } = await withDeferredClaim(context, auth, () => acceptQuote(deps, auth, request.params.id, request.body, auth));
       return reply.status(202).send(accepted as never);
     });
 

@@ -13,7 +13,6 @@ import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from '../rfq/create-rfq.ts';
 import { quoteTerms, rfqTerms } from '../rfq/rows.ts';
-import type { SignedVenueAction } from '../../domain/perp/types.ts';
 import {
   afterChecks,
   afterCleanup,
@@ -30,7 +29,7 @@ import { cancelSucceeded, isBuilderFeeRefusal, isMakerFault, isVenueFill, looked
 import { canonicalVenueDecimal, summariseFills } from '../../domain/perp/fills.ts';
 import { rankCascade } from '../../domain/rfq/perp-cascade.ts';
 import { checkTakerOrder } from '../../domain/perp/taker-order.ts';
-import { recoverL1Signer } from '../../domain/perp/recover-signer.ts';
+import { recoverSigner, venueCall, type CheckReadsAhead, type VenueCall } from './check-reads.ts';
 import { isAuthorisedSigner } from '../../domain/perp/authorised-signer.ts';
 import { applyEffect, type EffectContext } from './apply-effects.ts';
 import type { PerpExecutionSettings } from './execution-venue.ts';
@@ -63,9 +62,11 @@ interface RunMemo {
   actions: Map<string, MakerVenueActions | null>;
   /** This run committed the move into `makerSending` for the current quote: nothing was sent for it before. */
   enteredMakerSending: boolean;
+  /** The quote whose "maker order sending" record this run committed with that move (the checks'). */
+  sendingRecorded: string | null;
 }
 
-const newMemo = (): RunMemo => ({ addresses: new Map(), quoteMakers: new Map(), actions: new Map(), enteredMakerSending: false });
+const newMemo = (): RunMemo => ({ addresses: new Map(), quoteMakers: new Map(), actions: new Map(), enteredMakerSending: false, sendingRecorded: null });
 
 async function addressOf(x: PerpExecutor, memo: RunMemo, accountId: string): Promise<Address> {
   let address = memo.addresses.get(accountId);
@@ -94,6 +95,8 @@ export interface PerpExecutor extends PerpExecutionSettings {
   deps: ServiceDeps;
   /** Claims (signer, nonce) once across quotes and accepts; false when already claimed. */
   claimNonce(tx: Tx, signer: string, nonce: number): Promise<boolean>;
+  /** The checks' reads this node started when the accept arrived (check-reads.ts); absent: read here. */
+  readsAhead?: CheckReadsAhead;
 }
 
 class LeaseLost extends Error {}
@@ -145,6 +148,8 @@ interface Commit {
   fields?: { taker_sent_at?: number; taker_reply_at?: number; signer?: string; nonce?: number; cloid?: string | null; next_at?: number };
   /** Runs inside the transaction, after the locks, before the effects; false: commit `ignored` instead. */
   claim?: (tx: Tx) => Promise<boolean>;
+  /** Records written only with `transition` itself, not when the claim turns it into `ignored`. */
+  callsIfApplied?: CallRecord[];
 }
 
 /**
@@ -162,7 +167,11 @@ async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: Ef
     const context: EffectContext = { tx, deps: x.deps, rfq, quotes: new Map(quotes.map((q) => [q.id, q])), instrument, now };
     const spec = typeof work === 'function' ? await work(context) : work;
     let transition = spec.transition;
-    if (spec.claim && !(await spec.claim(tx))) transition = { state: { ...row.state as ExecutionState, phase: 'ignored' }, effects: [] };
+    let calls = [...(spec.calls ?? []), ...(spec.callsIfApplied ?? [])];
+    if (spec.claim && !(await spec.claim(tx))) {
+      transition = { state: { ...row.state as ExecutionState, phase: 'ignored' }, effects: [] };
+      calls = spec.calls ?? [];
+    }
     for (const effect of transition.effects) await applyEffect(context, effect);
     const decision: CallRecord = { kind: 'decision', quoteId: transition.state.currentQuoteId, request: { from: row.phase, effects: transition.effects }, reply: { to: transition.state.phase }, startedAt: now, endedAt: now };
     const failure = transition.effects.find((e) => e.kind === 'failRfq');
@@ -173,7 +182,7 @@ async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: Ef
     const next = await writeTransition(tx, row.id, { leaseOwner: x.nodeId, phase: row.phase }, {
       ...stateColumns(x, transition, spec, now),
       ...(failure && failure.kind === 'failRfq' ? { failure_code: failure.code } : {}),
-    }, [...(spec.calls ?? []), decision]);
+    }, [...calls, decision]);
     if (!next) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
     return next;
   });
@@ -206,34 +215,31 @@ async function commitOwn(x: PerpExecutor, row: ExecutionRow, spec: Commit): Prom
   return next;
 }
 
-/** A venue call, recorded whatever its outcome; a throw is returned as `error`. */
-async function call<T>(x: PerpExecutor, kind: string, quoteId: string | null, request: unknown, run: () => Promise<T>): Promise<{ reply: T | undefined; error: string | null; record: CallRecord }> {
-  const startedAt = x.deps.clock.now();
-  try {
-    const reply = await run();
-    return { reply, error: null, record: { kind, quoteId, request, reply, startedAt, endedAt: x.deps.clock.now() } };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return { reply: undefined, error: message, record: { kind, quoteId, request, error: message, startedAt, endedAt: x.deps.clock.now() } };
-  }
+/** A venue call, recorded whatever its outcome (check-reads.ts). */
+function call<T>(x: PerpExecutor, kind: string, quoteId: string | null, request: unknown, run: () => Promise<T>): Promise<VenueCall<T>> {
+  return venueCall(x.deps.clock, kind, quoteId, request, run);
 }
 
 // ---- step 1-3: checks, builder fee, selection ----------------------------------------------
 
 async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<ExecutionRow> {
-  const { deps, venue } = x;
-  // `meta` depends on nothing of ours: it is asked for first, and the store is read meanwhile, its
-  // reads side by side (the execution row already names the taker's account).
-  const metaRead = call(x, 'meta', null, { type: 'meta' }, () => venue.freshMeta());
-  // Each row with its account's address (the taker's; the maker's, for its order in the next step).
-  const [{ address: takerAddress, ...rfq }, { address: makerAddress, ...quote }] = await Promise.all([
+  const { deps } = x;
+  // The venue reads and the signer's recovery depend on nothing of ours: started when the accept
+  // arrived (check-reads.ts) when this node took it, else now, while the store is read.
+  const ahead = x.readsAhead?.take(row.rfq_id, row.taker_order) ?? null;
+  const metaRead = ahead?.meta ?? call(x, 'meta', null, { type: 'meta' }, () => x.venue.freshMeta());
+  // Each row with its account's address (the taker's; the maker's, for its order in the next
+  // step), and the maker's signed order, which the commit below records as about to be sent.
+  const [{ address: takerAddress, ...rfq }, { address: makerAddress, ...quote }, makerActions] = await Promise.all([
     deps.db.selectFrom('rfqs').innerJoin('accounts', 'accounts.id', 'rfqs.account_id').selectAll('rfqs').select('accounts.address').where('rfqs.id', '=', row.rfq_id).executeTakeFirstOrThrow(),
     deps.db.selectFrom('quotes').innerJoin('accounts', 'accounts.id', 'quotes.maker_account_id').selectAll('quotes').select('accounts.address').where('quotes.id', '=', row.quote_id).executeTakeFirstOrThrow(),
+    makerVenueActions(deps.db, row.quote_id),
   ]);
   const taker = takerAddress.toLowerCase() as Address;
   memo.addresses.set(rfq.account_id, taker);
   memo.addresses.set(quote.maker_account_id, makerAddress.toLowerCase() as Address);
   memo.quoteMakers.set(quote.id, quote.maker_account_id);
+  memo.actions.set(quote.id, makerActions);
   const instrument = await resolveInstrument(deps, rfq.instrument_id);
   const raw: unknown = JSON.parse(row.taker_order);
   const calls: CallRecord[] = [];
@@ -245,18 +251,18 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
   let takerPx: string | null = null;
 
   const rate = rfq.taker_fee_tenth_bp;
-  // The builder-fee approval depends only on the taker and the builder: read it while `meta` is
-  // read, rather than one round trip after another (both are venue reads, neither is cached).
-  const feeRead = rate > 0 && x.builderAddress
-    ? call(x, 'maxBuilderFee', null, { type: 'maxBuilderFee', user: taker, builder: x.builderAddress }, () => venue.maxBuilderFee(taker, x.builderAddress!))
-    : null;
+  // The builder-fee approval depends only on the taker and the builder: the one read ahead for
+  // this taker, or read now while `meta` is (both are venue reads, neither is cached).
+  const feeRead = ahead?.taker === taker && ahead.fee !== null
+    ? ahead.fee
+    : rate > 0 && x.builderAddress
+      ? call(x, 'maxBuilderFee', null, { type: 'maxBuilderFee', user: taker, builder: x.builderAddress }, () => x.venue.maxBuilderFee(taker, x.builderAddress!))
+      : null;
   // The signer's recovery (CPU: a secp256k1 recovery) needs nothing from the venue: it runs while
-  // the reads are in flight. `checkTakerOrder` hands back this very object when the order passes,
-  // so the address is the one the checks would have recovered; it is used only then.
-  const recovery = recoverL1Signer(raw as SignedVenueAction, x.network).then(
-    (address) => ({ address, error: null }),
-    (error: unknown) => ({ address: null, error }),
-  );
+  // the reads are in flight, on the object `checkTakerOrder` checks below, or (ahead) on the same
+  // JSON text parsed the same way. The checks hand back this very object when the order passes,
+  // so the address is the one they would have recovered; it is used only then.
+  const recovery = ahead?.recovery ?? recoverSigner(raw, x.network);
   const meta = await metaRead;
   calls.push(meta.record);
   const assetIndex = meta.reply ? meta.reply.universe.findIndex((asset) => asset.name === instrument.base) : -1;
@@ -282,13 +288,13 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
       nonce = signed.nonce;
       cloid = check.cloid;
       takerPx = check.order.action.orders[0].p;
-      const recovered = signed === raw ? await recovery : await recoverL1Signer(signed, x.network).then((address) => ({ address, error: null }), (error: unknown) => ({ address: null, error }));
+      const recovered = signed === raw ? await recovery : await recoverSigner(signed, x.network);
       if (recovered.address !== null) signer = recovered.address.toLowerCase();
       else verdict = refuse(`signature does not recover: ${recovered.error instanceof Error ? recovered.error.message : String(recovered.error)}`);
     }
   }
   if (verdict === null && signer !== null && signer !== taker) {
-    const agents = await call(x, 'extraAgents', null, { type: 'extraAgents', user: taker }, () => venue.extraAgents(taker));
+    const agents = await call(x, 'extraAgents', null, { type: 'extraAgents', user: taker }, () => x.venue.extraAgents(taker));
     calls.push(agents.record);
     if (!agents.reply) verdict = refuse(`API wallets unreadable: ${agents.error}`);
     else if (!isAuthorisedSigner(signer as Address, taker, agents.reply, deps.clock.now())) verdict = refuse('signer is neither the account nor an unexpired API wallet of it');
@@ -309,6 +315,7 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
 
   // Every venue request is stored with the execution, a read the verdict did not need included.
   if (feeRead !== null) calls.push((await feeRead).record);
+  if (ahead?.fee && ahead.fee !== feeRead) calls.push((await ahead.fee).record);
 
   return commit(x, row, async (c) => {
     const state = executionState(row);
@@ -322,9 +329,15 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
       result = { kind: 'passed', approvedFeeTenthBp: approved, rateTenthBp: rate, cascade };
     }
     const transition = afterChecks(state, result);
+    // Entering `makerSending`, the "maker order sending" record goes with the move (one statement
+    // fewer before the send): from this commit on, a run that finds it looks the order up by its
+    // cloid rather than send the same nonce again.
+    const sending = transition.state.phase === 'makerSending' && transition.state.currentQuoteId === row.quote_id && makerActions !== null;
+    if (sending) memo.sendingRecorded = row.quote_id;
     return {
       transition,
       calls,
+      ...(sending ? { callsIfApplied: [{ kind: 'makerOrderSending', quoteId: row.quote_id, startedAt: c.now }] } : {}),
       fields: { ...(signer !== null ? { signer } : {}), ...(nonce !== null ? { nonce } : {}), cloid },
       // Recovered pairs are claimed whatever the verdict: a reused one does nothing at all.
       ...(signer !== null && nonce !== null ? { claim: (tx: Tx) => x.claimNonce(tx, signer!, nonce!) } : {}),
@@ -355,9 +368,11 @@ async function stepMakerSending(x: PerpExecutor, memo: RunMemo, row: ExecutionRo
   // find a send recorded before it; a run that committed the move itself knows there was none,
   // and reads the order and records "sending" in one statement.
   const resumed = !memo.enteredMakerSending;
+  // The checks' commit recorded the send already (and read the order): no statement here.
+  const recorded = !resumed && memo.sendingRecorded === quoteId;
   const [maker, actions] = await Promise.all([
     makerAddressOf(x, memo, quoteId),
-    resumed ? actionsOf(x, memo, quoteId) : recordMakerOrderSending(x.deps.db, row.id, quoteId, x.deps.clock.now()),
+    resumed || recorded ? actionsOf(x, memo, quoteId) : recordMakerOrderSending(x.deps.db, row.id, quoteId, x.deps.clock.now()),
   ]);
   memo.actions.set(quoteId, actions);
   const calls: CallRecord[] = [];

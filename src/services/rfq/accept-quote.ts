@@ -30,8 +30,11 @@ export interface AcceptResult {
   replayed: boolean;
 }
 
-export async function acceptQuote(deps: ServiceDeps, accountId: string, rfqId: string, input: AcceptInput, claim?: DeferredClaim): Promise<AcceptResult> {
+export async function acceptQuote(deps: ServiceDeps, taker: { accountId: string; address: string }, rfqId: string, input: AcceptInput, claim?: DeferredClaim): Promise<AcceptResult> {
   const now = deps.clock.now();
+  const { accountId } = taker;
+  // A perp order's venue reads need nothing this transaction decides: they start now, beside it.
+  if (input.perpTakerOrder !== undefined) deps.hooks.perpAcceptArrived?.(rfqId, input.perpTakerOrder, taker.address);
   const outcome = await inTransaction(deps.db, async (tx) => {
     // One call takes the claim and every lock the decisions below read (src/store/accept-functions.ts).
     const pending = claim && !claim.timestampClaimed ? claim : null;
