@@ -9,6 +9,7 @@
  */
 import { sql } from 'kysely';
 import { inTransaction } from '../../store/outbox.ts';
+import { lockForAccept } from '../../store/accept-functions.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from '../rfq/create-rfq.ts';
@@ -161,8 +162,11 @@ async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: Ef
   if (typeof work !== 'function' && work.transition.effects.length === 0 && !work.claim) return commitOwn(x, row, work);
   const now = x.deps.clock.now();
   return inTransaction(x.deps.db, async (tx) => {
-    const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', row.rfq_id).forUpdate().executeTakeFirstOrThrow();
-    const quotes = await tx.selectFrom('quotes').selectAll().where('rfq_id', '=', rfq.id).orderBy('id').forUpdate().execute();
+    // The RFQ, then its quotes, locked and read in one call: the accept's own (no claim to take;
+    // a perp instrument has no spot protection rows to lock).
+    const locked = await lockForAccept(tx, { claim: null, rfqId: row.rfq_id, accountId: row.account_id, quoteId: row.quote_id, now });
+    if (!locked.rfq) throw new Error(`RFQ ${row.rfq_id} of execution ${row.id} not found`);
+    const { rfq, quotes } = locked;
     const instrument = await resolveInstrument(x.deps, rfq.instrument_id);
     const context: EffectContext = { tx, deps: x.deps, rfq, quotes: new Map(quotes.map((q) => [q.id, q])), instrument, now };
     const spec = typeof work === 'function' ? await work(context) : work;
