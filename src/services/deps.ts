@@ -50,8 +50,9 @@ export interface ServiceHooks {
   /** A perp accept was recorded: its execution may start now. Optional: absent, the sweep finds it. */
   perpAccepted?(executionId: string): void;
   /**
-   * A perp accept arrived (not yet checked or recorded): the execution's venue reads may start
-   * while its transaction runs (services/perp/check-reads.ts). Optional: absent, they start later.
+   * A perp accept was recorded, its transaction not yet committed: the execution's venue reads
+   * may start beside the commit (services/perp/check-reads.ts). Optional: absent, they start
+   * with the execution.
    */
   perpAcceptArrived?(rfqId: string, order: unknown, takerAddress: string): void;
 }

@@ -1,9 +1,11 @@
 /**
  * The checks' venue reads (`meta`, the taker's builder-fee approval) and the signer's recovery
- * (DESIGN.md 9.3 steps 1-3), started when a perp accept arrives rather than once its execution
- * begins. None of them depends on the accept's transaction, and on the accept-to-SETTLED path
- * they took one venue round trip plus a secp256k1 recovery after the 202 (issue 11). Started
- * ahead, they run while the accept's transaction does, and the execution takes them over.
+ * (DESIGN.md 9.3 steps 1-3), started once the accept's transaction has recorded the execution
+ * rather than once the execution begins. None of them depends on the commit, and on the
+ * accept-to-SETTLED path they took one venue round trip plus a secp256k1 recovery (~4 ms of CPU)
+ * after the 202 (issue 11). Started ahead, they run while the transaction commits and the
+ * execution wakes, and the execution takes them over. Not earlier: accepts that are refused or
+ * replayed must not become venue reads (the venue limits reads per address) and recoveries.
  *
  * What this may and may not change: the reads are still made at the accept, never cached (rule 4
  * re-reads `a` on each accept; the approval must be the one in force), and still stored with the
@@ -96,7 +98,7 @@ export class CheckReadsAhead {
     this.#settings = settings;
   }
 
-  /** A perp accept of `rfqId` arrived with this order (any JSON value: the accept parses it later). */
+  /** A perp accept of `rfqId` was recorded with this order (its JSON text is what the execution holds). */
   arrived(rfqId: string, order: unknown, taker: string): void {
     let takerOrder: string | undefined;
     try {

@@ -33,8 +33,6 @@ export interface AcceptResult {
 export async function acceptQuote(deps: ServiceDeps, taker: { accountId: string; address: string }, rfqId: string, input: AcceptInput, claim?: DeferredClaim): Promise<AcceptResult> {
   const now = deps.clock.now();
   const { accountId } = taker;
-  // A perp order's venue reads need nothing this transaction decides: they start now, beside it.
-  if (input.perpTakerOrder !== undefined) deps.hooks.perpAcceptArrived?.(rfqId, input.perpTakerOrder, taker.address);
   const outcome = await inTransaction(deps.db, async (tx) => {
     // One call takes the claim and every lock the decisions below read (src/store/accept-functions.ts).
     const pending = claim && !claim.timestampClaimed ? claim : null;
@@ -67,6 +65,10 @@ export async function acceptQuote(deps: ServiceDeps, taker: { accountId: string;
     assertQuoteAcceptable(rfqTerms(rfq, instrument), quoteTerms(quote), now);
     if (perpOrder !== null) {
       const accepted = await recordPerpAccept(tx, deps, { rfq, quote, order: perpOrder, now });
+      // The execution's venue reads need nothing left in this transaction: they start now, beside
+      // its commit. Only for an accept recorded here: accepts that are refused or replayed must
+      // not turn into venue reads and signature recoveries.
+      if (!accepted.replayed) deps.hooks.perpAcceptArrived?.(rfq.id, perpOrder, taker.address);
       return { rfqId: rfq.id, quoteId: quote.id, status: rfq.status, replayed: accepted.replayed, settlementDeadline: null, executionId: accepted.executionId };
     }
     const guard = SelectionGuard.fromLocked(locked.protections);
