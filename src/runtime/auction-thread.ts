@@ -82,6 +82,11 @@ export class AuctionThread {
     if (this.#ready) this.#worker?.postMessage({ kind: 'schedule', rfqId, atMs } satisfies ToAuctionThread);
   }
 
+  /** Ends the thread at once, as a crash would (tests); it is started again as after any exit. */
+  async terminate(): Promise<void> {
+    await this.#worker?.terminate();
+  }
+
   async stop(): Promise<void> {
     this.#stopping = true;
     if (this.#restart) clearTimeout(this.#restart);

@@ -86,6 +86,8 @@ export interface RunningNode {
   store: Store;
   /** The `/v0` omnibus worker, when a venue is configured and this node runs the `v0` worker. */
   v0Worker: OmnibusWorker | null;
+  /** The auction-close thread, when this node's closer runs on one (`auctionsThread` on PostgreSQL). */
+  auctionThread: AuctionThread | null;
   close(): Promise<void>;
 }
 
@@ -149,6 +151,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     url: address.replace('[::1]', '127.0.0.1'),
     store,
     v0Worker,
+    auctionThread,
     async close() {
       if (closed) return;
       closed = true;
