@@ -101,7 +101,8 @@ export class AuctionThread {
   }
 
   #spawn(): Promise<void> {
-    const worker = new Worker(new URL('./auction-thread-entry.ts', import.meta.url), { workerData: this.#data, name: 'auction-closer' });
+    // No flags of the node's command line: preloads (the benchmark's probe) are the main thread's business.
+    const worker = new Worker(new URL('./auction-thread-entry.ts', import.meta.url), { workerData: this.#data, name: 'auction-closer', execArgv: [] });
     this.#worker = worker;
     return new Promise<void>((resolve, reject) => {
       let started = false;
