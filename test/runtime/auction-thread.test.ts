@@ -11,19 +11,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends } from '../helpers/backends.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { openSession, subscribe, type Frame, type TestSocket } from '../ws/test-socket.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, read: () => Promise<T | null> | T | null, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== null) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 for (const backend of backends()) {
   describe(`auction closes with auctionsThread [${backend}]`, () => {
@@ -99,17 +88,14 @@ for (const backend of backends()) {
       assert.equal(notReady.status, 503);
       assert.match(JSON.stringify(await notReady.json()), /auction-close thread is not running/);
 
-      await until('the thread to be running again', () => (thread.running ? true : null));
+      assert.equal(await eventually(async () => thread.running, (running) => running, 15_000), true, 'the thread runs again');
       assert.equal((await fetch(`${h.url}/readyz`)).status, 200);
-      const closed = await until('the RFQ to be closed by the new thread', async () => {
-        const { status } = await h.node.store.db.selectFrom('rfqs').select('status').where('id', '=', rfq.rfqId).executeTakeFirstOrThrow();
-        return status === 'PENDING' ? null : status;
-      });
-      assert.equal(closed, 'FAILED');
+      const status = async () => (await h.node.store.db.selectFrom('rfqs').select('status').where('id', '=', rfq.rfqId).executeTakeFirstOrThrow()).status;
+      assert.equal(await eventually(status, (s) => s !== 'PENDING', 15_000), 'FAILED', 'closed by the new thread');
       // And the new thread takes new schedules.
       const next = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1', quoteLimit: '5000', autoAccept: true, windowMs: 1000 });
-      const nextClose = await until('the next close', () => closes.find((c) => c.rfqId === next.rfqId) ?? null);
-      assert.equal(nextClose.outcome, 'FAILED');
+      const nextClose = await eventually(async () => closes.find((c) => c.rfqId === next.rfqId), (c) => c !== undefined, 15_000);
+      assert.equal(nextClose?.outcome, 'FAILED');
     });
   });
 }
