@@ -21,7 +21,7 @@ import type { ChainSettings } from '../chain/chain-context.ts';
 /** What the thread is started with (structured-clone data only: no functions). */
 export interface AuctionThreadData {
   databaseUrl: string;
-  /** The thread's own connections: its two drainers and its sweep. */
+  /** The thread's own connections. */
   poolSize: number;
   secretKey: string;
   siweDomain?: string;

@@ -19,8 +19,8 @@ import { startWorkers, type Workers } from './workers.ts';
 import { AuctionThread, type AuctionThreadData } from './auction-thread.ts';
 import { outboxCommitted } from '../store/outbox.ts';
 
-/** The auction thread's own connections: its two drainers and its sweep. */
-const AUCTION_THREAD_POOL_SIZE = 3;
+/** The auction thread's own connections: its two drainers, its sweep and its reference-data refresh, so none waits for another. */
+const AUCTION_THREAD_POOL_SIZE = 4;
 import { connectChainContext, type ChainSettings } from '../chain/chain-context.ts';
 import { wireChain, type ChainWiring } from './chain-wiring.ts';
 import { deriveJwtKey } from '../services/v0/jwt.ts';
