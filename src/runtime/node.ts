@@ -132,18 +132,29 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   const threadUrl = options.auctionsThread && workerNames.has('auctions') && !options.clock ? store.url : undefined;
   const threadStarting = threadUrl ? startAuctionThread(threadUrl, options, context, logger) : null;
   threadStarting?.catch(() => undefined); // awaited below; a failure before then must not be unhandled
-  const app = await buildApp(context, logger, { ...defaultHttpLimits, ...options.http });
-  const perp = venueClient && options.venue ? wirePerpExecutor(service, venueClient, options.venue, options.perpExecution) : null;
-  const auctionThread = await threadStarting;
-  // Background work runs in its own database lane: request load cannot take all its connections (work-lane.ts).
-  const inProcess = auctionThread ? new Set([...workerNames].filter((name) => name !== 'auctions')) : workerNames;
-  const workers: Workers = await inBackgroundLane(() => startWorkers(context, inProcess, logger, chainWiring, perp));
-  if (auctionThread) {
-    service.hooks.auctionScheduled = (id, at) => auctionThread.schedule(id, at);
-    (context.notReadyReasons ??= []).push(() => (auctionThread.running ? null : 'the auction-close thread is not running (restarting)'));
+  let app: FastifyInstance;
+  let auctionThread: AuctionThread | null;
+  let workers: Workers;
+  let address: string;
+  try {
+    app = await buildApp(context, logger, { ...defaultHttpLimits, ...options.http });
+    const perp = venueClient && options.venue ? wirePerpExecutor(service, venueClient, options.venue, options.perpExecution) : null;
+    auctionThread = await threadStarting;
+    // Background work runs in its own database lane: request load cannot take all its connections (work-lane.ts).
+    const inProcess = auctionThread ? new Set([...workerNames].filter((name) => name !== 'auctions')) : workerNames;
+    workers = await inBackgroundLane(() => startWorkers(context, inProcess, logger, chainWiring, perp));
+    if (auctionThread) {
+      const thread = auctionThread;
+      service.hooks.auctionScheduled = (id, at) => thread.schedule(id, at);
+      (context.notReadyReasons ??= []).push(() => (thread.running ? null : 'the auction-close thread is not running (restarting)'));
+    }
+    v0Worker?.start();
+    address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  } catch (error) {
+    // A thread left running would keep the process alive after the failed start.
+    await (await threadStarting?.catch(() => null))?.stop();
+    throw error;
   }
-  v0Worker?.start();
-  const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   let closed = false;
   return {
     app,
