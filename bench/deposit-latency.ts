@@ -16,8 +16,9 @@
  * Auction closes in both runs too (the issue's "auction close lateness unchanged by it"): `closes`
  * autoAccept RFQs with no quote, their auctions ending spread over the run's first seconds, each
  * closed FAILED by the auction worker; per RFQ the ms from its `auctionEndsAt` to the close first
- * seen committed (its row no longer PENDING, polled every 20 ms; service and benchmark share the
- * wall clock). Floor and load figures side by side, the load's p99 over the floor's.
+ * seen committed (its row no longer PENDING, polled every 20 ms from a thread of the benchmark's own,
+ * bench/lib/close-watch.ts, so the quote load's backlog on this loop is not measured as lateness;
+ * service and benchmark share the wall clock). Floor and load figures side by side, the load's p99 over the floor's.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -32,6 +33,7 @@ import type { BenchDatabase } from './lib/database.ts';
 import { startOwnService, type OwnService } from './lib/own-service.ts';
 import { stopAllServers } from './lib/processes.ts';
 import { HttpClient, inParallel, openLoop, type LoadResult, type Req } from './lib/http-load.ts';
+import { startCloseWatch } from './lib/close-watch.ts';
 import { round, summarize, type LatencySummary } from './lib/stats.ts';
 import { createRfq, INSTRUMENT, makeMakers, makeTakers, quoteBody, type Actor, type Service } from './lib/venue.ts';
 
@@ -42,6 +44,7 @@ const HELP = `usage: node bench/deposit-latency.ts [options]
   --rate <n>         re-quotes per second during the load run (default 1000)
   --makers <n>       makers (default 20)     --rfqs <n>   open RFQs re-quoted (default 50)
   --pool-size <n>    the service's PostgreSQL pool (default 10)
+  --service-env <RFQ_NAME=value>  a setting for the service (repeatable), e.g. RFQ_AUCTIONS_THREAD=0
   --db <url>         PostgreSQL to create the bench database on
                      (default $BENCH_DATABASE_URL or postgres://postgres@127.0.0.1:5432/test)`;
 
@@ -138,28 +141,17 @@ async function depositRun(db: BenchDatabase, chain: { depositors: Depositor[]; u
  */
 async function closeRun(db: BenchDatabase, client: HttpClient, takers: Actor[], count: number): Promise<{ latencies: number[]; stamped: number[]; notClosed: number; answeredAfterEnd: number }> {
   let answeredAfterEnd = 0;
-  const created = await inParallel(Array.from({ length: count }, (_, i) => i), 5, async (i) => {
+  // Watched from a thread of its own: this loop is busy with the quote load (close-watch.ts).
+  const watch = await startCloseWatch(db.url, POLL_MS, CLOSE_TIMEOUT_MS);
+  await inParallel(Array.from({ length: count }, (_, i) => i), 5, async (i) => {
     const rfq = await createRfq(client, takers[i % takers.length]!, { instrumentId: INSTRUMENT, side: 'BUY', baseQty: '1', quoteLimit: '5000', autoAccept: true, windowMs: CLOSE_LEAD_MS + Math.round((i * CLOSE_SPAN_MS) / count) });
     // The create itself was answered only after the auction's end: its lateness is partly the request's own queueing.
     if (Date.now() > rfq.auctionEndsAt) answeredAfterEnd++;
+    watch.add(rfq.rfqId, rfq.auctionEndsAt);
     return rfq;
   });
-  const endsAt = new Map(created.map((r) => [r.rfqId, r.auctionEndsAt]));
-  const latencies: number[] = [];
-  const stamped: number[] = [];
-  const giveUpAt = Math.max(...endsAt.values()) + CLOSE_TIMEOUT_MS;
-  while (endsAt.size > 0 && Date.now() < giveUpAt) {
-    const { rows } = await db.pool.query<{ id: string; updated_at: string }>('select id, updated_at from rfqs where id = any($1::text[]) and status <> \'PENDING\'', [[...endsAt.keys()]]);
-    const seenAt = Date.now();
-    for (const { id, updated_at: updatedAt } of rows) {
-      latencies.push(seenAt - endsAt.get(id)!);
-      // The close's own timestamp, taken when its transaction began: late here means the closer started late.
-      stamped.push(Number(updatedAt) - endsAt.get(id)!);
-      endsAt.delete(id);
-    }
-    await sleep(POLL_MS);
-  }
-  return { latencies, stamped, notClosed: endsAt.size, answeredAfterEnd };
+  const seen = await watch.finish();
+  return { ...seen, answeredAfterEnd };
 }
 
 export async function runDepositLatency(options: {
@@ -248,6 +240,17 @@ export function printDepositLatency(r: DepositLatencyResult, print: (line: strin
   print(`  load p99 / floor p99: ${round(r.closes.load.p99 / r.closes.floor.p99, 2)} (the issue: unchanged by the load)`);
 }
 
+/** `--service-env RFQ_NAME=value` settings as an environment. */
+function serviceEnv(pairs: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at < 1 || !pair.startsWith('RFQ_')) throw new Error(`--service-env wants RFQ_NAME=value, got ${JSON.stringify(pair)}`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
+
 if (import.meta.main) {
   const { values: args } = parseArgs({
     options: {
@@ -258,6 +261,7 @@ if (import.meta.main) {
       rfqs: { type: 'string', default: '50' },
       closes: { type: 'string', default: '20' },
       'pool-size': { type: 'string', default: '10' },
+      'service-env': { type: 'string', multiple: true, default: [] },
       db: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -273,7 +277,7 @@ if (import.meta.main) {
   let code = 0;
   try {
     log('starting the service (embedded mode) and waiting for /readyz');
-    own = await startOwnService({ adminUrl: args.db ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', name: 'deposits', poolSize: Number(args['pool-size']) });
+    own = await startOwnService({ adminUrl: args.db ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', name: 'deposits', poolSize: Number(args['pool-size']), env: serviceEnv(args['service-env']) });
     const { service, db, dataDir } = own;
     try {
       const result = await runDepositLatency({

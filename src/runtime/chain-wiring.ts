@@ -12,7 +12,6 @@ import type { ChainLogHandler } from '../chain/watcher/chain-watcher.ts';
 import { xchangeOperation } from '../chain/xchange-operation.ts';
 import { xchangeSettledHandler } from '../chain/watcher/xchange-settled-handler.ts';
 import { XchangeExecutor } from '../chain/xchange-executor.ts';
-import { permit2Gateway } from '../chain/permit2-gateway.ts';
 import { rfqSettledHandler } from '../chain/rfq-settled-handler.ts';
 import { promisedDeliveryHandler } from '../chain/funds/promised-delivery-handler.ts';
 import { depositHandler } from '../chain/funds/deposit-handler.ts';
@@ -20,7 +19,7 @@ import { custodyInvariant } from '../chain/funds/custody-invariant.ts';
 import { custodyChainReader } from '../chain/custody/custody-chain-reader.ts';
 import { quarantineInvariant, registerQuarantineGauge } from '../chain/watcher/quarantine-invariant.ts';
 import { chainLogReplay } from '../chain/watcher/log-replay.ts';
-import { promisedGateway } from '../services/rfq/promised-gateway.ts';
+import { wireSettlementGateways } from './service-deps.ts';
 
 export interface ChainWiring {
   /** Handlers the chain follower runs on every step, in this order. */
@@ -33,10 +32,9 @@ export function wireChain(context: NodeContext, chain: ChainContext, logger: Log
   // A maker's spender must be the wrapper the project's factory deployed for that maker (DESIGN 5).
   context.spenderCheck = async (maker) => ({ wrapper: await wrapperOfMaker(chain, getAddress(maker)), factory: chain.settings.wrapperFactoryAddress });
   const wiring: ChainWiring = { handlers: [], background: [] };
-  context.service.settlement.permit2 = permit2Gateway(chain, context.service.refdata, logger);
-  // funds: promised mode, deposits (promised deliveries first: the deposit handler skips them)
-  // and the on-chain custody check.
-  context.service.settlement.promised = promisedGateway;
+  // Settlement gateways: permit2 and promised mode.
+  wireSettlementGateways(context.service, chain, logger);
+  // funds: deposits (promised deliveries first: the deposit handler skips them) and the on-chain custody check.
   context.extraInvariants.push(custodyInvariant(chain));
   context.service.custodyChain = custodyChainReader(chain);
   // A chain log the follower quarantined stays an invariant violation and a gauge until resolved.

@@ -112,6 +112,7 @@ async function main(): Promise<void> {
     ws: config.ws,
     http: config.http,
     workers: config.workers,
+    auctionsThread: config.auctionsThread,
     embedded: config.mode === 'embedded',
     logger,
     chain,

@@ -8,19 +8,19 @@ import type { FastifyInstance } from 'fastify';
 import { openStore, type Store, type StoreLocation } from '../store/database.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { inBackgroundLane } from '../store/work-lane.ts';
-import { ReferenceData } from '../store/reference-data.ts';
-import { SettingsCache } from '../store/settings.ts';
-import { systemIds } from '../services/ids.ts';
-import { createSecretBox } from '../services/secret-box.ts';
-import { defaultAuthSettings, noHooks, systemClock, type Clock, type ServiceDeps } from '../services/deps.ts';
-import { QuoteCaches } from '../services/rfq/quote-caches.ts';
-import { QuoteWriter } from '../services/rfq/write-quote.ts';
+import { systemClock, type Clock, type ServiceDeps } from '../services/deps.ts';
+import { buildServiceDeps } from './service-deps.ts';
 import type { WsSettings } from '../ws/ws-context.ts';
 import { WS_DEFAULTS } from './config.ts';
 import { buildNodeContext, type NodeContext } from './node-context.ts';
 import type { VenueFaucet } from '../api/context.ts';
 import { buildApp, defaultHttpLimits, type HttpLimits } from './build-app.ts';
 import { startWorkers, type Workers } from './workers.ts';
+import { AuctionThread, type AuctionThreadData } from './auction-thread.ts';
+import { outboxCommitted } from '../store/outbox.ts';
+
+/** The auction thread's own connections: its two drainers, its sweep and its reference-data refresh, so none waits for another. */
+const AUCTION_THREAD_POOL_SIZE = 4;
 import { connectChainContext, type ChainSettings } from '../chain/chain-context.ts';
 import { wireChain, type ChainWiring } from './chain-wiring.ts';
 import { deriveJwtKey } from '../services/v0/jwt.ts';
@@ -48,6 +48,12 @@ export interface NodeOptions {
   ws?: Partial<WsSettings>;
   http?: Partial<HttpLimits>;
   workers?: ReadonlySet<string>;
+  /**
+   * The `auctions` worker on its own thread and event loop (auction-thread.ts; RFQ_AUCTIONS_THREAD).
+   * Only on PostgreSQL and with the system clock (a thread cannot share PGlite or a test clock):
+   * otherwise the closer stays on the node's loop.
+   */
+  auctionsThread?: boolean;
   embedded?: boolean;
   logLevel?: string;
   logger?: Logger;
@@ -80,6 +86,8 @@ export interface RunningNode {
   store: Store;
   /** The `/v0` omnibus worker, when a venue is configured and this node runs the `v0` worker. */
   v0Worker: OmnibusWorker | null;
+  /** The auction-close thread, when this node's closer runs on one (`auctionsThread` on PostgreSQL). */
+  auctionThread: AuctionThread | null;
   close(): Promise<void>;
 }
 
@@ -93,20 +101,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   await migrateToLatest(store.db);
   const clock = options.clock ?? systemClock;
   const venueClient = options.venue ? new VenueClient({ ...options.venue, now: () => clock.now() }) : null;
-  const service: ServiceDeps = {
-    db: store.db,
-    clock,
-    ids: systemIds,
-    secrets: createSecretBox(options.secretKey),
-    refdata: new ReferenceData(store.db, () => clock.now()),
-    settings: new SettingsCache(store.db),
-    hooks: { ...noHooks },
-    settlement: {},
-    quoteCaches: new QuoteCaches(),
-    quoteWriter: new QuoteWriter(store.db),
-    auth: { siweDomain: options.siweDomain ?? 'localhost', chainId: options.chainId ?? 31337, ...defaultAuthSettings },
-    ...(venueClient ? { venue: venueClient } : {}),
-  };
+  const service: ServiceDeps = buildServiceDeps(store.db, { clock, secretKey: options.secretKey, ...(options.siweDomain ? { siweDomain: options.siweDomain } : {}), ...(options.chainId ? { chainId: options.chainId } : {}), venue: venueClient });
   await service.refdata.reload();
   const omnibus = options.v0?.venue ? wireOmnibus(options.v0.venue, () => clock.now()) : null;
   const v0Deps: V0Deps = { service, venue: omnibus?.venue ?? noVenue, jwtKey: deriveJwtKey(options.secretKey), settings: { ...defaultV0Settings, ...options.v0?.settings } };
@@ -133,12 +128,33 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     if (workerNames.has('v0')) v0Worker = attached.worker;
   }
   const chainWiring: ChainWiring | null = context.chain ? wireChain(context, context.chain, logger) : null;
-  const app = await buildApp(context, logger, { ...defaultHttpLimits, ...options.http });
-  const perp = venueClient && options.venue ? wirePerpExecutor(service, venueClient, options.venue, options.perpExecution) : null;
-  // Background work runs in its own database lane: request load cannot take all its connections (work-lane.ts).
-  const workers: Workers = await inBackgroundLane(() => startWorkers(context, workerNames, logger, chainWiring, perp));
-  v0Worker?.start();
-  const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  // Started first: its module loading overlaps the app's build.
+  const threadUrl = options.auctionsThread && workerNames.has('auctions') && !options.clock ? store.url : undefined;
+  const threadStarting = threadUrl ? startAuctionThread(threadUrl, options, context, logger) : null;
+  threadStarting?.catch(() => undefined); // awaited below; a failure before then must not be unhandled
+  let app: FastifyInstance;
+  let auctionThread: AuctionThread | null;
+  let workers: Workers;
+  let address: string;
+  try {
+    app = await buildApp(context, logger, { ...defaultHttpLimits, ...options.http });
+    const perp = venueClient && options.venue ? wirePerpExecutor(service, venueClient, options.venue, options.perpExecution) : null;
+    auctionThread = await threadStarting;
+    // Background work runs in its own database lane: request load cannot take all its connections (work-lane.ts).
+    const inProcess = auctionThread ? new Set([...workerNames].filter((name) => name !== 'auctions')) : workerNames;
+    workers = await inBackgroundLane(() => startWorkers(context, inProcess, logger, chainWiring, perp));
+    if (auctionThread) {
+      const thread = auctionThread;
+      service.hooks.auctionScheduled = (id, at) => thread.schedule(id, at);
+      (context.notReadyReasons ??= []).push(() => (thread.running ? null : 'the auction-close thread is not running (restarting)'));
+    }
+    v0Worker?.start();
+    address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  } catch (error) {
+    // A thread left running would keep the process alive after the failed start.
+    await (await threadStarting?.catch(() => null))?.stop();
+    throw error;
+  }
   let closed = false;
   return {
     app,
@@ -146,6 +162,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     url: address.replace('[::1]', '127.0.0.1'),
     store,
     v0Worker,
+    auctionThread,
     async close() {
       if (closed) return;
       closed = true;
@@ -153,8 +170,35 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       await app.close();
       await v0Worker?.stop();
       await workers.stop();
+      await auctionThread?.stop();
       context.rateLimiter.close();
       await store.close();
     },
   };
+}
+
+/** The auction closer on its own thread, reacting on this node's loop to what its closes did. */
+function startAuctionThread(databaseUrl: string, options: NodeOptions, context: NodeContext, logger: Logger): Promise<AuctionThread> {
+  const service = context.service;
+  const { durableBlock: _local, ...chain } = options.chain ?? { durableBlock: null };
+  return inBackgroundLane(() =>
+    AuctionThread.start(
+      {
+        databaseUrl,
+        poolSize: AUCTION_THREAD_POOL_SIZE,
+        secretKey: options.secretKey,
+        ...(options.siweDomain ? { siweDomain: options.siweDomain } : {}),
+        ...(options.chainId ? { chainId: options.chainId } : {}),
+        chain: options.chain ? (chain as AuctionThreadData['chain']) : null,
+        logLevel: logger.level,
+      },
+      {
+        closed: (closed) => context.auctionCloses?.(closed),
+        // The hooks as wired now (settlement expiry), in the background lane as any worker's.
+        selected: (rfqId, deadlineSecs) => inBackgroundLane(() => service.hooks.quoteSelected(rfqId, deadlineSecs)),
+        outbox: () => inBackgroundLane(() => outboxCommitted(service.db)),
+      },
+      logger,
+    ),
+  );
 }

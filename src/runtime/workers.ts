@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { Gauge } from 'prom-client';
 import type { NodeContext } from './node-context.ts';
 import { inBackgroundLane } from '../store/work-lane.ts';
-import { closeAuctions, dueAuctions } from '../services/rfq/close-auction.ts';
+import { auctionCloser } from './auction-closer.ts';
 import { expireSettlement, overdueSettlements } from '../services/rfq/expire-settlement.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
 import { ChainWatcher } from '../chain/watcher/chain-watcher.ts';
@@ -53,17 +53,7 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
   timers.push(prune);
 
   if (enabled.has('auctions')) {
-    const auctions = new DeadlineWorker({
-      name: 'auctions',
-      sweepIntervalMs: 250,
-      concurrency: 2,
-      batchSize: 100,
-      findDue: (limit) => dueAuctions(deps, limit),
-      processBatch: async (ids) => {
-        for (const closed of await closeAuctions(deps, ids)) context.auctionCloses?.(closed);
-      },
-      logger,
-    });
+    const auctions = auctionCloser(deps, (closed) => context.auctionCloses?.(closed), logger);
     // Called from request handling: the close timer must still run in the background lane.
     deps.hooks.auctionScheduled = (id, at) => inBackgroundLane(() => auctions.schedule(id, at));
     auctions.start();

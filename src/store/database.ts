@@ -24,6 +24,8 @@ export type StoreLocation =
 export interface Store {
   readonly db: Kysely<DB>;
   readonly kind: 'postgres' | 'pglite';
+  /** PostgreSQL: where it is, for connections of the node's own elsewhere (the auction thread). */
+  readonly url?: string;
   /** Subscribes to a NOTIFY channel; returns an unsubscribe function. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   /** True when the store answers a trivial query. */
@@ -58,6 +60,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Store> {
   return {
     db,
     kind: 'postgres',
+    url,
     listen: (channel, onPayload) => listener.listen(channel, onPayload),
     ping: () => pingStore(db),
     async close() {

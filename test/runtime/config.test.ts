@@ -68,6 +68,7 @@ describe('config', () => {
     assert.equal(config.logLevel, 'info');
     assert.deepEqual(config.rateLimit, { perKeyPerSec: 100, perSourcePerSec: 1000 });
     assert.deepEqual([...config.workers].sort(), [...ALL_WORKERS].sort(), 'every worker runs by default');
+    assert.equal(config.auctionsThread, true, 'auction closes on their own thread (with PostgreSQL) by default');
     assert.equal(config.shutdownGraceMs, 10_000);
     assert.equal(config.databasePoolSize, 10);
     assert.equal(config.http.trustProxy, false, 'X-Forwarded-For is not believed unless a proxy is named');
@@ -111,6 +112,7 @@ describe('config', () => {
     assert.deepEqual(config.rateLimit, { perKeyPerSec: 7, perSourcePerSec: 70 });
     assert.equal(config.adminToken, ADMIN_TOKEN);
     assert.deepEqual([...loadConfig({ RFQ_WORKERS: 'none' }, CWD).workers], [], 'RFQ_WORKERS=none runs an API-only node');
+    assert.equal(loadConfig({ RFQ_AUCTIONS_THREAD: '0' }, CWD).auctionsThread, false);
     assert.equal(loadConfig({ RFQ_DATA_DIR: '/abs/dir' }, CWD).dataDir, '/abs/dir');
     assert.equal(loadConfig({ PORT: '' }, CWD).port, 8080, 'an empty variable counts as unset');
   });

@@ -36,7 +36,9 @@ for (const backend of backends()) {
     before(async () => {
       chain = await startTestChain();
       // The anomalies these tests provoke are logged at error level on purpose; keep the test output readable.
-      h = await startHarness(backend, { chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, logLevel: 'fatal' });
+      // On PostgreSQL the auctions close on their own thread, as in production (RFQ_AUCTIONS_THREAD):
+      // its custody key signs the autoAccept winners' permits there.
+      h = await startHarness(backend, { chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, logLevel: 'fatal', auctionsThread: true });
     });
     after(async () => {
       await h?.close();
