@@ -245,7 +245,11 @@ async function openSession(actor: Actor, ws: WebSocket): Promise<void> {
 export interface QuoteHops {
   /** Quotes with every stamp (of those whose frame arrived). */
   quotes: number;
-  /** Per segment, over those quotes: REST send -> batch commit seen, commit -> the dispatcher read that delivered it started, read start -> hub delivery, delivery -> taker receipt, commit -> REST response received. */
+  /**
+   * Per segment, over those quotes: REST send -> batch commit seen, commit -> the dispatcher read
+   * (or hand-over of the commit's rows) that delivered it started, that start -> hub delivery,
+   * delivery -> taker receipt, commit -> REST response received.
+   */
   segments: Record<'sendToCommit' | 'commitToRead' | 'readToDeliver' | 'deliverToReceipt' | 'commitToResponse', LatencySummary>;
   /** The same segments' means over the slowest 1% of quotes (by send -> frame): where the tail goes. */
   tailMeans: Record<string, number>;
@@ -253,6 +257,7 @@ export interface QuoteHops {
   holes: { checks: number; alive: number; totalMs: number };
   batches: { count: number; itemsMean: number; duration: LatencySummary };
   wakes: number;
+  handovers: number;
   eventLoopDelay: { p50: number; p99: number; max: number };
 }
 
@@ -287,6 +292,7 @@ function quoteHops(probe: HopProbeSnapshot, stamps: Map<string, { sent: number; 
       duration: roundSummary(summarize(probe.batches.map((b) => b[1] - b[0]))),
     },
     wakes: probe.wakes,
+    handovers: probe.handovers ?? 0,
     eventLoopDelay: { p50: round(probe.eventLoopDelay.p50), p99: round(probe.eventLoopDelay.p99), max: round(probe.eventLoopDelay.max) },
   };
 }
@@ -475,7 +481,7 @@ function report(r: WsResults): string {
       lines.push(`\nWhere the quote -> quoteUpdate time goes (${h.quotes} quotes stamped; p50 / p99 / max ms; mean over the slowest 1%):`);
       for (const [k, v] of Object.entries(h.segments)) lines.push(`  ${k.padEnd(18)} ${v.p50} / ${v.p99} / ${v.max}   tail ${h.tailMeans[k]}`);
       lines.push(`  slowest 1% send -> frame mean ${h.tailMeans.sendToFrame} ms`);
-      lines.push(`  dispatcher reads ${h.reads.count} (${h.reads.woken} woken), ${h.reads.duration.p50} / ${h.reads.duration.p99} ms, ${h.reads.rowsMean} rows each; wakes ${h.wakes}; hole checks ${h.holes.checks} (${h.holes.alive} alive, ${h.holes.totalMs} ms)`);
+      lines.push(`  dispatcher reads ${h.reads.count} (${h.reads.woken} woken), ${h.reads.duration.p50} / ${h.reads.duration.p99} ms, ${h.reads.rowsMean} rows each; wakes ${h.wakes}; commit hand-overs ${h.handovers}; hole checks ${h.holes.checks} (${h.holes.alive} alive, ${h.holes.totalMs} ms)`);
       lines.push(`  quote batches ${h.batches.count}, ${h.batches.itemsMean} items each, ${h.batches.duration.p50} / ${h.batches.duration.p99} ms; event-loop delay p50 / p99 / max ${h.eventLoopDelay.p50} / ${h.eventLoopDelay.p99} / ${h.eventLoopDelay.max} ms`);
     }
   }

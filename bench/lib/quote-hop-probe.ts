@@ -5,7 +5,8 @@
  * Per quote (keyed `rfqId|makerReceives.amount`, as the bench names its frames), in this process's
  * wall clock (performance.timeOrigin + now(), comparable with the bench process on one machine):
  *   - `commit`: the group-committed `rfq_write_quotes` call that wrote it returned (commit seen);
- *   - `poll`: the dispatcher read that delivered it started;
+ *   - `poll`: the dispatcher read that delivered it started, or (since the committed rows go to the
+ *     dispatcher directly) the hand-over of its commit's rows to the dispatcher;
  *   - `deliver`: the hub handed its `quoteUpdate` to the taker's sessions (ws.send).
  * Per dispatcher read: start, end, rows, and what woke it; per hole: the time spent deciding.
  * Event-loop delay too. On SIGUSR2 it writes everything to $BENCH_HOP_PROBE_FILE and starts afresh.
@@ -22,6 +23,8 @@ export interface HopProbeSnapshot {
   quotes: Record<string, [number, number, number]>;
   /** [start, end, rows delivered, woken (1) or timer (0)] per dispatcher read. */
   polls: Array<[number, number, number, number]>;
+  /** Hand-overs of a local commit's rows to the dispatcher (`committed`), when it has them. */
+  handovers: number;
   /** [start, end, dead (1) or alive (0)] per hole check. */
   holes: Array<[number, number, number]>;
   /** [sent, returned, items] per rfq_write_quotes call. */
@@ -40,6 +43,7 @@ function install(target: string): void {
   let holes: HopProbeSnapshot['holes'] = [];
   let batches: HopProbeSnapshot['batches'] = [];
   let wakes = 0;
+  let handovers = 0;
   let woken = false;
   let pollStart = 0;
   const loop = monitorEventLoopDelay({ resolution: 1 });
@@ -69,7 +73,20 @@ function install(target: string): void {
     return result;
   };
 
-  const dispatcher = OutboxDispatcher.prototype as unknown as { poll(): Promise<number>; wake(): void; holeIsDead(): Promise<boolean> };
+  const dispatcher = OutboxDispatcher.prototype as unknown as { poll(): Promise<number>; wake(): void; holeIsDead(): Promise<boolean>; committed?: (events: unknown) => void };
+  const originalCommitted = dispatcher.committed;
+  if (originalCommitted) {
+    dispatcher.committed = function (this: unknown, events: unknown) {
+      handovers += 1;
+      const outer = pollStart;
+      pollStart = now();
+      try {
+        return originalCommitted.call(this, events);
+      } finally {
+        pollStart = outer;
+      }
+    };
+  }
   const originalWake = dispatcher.wake;
   dispatcher.wake = function (this: unknown) {
     wakes += 1;
@@ -113,6 +130,7 @@ function install(target: string): void {
       holes,
       batches,
       wakes,
+      handovers,
       eventLoopDelay: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
     };
     quotes = new Map();
@@ -120,6 +138,7 @@ function install(target: string): void {
     holes = [];
     batches = [];
     wakes = 0;
+    handovers = 0;
     loop.reset();
     writeFileSync(`${target}.tmp`, JSON.stringify(snapshot));
     renameSync(`${target}.tmp`, target);
