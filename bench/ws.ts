@@ -24,7 +24,8 @@ import { AdminClient } from '../src/client/admin-client.ts';
 import { signCanonical, wsAuthCanonical } from '../src/domain/auth/hmac.ts';
 import { startOwnService } from './lib/own-service.ts';
 import { HttpClient, inParallel, openLoop, Signer, type LoadResult } from './lib/http-load.ts';
-import { loadAverage, repoRoot, spawnServer, stopAllServers } from './lib/processes.ts';
+import { loadAverage, processCpuMs, repoRoot, spawnServer, stopAllServers } from './lib/processes.ts';
+import { backendPids } from './lib/database.ts';
 import { round, roundSummary, summarize, type LatencySummary } from './lib/stats.ts';
 import type { HopProbeSnapshot } from './lib/quote-hop-probe.ts';
 import { createRfq, makeMakers, makeTakers, quoteBody, seedReferenceData, type Actor } from './lib/venue.ts';
@@ -258,10 +259,12 @@ export interface QuoteHops {
   batches: { count: number; itemsMean: number; duration: LatencySummary };
   wakes: number;
   handovers: number;
+  /** CPU of the service process and of its PostgreSQL backends over the step, per quote (ms): which side runs out first. */
+  cpuPerQuote: { service: number; database: number; wallMs: number };
   eventLoopDelay: { p50: number; p99: number; max: number };
 }
 
-function quoteHops(probe: HopProbeSnapshot, stamps: Map<string, { sent: number; response?: number; frame?: number }>): QuoteHops {
+function quoteHops(probe: HopProbeSnapshot, stamps: Map<string, { sent: number; response?: number; frame?: number }>, cpuPerQuote: QuoteHops['cpuPerQuote']): QuoteHops {
   const seg = { sendToCommit: [] as number[], commitToRead: [] as number[], readToDeliver: [] as number[], deliverToReceipt: [] as number[], commitToResponse: [] as number[] };
   const rows: Array<{ total: number; parts: Record<string, number> }> = [];
   for (const [key, s] of stamps) {
@@ -293,6 +296,7 @@ function quoteHops(probe: HopProbeSnapshot, stamps: Map<string, { sent: number; 
     },
     wakes: probe.wakes,
     handovers: probe.handovers ?? 0,
+    cpuPerQuote,
     eventLoopDelay: { p50: round(probe.eventLoopDelay.p50), p99: round(probe.eventLoopDelay.p99), max: round(probe.eventLoopDelay.max) },
   };
 }
@@ -421,12 +425,20 @@ async function runService(results: WsResults): Promise<void> {
       stamps.clear();
       latencies.length = 0;
       if (hopProbe) await readHopProbe(svc.pid, hopProbe); // starts the probe afresh
+      const cpu = async () => {
+        let database = 0;
+        for (const pid of await backendPids(db.pool, db.name)) database += processCpuMs(pid) ?? 0;
+        return { service: processCpuMs(svc.pid) ?? NaN, database, at: performance.now() };
+      };
+      const cpu0 = await cpu();
       log(`quotes: ${quoteRate}/s offered for ${durationSecs} s`);
       const rest = await openLoop({ client, rate: quoteRate, durationMs: durationSecs * 1000, build });
       for (let waited = 0; waited < 3000 && latencies.length < rest.ok; waited += 20) await sleep(20);
       const toFrame = { ...roundSummary(summarize(latencies)), missing: rest.ok - latencies.length };
+      const cpu1 = await cpu();
+      const per = (a: number, b: number) => round((b - a) / Math.max(1, latencies.length), 3);
       const probe = hopProbe ? await readHopProbe(svc.pid, hopProbe) : null;
-      const hops = probe ? quoteHops(probe, stamps) : undefined;
+      const hops = probe ? quoteHops(probe, stamps, { service: per(cpu0.service, cpu1.service), database: per(cpu0.database, cpu1.database), wallMs: round(cpu1.at - cpu0.at) }) : undefined;
       for (const ws of sockets) ws.terminate();
       client.close();
       log(`quotes: bare insert route at ${quoteRate}/s`);
@@ -483,6 +495,7 @@ function report(r: WsResults): string {
       lines.push(`  slowest 1% send -> frame mean ${h.tailMeans.sendToFrame} ms`);
       lines.push(`  dispatcher reads ${h.reads.count} (${h.reads.woken} woken), ${h.reads.duration.p50} / ${h.reads.duration.p99} ms, ${h.reads.rowsMean} rows each; wakes ${h.wakes}; commit hand-overs ${h.handovers}; hole checks ${h.holes.checks} (${h.holes.alive} alive, ${h.holes.totalMs} ms)`);
       lines.push(`  quote batches ${h.batches.count}, ${h.batches.itemsMean} items each, ${h.batches.duration.p50} / ${h.batches.duration.p99} ms; event-loop delay p50 / p99 / max ${h.eventLoopDelay.p50} / ${h.eventLoopDelay.p99} / ${h.eventLoopDelay.max} ms`);
+      lines.push(`  CPU per quote: service ${h.cpuPerQuote.service} ms, its PostgreSQL backends ${h.cpuPerQuote.database} ms (step ${h.cpuPerQuote.wallMs} ms wall)`);
     }
   }
   if (r.failures.length > 0) lines.push(`failures: ${r.failures.join('; ')}`);
