@@ -14,7 +14,7 @@
  *      bare insert route (bench/baseline-server.ts) at the same offered rate.
  * Every loop is bounded in count and time. Results go to bench/results/ws-<stamp>.json.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,8 +24,10 @@ import { AdminClient } from '../src/client/admin-client.ts';
 import { signCanonical, wsAuthCanonical } from '../src/domain/auth/hmac.ts';
 import { startOwnService } from './lib/own-service.ts';
 import { HttpClient, inParallel, openLoop, Signer, type LoadResult } from './lib/http-load.ts';
-import { loadAverage, repoRoot, spawnServer, stopAllServers } from './lib/processes.ts';
+import { loadAverage, processCpuMs, repoRoot, spawnServer, stopAllServers } from './lib/processes.ts';
+import { backendPids } from './lib/database.ts';
 import { round, roundSummary, summarize, type LatencySummary } from './lib/stats.ts';
+import type { HopProbeSnapshot } from './lib/quote-hop-probe.ts';
 import { createRfq, makeMakers, makeTakers, quoteBody, seedReferenceData, type Actor } from './lib/venue.ts';
 
 const HELP = `usage: node bench/ws.ts [options]
@@ -36,7 +38,8 @@ const HELP = `usage: node bench/ws.ts [options]
   --only <list>      bare,prices,quotes (default all)
   --db <url>         PostgreSQL to create the bench database on
   --results <file>   write the JSON results there (default bench/results/ws-<stamp>.json);
-                     bench/run.ts's fan-out phase reads them`;
+                     bench/run.ts's fan-out phase reads them
+  --no-hop-probe     do not preload bench/lib/quote-hop-probe.ts (the quote step's breakdown)`;
 
 const { values: args } = parseArgs({
   options: {
@@ -47,6 +50,7 @@ const { values: args } = parseArgs({
     only: { type: 'string', default: 'bare,prices,quotes' },
     db: { type: 'string' },
     results: { type: 'string' },
+    'hop-probe': { type: 'boolean', default: true },
     help: { type: 'boolean', default: false },
   },
   strict: true,
@@ -161,7 +165,7 @@ export interface WsResults {
   config: Record<string, unknown>;
   bare?: { small: TickResult; large: TickResult; rssPerConnectionKiB: number };
   prices?: { small: TickResult; large: TickResult; rssPerSessionKiB: number; serviceRssKiB: number; serverConflated: number | null };
-  quotes?: { offeredRate: number; rest: LoadResult; toFrame: LatencySummary & { missing: number }; bareInsert: LoadResult };
+  quotes?: { offeredRate: number; rest: LoadResult; toFrame: LatencySummary & { missing: number }; bareInsert: LoadResult; hops?: QuoteHops };
   failures: string[];
 }
 
@@ -238,12 +242,85 @@ async function openSession(actor: Actor, ws: WebSocket): Promise<void> {
   await request(ws, authFrame(actor, nextSignedAt(actor), '/v1/rfq/ws'), (f) => f.kind === 'health');
 }
 
+/** Where a quote's time to the taker's frame goes (bench/lib/quote-hop-probe.ts stamps the service side). */
+export interface QuoteHops {
+  /** Quotes with every stamp (of those whose frame arrived). */
+  quotes: number;
+  /**
+   * Per segment, over those quotes: REST send -> batch commit seen, commit -> the dispatcher read
+   * (or hand-over of the commit's rows) that delivered it started, that start -> hub delivery,
+   * delivery -> taker receipt, commit -> REST response received.
+   */
+  segments: Record<'sendToCommit' | 'commitToRead' | 'readToDeliver' | 'deliverToReceipt' | 'commitToResponse', LatencySummary>;
+  /** The same segments' means over the slowest 1% of quotes (by send -> frame): where the tail goes. */
+  tailMeans: Record<string, number>;
+  reads: { count: number; woken: number; duration: LatencySummary; rowsMean: number };
+  holes: { checks: number; alive: number; totalMs: number };
+  batches: { count: number; itemsMean: number; duration: LatencySummary };
+  wakes: number;
+  handovers: number;
+  /** CPU of the service process and of its PostgreSQL backends over the step, per quote (ms): which side runs out first. */
+  cpuPerQuote: { service: number; database: number; wallMs: number };
+  eventLoopDelay: { p50: number; p99: number; max: number };
+}
+
+function quoteHops(probe: HopProbeSnapshot, stamps: Map<string, { sent: number; response?: number; frame?: number }>, cpuPerQuote: QuoteHops['cpuPerQuote']): QuoteHops {
+  const seg = { sendToCommit: [] as number[], commitToRead: [] as number[], readToDeliver: [] as number[], deliverToReceipt: [] as number[], commitToResponse: [] as number[] };
+  const rows: Array<{ total: number; parts: Record<string, number> }> = [];
+  for (const [key, s] of stamps) {
+    const p = probe.quotes[key];
+    if (!p || s.frame === undefined || s.response === undefined || !p[0] || !p[1] || !p[2]) continue;
+    const parts = { sendToCommit: p[0] - s.sent, commitToRead: p[1] - p[0], readToDeliver: p[2] - p[1], deliverToReceipt: s.frame - p[2], commitToResponse: s.response - p[0] };
+    for (const [k, v] of Object.entries(parts)) seg[k as keyof typeof seg].push(v);
+    rows.push({ total: s.frame - s.sent, parts });
+  }
+  rows.sort((a, b) => b.total - a.total);
+  const tail = rows.slice(0, Math.max(1, Math.ceil(rows.length / 100)));
+  const tailMeans: Record<string, number> = { sendToFrame: round(tail.reduce((a, r) => a + r.total, 0) / tail.length) };
+  for (const k of Object.keys(seg)) tailMeans[k] = round(tail.reduce((a, r) => a + r.parts[k]!, 0) / tail.length);
+  return {
+    quotes: rows.length,
+    segments: Object.fromEntries(Object.entries(seg).map(([k, v]) => [k, roundSummary(summarize(v))])) as QuoteHops['segments'],
+    tailMeans,
+    reads: {
+      count: probe.polls.length,
+      woken: probe.polls.filter((p) => p[3] === 1).length,
+      duration: roundSummary(summarize(probe.polls.map((p) => p[1] - p[0]))),
+      rowsMean: round(probe.polls.reduce((a, p) => a + p[2], 0) / Math.max(1, probe.polls.length)),
+    },
+    holes: { checks: probe.holes.length, alive: probe.holes.filter((h) => h[2] === 0).length, totalMs: round(probe.holes.reduce((a, h) => a + h[1] - h[0], 0)) },
+    batches: {
+      count: probe.batches.length,
+      itemsMean: round(probe.batches.reduce((a, b) => a + b[2], 0) / Math.max(1, probe.batches.length)),
+      duration: roundSummary(summarize(probe.batches.map((b) => b[1] - b[0]))),
+    },
+    wakes: probe.wakes,
+    handovers: probe.handovers ?? 0,
+    cpuPerQuote,
+    eventLoopDelay: { p50: round(probe.eventLoopDelay.p50), p99: round(probe.eventLoopDelay.p99), max: round(probe.eventLoopDelay.max) },
+  };
+}
+
+/** Asks the preloaded hop probe for its snapshot (SIGUSR2) and reads it (bounded wait). */
+async function readHopProbe(pid: number, file: string): Promise<HopProbeSnapshot | null> {
+  await rm(file, { force: true });
+  process.kill(pid, 'SIGUSR2');
+  for (let waited = 0; waited < 5000; waited += 50) {
+    const text = await readFile(file, 'utf8').catch(() => null);
+    if (text !== null) return JSON.parse(text) as HopProbeSnapshot;
+    await sleep(50);
+  }
+  return null;
+}
+
 async function runService(results: WsResults): Promise<void> {
+  const hopProbe = phases.has('quotes') && args['hop-probe'] ? path.join(await mkdtemp(path.join(os.tmpdir(), 'rfq-bench-hops-')), 'hops.json') : null;
   const own = await startOwnService({
     adminUrl,
     name: 'ws',
     poolSize: 10,
-    env: { RFQ_WS_MAX_SESSIONS_PER_ACCOUNT: String(ACCOUNT_SESSIONS), RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE: '100000' },
+    env: { RFQ_WS_MAX_SESSIONS_PER_ACCOUNT: String(ACCOUNT_SESSIONS), RFQ_WS_MAX_UNAUTHENTICATED_PER_SOURCE: '100000', ...(hopProbe ? { BENCH_HOP_PROBE_FILE: hopProbe } : {}) },
+    ...(hopProbe ? { imports: ['bench/lib/quote-hop-probe.ts'] } : {}),
   });
   const { service, db } = own;
   try {
@@ -303,6 +380,17 @@ async function runService(results: WsResults): Promise<void> {
       );
       const sentAt = new Map<string, number>();
       const latencies: number[] = [];
+      // Wall-clock stamps per quote (comparable with the hop probe's in the service process).
+      const wall = () => performance.timeOrigin + performance.now();
+      const stamps = new Map<string, { sent: number; response?: number; frame?: number }>();
+      const keyOf = new WeakMap<object, string>();
+      const send = client.send.bind(client);
+      client.send = (req, timeoutMs) =>
+        send(req, timeoutMs).then((res) => {
+          const s = stamps.get(keyOf.get(req) ?? '');
+          if (s) s.response = wall();
+          return res;
+        });
       const sockets = await connectMany(wsUrl, takers.length, async (ws, i) => {
         await openSession(takers[i]!, ws);
         await request(ws, JSON.stringify({ kind: 'subscribe', topic: 'quotes' }), (f) => f.kind === 'subscribed');
@@ -314,6 +402,8 @@ async function runService(results: WsResults): Promise<void> {
           if (at === undefined) return;
           latencies.push(performance.now() - at);
           sentAt.delete(key);
+          const s = stamps.get(key);
+          if (s) s.frame = wall();
         });
       });
       // A unique price per request (canonical: ends in 1) names the frame it produces.
@@ -321,18 +411,34 @@ async function runService(results: WsResults): Promise<void> {
         const rfq = rfqs[k % rfqs.length]!;
         const maker = makers[Math.floor(k / rfqs.length) % makers.length]!;
         const amount = `3000.${String(k % 100_000).padStart(5, '0')}1`;
-        sentAt.set(`${rfq.rfqId}|${amount}`, performance.now());
-        return maker.signer.request('POST', '/v1/rfq/quotes', quoteBody(rfq.rfqId, amount));
+        const key = `${rfq.rfqId}|${amount}`;
+        sentAt.set(key, performance.now());
+        stamps.set(key, { sent: wall() });
+        const req = maker.signer.request('POST', '/v1/rfq/quotes', quoteBody(rfq.rfqId, amount));
+        keyOf.set(req, key);
+        return req;
       };
       log('quotes: warm-up (1 s at 100/s)');
       await openLoop({ client, rate: 100, durationMs: 1000, build, startIndex: 90_000 });
       await sleep(500);
       sentAt.clear();
+      stamps.clear();
       latencies.length = 0;
+      if (hopProbe) await readHopProbe(svc.pid, hopProbe); // starts the probe afresh
+      const cpu = async () => {
+        let database = 0;
+        for (const pid of await backendPids(db.pool, db.name)) database += processCpuMs(pid) ?? 0;
+        return { service: processCpuMs(svc.pid) ?? NaN, database, at: performance.now() };
+      };
+      const cpu0 = await cpu();
       log(`quotes: ${quoteRate}/s offered for ${durationSecs} s`);
       const rest = await openLoop({ client, rate: quoteRate, durationMs: durationSecs * 1000, build });
       for (let waited = 0; waited < 3000 && latencies.length < rest.ok; waited += 20) await sleep(20);
       const toFrame = { ...roundSummary(summarize(latencies)), missing: rest.ok - latencies.length };
+      const cpu1 = await cpu();
+      const per = (a: number, b: number) => round((b - a) / Math.max(1, latencies.length), 3);
+      const probe = hopProbe ? await readHopProbe(svc.pid, hopProbe) : null;
+      const hops = probe ? quoteHops(probe, stamps, { service: per(cpu0.service, cpu1.service), database: per(cpu0.database, cpu1.database), wallMs: round(cpu1.at - cpu0.at) }) : undefined;
       for (const ws of sockets) ws.terminate();
       client.close();
       log(`quotes: bare insert route at ${quoteRate}/s`);
@@ -350,12 +456,13 @@ async function runService(results: WsResults): Promise<void> {
         await openLoop({ client: bareClient, rate: 100, durationMs: 1000, build: bareBuild });
         const bareInsert = await openLoop({ client: bareClient, rate: quoteRate, durationMs: durationSecs * 1000, build: bareBuild });
         bareClient.close();
-        results.quotes = { offeredRate: quoteRate, rest: { ...rest, latency: roundSummary(rest.latency), serviceTime: rest.serviceTime && roundSummary(rest.serviceTime) }, toFrame, bareInsert: { ...bareInsert, latency: roundSummary(bareInsert.latency), serviceTime: bareInsert.serviceTime && roundSummary(bareInsert.serviceTime) } };
+        results.quotes = { ...(hops ? { hops } : {}), offeredRate: quoteRate, rest: { ...rest, latency: roundSummary(rest.latency), serviceTime: rest.serviceTime && roundSummary(rest.serviceTime) }, toFrame, bareInsert: { ...bareInsert, latency: roundSummary(bareInsert.latency), serviceTime: bareInsert.serviceTime && roundSummary(bareInsert.serviceTime) } };
       } finally {
         await bare.stop();
       }
     }
   } finally {
+    if (hopProbe) await rm(path.dirname(hopProbe), { recursive: true, force: true });
     const code = await own.stop();
     if (code !== 0 && code !== null) results.failures.push(`service exited ${code}: ${service.stderrTail.slice(-5).join(' | ')}`);
   }
@@ -381,6 +488,15 @@ function report(r: WsResults): string {
     const q = r.quotes;
     lines.push(`| quote REST send -> taker quoteUpdate p50 / p99 at ${q.offeredRate}/s (missing ${q.toFrame.missing}) | ${lat(q.toFrame)} | ${lat(q.bareInsert.latency)} (bare insert route, response) | ${ratio(q.toFrame, q.bareInsert.latency)} |`);
     lines.push(`| quote REST response p50 / p99 at ${q.offeredRate}/s (ok ${q.rest.ok}, failed ${q.rest.failed}) | ${lat(q.rest.latency)} | ${lat(q.bareInsert.latency)} | ${ratio(q.rest.latency, q.bareInsert.latency)} |`);
+    if (q.hops) {
+      const h = q.hops;
+      lines.push(`\nWhere the quote -> quoteUpdate time goes (${h.quotes} quotes stamped; p50 / p99 / max ms; mean over the slowest 1%):`);
+      for (const [k, v] of Object.entries(h.segments)) lines.push(`  ${k.padEnd(18)} ${v.p50} / ${v.p99} / ${v.max}   tail ${h.tailMeans[k]}`);
+      lines.push(`  slowest 1% send -> frame mean ${h.tailMeans.sendToFrame} ms`);
+      lines.push(`  dispatcher reads ${h.reads.count} (${h.reads.woken} woken), ${h.reads.duration.p50} / ${h.reads.duration.p99} ms, ${h.reads.rowsMean} rows each; wakes ${h.wakes}; commit hand-overs ${h.handovers}; hole checks ${h.holes.checks} (${h.holes.alive} alive, ${h.holes.totalMs} ms)`);
+      lines.push(`  quote batches ${h.batches.count}, ${h.batches.itemsMean} items each, ${h.batches.duration.p50} / ${h.batches.duration.p99} ms; event-loop delay p50 / p99 / max ${h.eventLoopDelay.p50} / ${h.eventLoopDelay.p99} / ${h.eventLoopDelay.max} ms`);
+      lines.push(`  CPU per quote: service ${h.cpuPerQuote.service} ms, its PostgreSQL backends ${h.cpuPerQuote.database} ms (step ${h.cpuPerQuote.wallMs} ms wall)`);
+    }
   }
   if (r.failures.length > 0) lines.push(`failures: ${r.failures.join('; ')}`);
   return `${lines.join('\n')}\n`;

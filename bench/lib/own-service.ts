@@ -26,6 +26,8 @@ export interface OwnServiceOptions {
   poolSize: number;
   /** Extra RFQ_* settings. */
   env?: Record<string, string>;
+  /** More bench modules to preload into the service (venue.ts `startService`). */
+  imports?: string[];
 }
 
 export async function startOwnService(options: OwnServiceOptions): Promise<OwnService> {
@@ -37,7 +39,7 @@ export async function startOwnService(options: OwnServiceOptions): Promise<OwnSe
   };
   let service: Service;
   try {
-    service = await startService({ databaseUrl: db.url, dataDir, probeFile: null, cpuProfDir: null, poolSize: options.poolSize, ...(options.env ? { env: options.env } : {}) });
+    service = await startService({ databaseUrl: db.url, dataDir, probeFile: null, cpuProfDir: null, poolSize: options.poolSize, ...(options.env ? { env: options.env } : {}), ...(options.imports ? { imports: options.imports } : {}) });
   } catch (error) {
     await dispose();
     throw error;

@@ -19,6 +19,8 @@ export interface ServiceOptions {
   poolSize: number;
   /** Extra RFQ_* settings for this run (e.g. WebSocket limits). */
   env?: Record<string, string>;
+  /** More bench modules to preload into the service (`--import`), e.g. bench/lib/quote-hop-probe.ts. */
+  imports?: string[];
 }
 
 export interface Service extends Child {
@@ -45,6 +47,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   });
   const args: string[] = [];
   if (options.probeFile) args.push('--import', path.join(repoRoot, 'bench/lib/service-probe.ts'));
+  for (const module of options.imports ?? []) args.push('--import', path.join(repoRoot, module));
   if (options.cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`);
   args.push('src/runtime/main.ts');
   const child = await spawnServer({ name: 'rfq-service', args, env, cwd: repoRoot, ready: /listening on (http:\/\/\S+)/ });

@@ -38,6 +38,7 @@ import * as venueActionPerOwner from './migrations/0120-venue-action-per-owner.t
 import * as acceptAndCloseCalls from './migrations/0150-accept-and-close-calls.ts';
 import * as quoteClaimsInOneCall from './migrations/0151-quote-claims-in-one-call.ts';
 import * as claimsPlanCached from './migrations/0152-claims-plan-cached.ts';
+import * as outboxRowsToCommitter from './migrations/0160-outbox-rows-to-committer.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   '0150-accept-and-close-calls': acceptAndCloseCalls,
   '0151-quote-claims-in-one-call': quoteClaimsInOneCall,
   '0152-claims-plan-cached': claimsPlanCached,
+  '0160-outbox-rows-to-committer': outboxRowsToCommitter,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -5,7 +5,10 @@
  * carry none. Nothing notifies inside the writing transaction (see migration 0003).
  *
  * Frames are buffered per transaction and written in one statement when the use case's callback
- * returns (`inTransaction`), so a use case pays one round trip for all its events.
+ * returns (`inTransaction`), so a use case pays one round trip for all its events. That statement
+ * returns the rows it wrote (id, seq, frame), and once the transaction has committed they go to
+ * the commit listeners: the node's dispatcher hands them to its sessions without reading them
+ * back (outbox-dispatcher.ts `committed`), the outbox stays the record other nodes read.
  */
 import { sql } from 'kysely';
 import type { Db, Tx } from './transaction.ts';
@@ -24,28 +27,44 @@ interface Buffered extends OutboxEvent {
   at: number;
 }
 
+/** An outbox row as its writer got it back (`rfq_append_events`), handed on after the commit. */
+export interface CommittedEvent {
+  id: number;
+  account_id: string | null;
+  topic: string;
+  seq: number | null;
+  frame: Record<string, unknown>;
+}
+
+/** Rows committed, in id order; null when the writer did not get them back (the listener reads them). */
+export type CommitListener = (events: readonly CommittedEvent[] | null) => void;
+
 const buffers = new WeakMap<Tx, Buffered[]>();
-const commitListeners = new WeakMap<Db, Set<() => void>>();
+const commitListeners = new WeakMap<Db, Set<CommitListener>>();
 
 /**
- * Calls `listener` after every commit through `db` that wrote outbox rows (the node's dispatcher
- * wakes on it instead of waiting for its next poll). Returns the unsubscribe function.
+ * Calls `listener` after every commit through `db` that wrote outbox rows, with those rows when
+ * the writer has them (the node's dispatcher delivers them, or wakes to read, instead of waiting
+ * for its next poll). Returns the unsubscribe function.
  */
-export function onOutboxCommit(db: Db, listener: () => void): () => void {
+export function onOutboxCommit(db: Db, listener: CommitListener): () => void {
   let set = commitListeners.get(db);
   if (!set) commitListeners.set(db, (set = new Set()));
   set.add(listener);
   return () => set.delete(listener);
 }
 
-/** Signals a commit that wrote outbox rows; for writers that bypass `inTransaction` (quote batches). */
-export function outboxCommitted(db: Db): void {
+/**
+ * Signals a commit that wrote outbox rows; for writers that bypass `inTransaction` (quote
+ * batches). `events` only as the committed statement returned them, never before the commit.
+ */
+export function outboxCommitted(db: Db, events: readonly CommittedEvent[] | null = null): void {
   const set = commitListeners.get(db);
   if (!set) return;
   // A listener must only schedule work; one that throws must not fail the committed use case.
   for (const listener of set) {
     try {
-      listener();
+      listener(events);
     } catch {
       // ignored: listeners are wake-ups, and the dispatcher's poll is the fallback
     }
@@ -54,17 +73,17 @@ export function outboxCommitted(db: Db): void {
 
 /** Runs `work` in one transaction and writes the events it appended before committing. */
 export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
-  let wrote = false;
+  let events: CommittedEvent[] = [];
   const result = await db.transaction().execute(async (tx) => {
     const buffer: Buffered[] = [];
     buffers.set(tx, buffer);
     const value = await work(tx);
-    wrote = buffer.length > 0;
-    await writeEvents(tx, buffer);
+    events = await writeEvents(tx, buffer);
     buffer.length = 0;
     return value;
   });
-  if (wrote) outboxCommitted(db);
+  // Only now, after the commit returned: nothing is pushed for a change that did not commit.
+  if (events.length > 0) outboxCommitted(db, events);
   return result;
 }
 
@@ -75,12 +94,65 @@ export async function appendEvent(tx: Tx, event: OutboxEvent, at: number): Promi
   buffer.push({ ...event, at });
 }
 
-async function writeEvents(tx: Tx, events: Buffered[]): Promise<void> {
-  if (events.length === 0) return;
+async function writeEvents(tx: Tx, events: Buffered[]): Promise<CommittedEvent[]> {
+  if (events.length === 0) return [];
   const payload = events.map((e, ord) => ({ ord, account_id: e.accountId, topic: e.topic, frame: e.frame, at: e.at }));
-  // rfq_append_events (migration 0008): sequence rows in (account, topic) order, numbered in append order.
-  await sql`select rfq_append_events(${JSON.stringify(payload)}::jsonb)`.execute(tx);
+  // rfq_append_events (APPEND_EVENTS_SQL): sequence rows in (account, topic) order, numbered in append order.
+  const { rows } = await sql<{ rows: CommittedEvent[] }>`select rfq_append_events(${JSON.stringify(payload)}::jsonb) as rows`.execute(tx);
+  return rows[0]?.rows ?? [];
 }
+
+/**
+ * The live definition of `rfq_append_events(events jsonb)` (migration 0008 wrote it returning
+ * nothing; 0160 loads this one). Events arrive in append order; sequence rows are taken in
+ * (account, topic) order, as every writer does, and each (account, topic) numbers its events in
+ * append order. Broadcast events (no account) carry no sequence. Returns the rows written, in id
+ * order, as a JSON array of {id, account_id, topic, seq, frame}: the writer hands them to the
+ * node's dispatcher once committed.
+ */
+export const APPEND_EVENTS_SQL = `
+create or replace function rfq_append_events(p_events jsonb) returns jsonb
+language plpgsql as $fn$
+declare
+  grp record;
+  v_last int8;
+  v_accounts uuid[] := '{}';
+  v_topics text[] := '{}';
+  v_bases int8[] := '{}';
+  v_rows jsonb;
+begin
+  for grp in
+    select account_id, topic, count(*)::int8 as n
+    from jsonb_to_recordset(p_events) as e(account_id uuid, topic text)
+    where account_id is not null
+    group by account_id, topic
+    order by account_id, topic
+  loop
+    insert into event_seqs as s (account_id, topic, last_seq) values (grp.account_id, grp.topic, grp.n)
+    on conflict (account_id, topic) do update set last_seq = s.last_seq + excluded.last_seq
+    returning s.last_seq into v_last;
+    v_accounts := v_accounts || grp.account_id;
+    v_topics := v_topics || grp.topic;
+    v_bases := v_bases || (v_last - grp.n);
+  end loop;
+  with written as (
+    insert into outbox (account_id, topic, seq, frame, created_at)
+    select e.account_id, e.topic,
+           case when e.account_id is null then null
+                else b.base + row_number() over (partition by e.account_id, e.topic order by e.ord) end,
+           e.frame, e.at
+    from jsonb_to_recordset(p_events) as e(ord int, account_id uuid, topic text, frame jsonb, at int8)
+    left join unnest(v_accounts, v_topics, v_bases) as b(account_id, topic, base)
+      on b.account_id = e.account_id and b.topic = e.topic
+    order by e.ord
+    returning id, account_id, topic, seq, frame
+  )
+  select coalesce(jsonb_agg(jsonb_build_object('id', id, 'account_id', account_id, 'topic', topic, 'seq', seq, 'frame', frame) order by id), '[]')
+    into v_rows from written;
+  return v_rows;
+end
+$fn$;
+`;
 
 /** Deletes outbox rows created before `before` (UnixMillis), at most `limit` per call. */
 export async function pruneOutbox(db: Db, before: number, limit: number): Promise<number> {

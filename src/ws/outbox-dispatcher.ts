@@ -2,8 +2,14 @@
  * Reads the outbox and hands each committed account-topic frame to this node's sessions, with
  * the row's `seq` added, and each broadcast `openRfqs` frame to the sessions subscribed to its
  * instrument (no seq). Every node runs its own dispatcher over the shared table, so every
- * node's sessions see every commit. It reads when woken (`wake`: a local commit, or another
- * node's NOTIFY) and otherwise polls at `pollIntervalMs` as the fallback.
+ * node's sessions see every commit. It reads when woken (`wake`: another node's NOTIFY, or a
+ * local commit whose rows it was not given) and otherwise polls at `pollIntervalMs` as the fallback.
+ *
+ * A local commit usually hands over the rows it wrote (`committed`, from the writing statement's
+ * result, after the commit returned): those that continue the cursor without a hole are delivered
+ * at once, without reading them back (issue 17: the read was most of the time from a quote's
+ * commit to the taker's frame). Anything else (a hole before them: an earlier id not yet seen)
+ * falls back to the read below, so order, `seq` and the hole rules are the read's.
  *
  * Ids come from a sequence, which is allocated at insert, not at commit: a row with a lower id
  * can become visible after a higher one. The cursor therefore does not jump over a hole at once.
@@ -20,6 +26,7 @@
 import type { Logger } from 'pino';
 import { sql } from 'kysely';
 import type { Db } from '../store/transaction.ts';
+import type { CommittedEvent } from '../store/outbox.ts';
 import { inBackgroundLane } from '../store/work-lane.ts';
 import type { SessionHub } from './hub.ts';
 
@@ -51,6 +58,8 @@ export class OutboxDispatcher {
   /** A wake-up arrived while a read was running: read again as soon as it ends. */
   private again = false;
   private stopped = false;
+  /** The cursor is set (start): committed rows before it are not handed out. */
+  private started = false;
 
   constructor(options: OutboxDispatcherOptions) {
     this.db = options.db;
@@ -65,6 +74,7 @@ export class OutboxDispatcher {
   async start(): Promise<void> {
     const row = await this.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst();
     this.cursor = Number(row?.max ?? 0);
+    this.started = true;
     this.schedule();
   }
 
@@ -88,6 +98,22 @@ export class OutboxDispatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.run();
+  }
+
+  /**
+   * Rows a local writer committed and got back, in id order: those that continue the cursor are
+   * delivered now; at the first hole the rest is left to a read (woken here).
+   */
+  committed(events: readonly CommittedEvent[]): void {
+    if (this.stopped || !this.started) return;
+    for (const event of events) {
+      if (event.id <= this.cursor) continue; // a read got there first
+      if (event.id !== this.cursor + 1) {
+        this.wake();
+        return;
+      }
+      this.advance(event.id, event.account_id, event.topic, event.seq, event.frame);
+    }
   }
 
   /** setTimeout after each poll, not setInterval: a slow poll never overlaps the next. */
@@ -138,21 +164,39 @@ export class OutboxDispatcher {
     let delivered = 0;
     for (const row of rows) {
       const id = Number(row.id);
-      if (id !== this.cursor + 1 && !(await this.holeIsDead())) break; // wait for the hole to fill
-      this.gapSince = null;
-      this.gapHolders = null;
-      this.cursor = id;
-      delivered++;
-      if (row.frame === null) continue;
-      const frame = row.frame;
-      if (row.account_id === null) {
-        // Broadcast rows carry no seq. Prices never pass through the outbox (see price-book.ts).
-        if (row.topic === 'openRfqs' && typeof frame.instrumentId === 'string') this.hub.deliverOpenRfq(frame.instrumentId, frame);
+      // Delivered meanwhile from its writer's commit (`committed`): counted, not sent twice.
+      if (id <= this.cursor) {
+        delivered++;
         continue;
       }
-      this.hub.deliver(row.account_id, row.topic, row.seq === null ? frame : { ...frame, seq: Number(row.seq) });
+      if (id !== this.cursor + 1) {
+        const cursor = this.cursor;
+        const dead = await this.holeIsDead();
+        if (this.cursor !== cursor) {
+          // Committed rows moved the cursor during the check: the answer was about another hole.
+          this.again = true;
+          break;
+        }
+        if (!dead) break; // wait for the hole to fill
+      }
+      delivered++;
+      this.advance(id, row.account_id, row.topic, row.seq === null ? null : Number(row.seq), row.frame);
     }
     return delivered;
+  }
+
+  /** Moves the cursor to `id` and hands its frame (null: filtered out by the read) to the sessions. */
+  private advance(id: number, accountId: string | null, topic: string, seq: number | null, frame: Record<string, unknown> | null): void {
+    this.gapSince = null;
+    this.gapHolders = null;
+    this.cursor = id;
+    if (frame === null) return;
+    if (accountId === null) {
+      // Broadcast rows carry no seq. Prices never pass through the outbox (see price-book.ts).
+      if (topic === 'openRfqs' && typeof frame.instrumentId === 'string') this.hub.deliverOpenRfq(frame.instrumentId, frame);
+      return;
+    }
+    this.hub.deliver(accountId, topic, seq === null ? frame : { ...frame, seq });
   }
 
   /** A hole before the next row: dead once no outbox writer in flight at its first sight is left, or past the grace. */

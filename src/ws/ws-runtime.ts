@@ -39,9 +39,11 @@ export async function startWsRuntime(context: WsContext, logger: Logger, dispatc
   const db = context.service.db;
   const dispatcher = dispatch ? new OutboxDispatcher({ db, hub, logger }) : null;
   await bus.start({ outboxWake: () => dispatcher?.wake(), price: (message) => book.applyRemote(message) }, logger);
-  // Every node tells the others about its commits, whether or not it dispatches itself.
-  const unsubscribe = onOutboxCommit(db, () => {
-    dispatcher?.wake();
+  // Every node tells the others about its commits, whether or not it dispatches itself. Rows the
+  // writer got back go to this node's sessions at once; without them the dispatcher reads.
+  const unsubscribe = onOutboxCommit(db, (events) => {
+    if (events) dispatcher?.committed(events);
+    else dispatcher?.wake();
     bus.signalOutbox();
   });
   book.start();

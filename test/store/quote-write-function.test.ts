@@ -2,7 +2,8 @@
  * `rfq_write_quotes`' replay claims (src/store/quote-write-function.ts), claimed for the whole
  * batch in one call: a pair repeated inside one batch is won by its first item only (the rest are
  * `out_reused` and write nothing), a pair claimed by an earlier batch is reused, a revoked key is
- * refused `keyRevoked`, and an item without a claim is written.
+ * refused `keyRevoked`, and an item without a claim is written. Asked (`p_events`), it also
+ * returns the outbox rows it wrote, for the writer's node to deliver without reading them back.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -75,6 +76,24 @@ for (const backend of backends()) {
       assert.deepEqual(again.map((r) => [r.out_reused, r.out_quote_id]), [[true, null]]);
       const quotes = await store.db.selectFrom('quotes').select('rfq_id').where('rfq_id', 'in', [a, b, c, d, e]).execute();
       assert.deepEqual(quotes.map((q) => q.rfq_id).sort(), [a, c, e].sort());
+    });
+
+    it('asked for them, returns the outbox rows it wrote, as stored, on one more row', async () => {
+      const [a, b] = (await Promise.all([6, 7].map(openRfq))) as [string, string];
+      const { rows } = await sql<{ out_ord: number | null; out_quote_id: string | null; out_events: Array<{ id: number; account_id: string; topic: string; seq: number; frame: Record<string, unknown> }> | null }>`
+        select out_ord, out_quote_id, out_events from rfq_write_quotes(${JSON.stringify([item(0, a, null), item(1, b, { accessKey: key, signedAt: 7 })])}::jsonb, true)`.execute(store.db);
+      // Item 1 reuses a claimed pair and writes nothing; item 0 writes one frame for each side.
+      assert.deepEqual(rows.map((r) => r.out_ord), [0, 1, null]);
+      const events = rows[2]!.out_events!;
+      const stored = await store.db.selectFrom('outbox').select(['id', 'account_id', 'topic', 'seq', 'frame']).where('id', '>=', events[0]!.id).orderBy('id').execute();
+      assert.deepEqual(events, stored.map((r) => ({ ...r, id: Number(r.id), seq: Number(r.seq) })));
+      assert.deepEqual(events.map((e) => [e.account_id, e.topic, e.frame.kind, e.frame.quoteId]), [
+        [taker, 'quotes', 'quoteUpdate', rows[0]!.out_quote_id],
+        [makerAccount, 'quoteStatus', 'quoteStatus', rows[0]!.out_quote_id],
+      ]);
+      // Nothing written: no such row.
+      const none = await sql<{ out_ord: number | null }>`select out_ord from rfq_write_quotes(${JSON.stringify([item(0, a, { accessKey: key, signedAt: 7 })])}::jsonb, true)`.execute(store.db);
+      assert.deepEqual(none.rows.map((r) => r.out_ord), [0]);
     });
   });
 }

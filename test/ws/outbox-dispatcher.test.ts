@@ -162,5 +162,79 @@ for (const backend of backends()) {
         await dispatcher.stop();
       }
     });
+
+    /** A dispatcher fed as the runtime feeds it (rows from the commit, else a wake), counting its reads. */
+    async function fedByCommits(accountId: string) {
+      const got: Array<Record<string, unknown>> = [];
+      const waiters: Array<() => void> = [];
+      const hub = new SessionHub();
+      hub.add({ accountId, deliver: (_topic, frame) => { got.push(frame); waiters.splice(0).forEach((w) => w()); } });
+      const dispatcher = new OutboxDispatcher({ db: h.node.store.db, hub, logger: pino({ level: 'silent' }), pollIntervalMs: 1_000_000, gapGraceMs: 60_000 });
+      await dispatcher.start();
+      let reads = 0;
+      const poll = dispatcher.poll.bind(dispatcher);
+      dispatcher.poll = () => {
+        reads++;
+        return poll();
+      };
+      const unsubscribe = onOutboxCommit(h.node.store.db, (events) => (events ? dispatcher.committed(events) : dispatcher.wake()));
+      const frames = async (n: number) => {
+        while (got.length < n) await new Promise<void>((resolve) => waiters.push(resolve));
+      };
+      return { got, dispatcher, reads: () => reads, frames, close: async () => { unsubscribe(); await dispatcher.stop(); } };
+    }
+
+    it('delivers a local commit from the rows it wrote, without reading them back, and never twice', async () => {
+      await sql`select setval(pg_get_serial_sequence('outbox', 'id'), (select max(id) from outbox))`.execute(h.node.store.db);
+      const { account, client } = await h.newUser();
+      const fed = await fedByCommits(client.login!.userId);
+      try {
+        await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '7', memo: 'one' });
+        await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '8', memo: 'two' });
+        await fed.frames(2);
+        assert.equal(fed.reads(), 0, 'no outbox read for rows the commit handed over');
+        const [first, second] = fed.got as [Record<string, unknown>, Record<string, unknown>];
+        assert.equal(first.kind, 'balanceSnapshot');
+        assert.equal(second.seq, Number(first.seq) + 1);
+        // A read afterwards finds them behind the cursor: nothing is sent again.
+        assert.equal(await fed.dispatcher.poll(), 0);
+        assert.equal(fed.got.length, 2);
+      } finally {
+        await fed.close();
+      }
+    });
+
+    // PGlite is one connection: no transaction can hold an earlier id while another commits.
+    it('leaves committed rows behind a hole to the read, which waits for the hole and keeps id order', { skip: backend !== 'postgres' }, async () => {
+      await sql`select setval(pg_get_serial_sequence('outbox', 'id'), (select max(id) from outbox))`.execute(h.node.store.db);
+      const { account, client } = await h.newUser();
+      const userId = client.login!.userId;
+      const fed = await fedByCommits(userId);
+      let commit: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (commit = resolve));
+      let inserted: () => void = () => undefined;
+      const holding = new Promise<void>((resolve) => (inserted = resolve));
+      // Draws the next id and commits last (not through inTransaction: only a read can see it).
+      const late = h.node.store.db.transaction().execute(async (tx) => {
+        await sql`insert into outbox (account_id, topic, seq, frame, created_at) values (${userId}, 'balances', null, '{"kind":"late"}'::jsonb, 0)`.execute(tx);
+        inserted();
+        await held;
+      });
+      try {
+        await holding;
+        await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '7', memo: 'after the hole' });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        assert.equal(fed.got.length, 0, 'the committed row waits behind the id in flight');
+        commit();
+        await late;
+        fed.dispatcher.wake();
+        await fed.frames(2);
+        assert.deepEqual(fed.got.map((f) => f.kind), ['late', 'balanceSnapshot']);
+      } finally {
+        commit();
+        await late.catch(() => undefined);
+        await fed.close();
+      }
+    });
   });
 }

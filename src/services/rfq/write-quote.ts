@@ -11,7 +11,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../store/transaction.ts';
-import { outboxCommitted } from '../../store/outbox.ts';
+import { outboxCommitted, type CommittedEvent } from '../../store/outbox.ts';
 
 export interface QuoteWrite {
   /** The request's replay claim, made inside the write; null when already claimed. */
@@ -58,13 +58,15 @@ interface Pending {
 }
 
 interface Row {
-  out_ord: number;
+  /** null on the one row that carries the outbox rows written (`out_events`). */
+  out_ord: number | null;
   out_reused: boolean;
   out_rfq_open: boolean;
   out_maker_allowed: boolean;
   out_quote_id: string | null;
   out_version: number | string | null;
   out_refusal: string | null;
+  out_events: CommittedEvent[] | null;
 }
 
 const DEADLOCK = '40P01';
@@ -148,9 +150,10 @@ export class QuoteWriter {
         return;
       }
     }
-    // Every batch that committed may have written frames (refused items write none; cheap to over-wake).
-    outboxCommitted(this.#db);
-    const byOrd = new Map(rows.map((r) => [Number(r.out_ord), r]));
+    // The batch committed: its frames (none when every item was refused) go to this node's sessions now.
+    const events = rows.find((r) => r.out_ord === null)?.out_events;
+    if (events && events.length > 0) outboxCommitted(this.#db, events);
+    const byOrd = new Map(rows.filter((r) => r.out_ord !== null).map((r) => [Number(r.out_ord), r]));
     batch.forEach((p, ord) => {
       const r = byOrd.get(ord);
       if (!r) return p.reject(new Error('quote batch returned no result for an item'));
@@ -166,6 +169,6 @@ export class QuoteWriter {
   }
 
   async #call(payload: string): Promise<Row[]> {
-    return (await sql<Row>`select * from rfq_write_quotes(${payload}::jsonb)`.execute(this.#db)).rows;
+    return (await sql<Row>`select * from rfq_write_quotes(${payload}::jsonb, true)`.execute(this.#db)).rows;
   }
 }
