@@ -186,7 +186,7 @@ try {
     outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
   }
   const executions = await db.selectFrom('perp_executions').select(['id', 'rfq_id', 'created_at']).where('rfq_id', 'in', ids).execute();
-  const calls = await db.selectFrom('perp_execution_calls').select(['execution_id', 'kind', 'started_at', 'ended_at']).where('execution_id', 'in', executions.map((e) => e.id)).execute();
+  const calls = await db.selectFrom('perp_execution_calls').select(['execution_id', 'kind', 'started_at', 'ended_at']).where('execution_id', 'in', executions.map((e) => e.id)).orderBy('id').execute();
   const split = { total: [] as number[], accept: [] as number[], queued: [] as number[], checks: [] as number[], reads: [] as number[], decided: [] as number[], committed: [] as number[], maker: [] as number[], between: [] as number[], taker: [] as number[], resolution: [] as number[] };
   let settled = 0;
   const slowest: Array<Record<string, number>> = [];

@@ -13,7 +13,8 @@ import type { VenueClient } from '../venue/venue-client.ts';
 import type { VenueNetwork } from '../domain/perp/types.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
 import { inBackgroundLane } from '../store/work-lane.ts';
-import { CheckReadsAhead, warmUpRecovery } from '../services/perp/check-reads.ts';
+import { CheckReadsAhead } from '../services/perp/check-reads.ts';
+import { RecoveryThread } from './recovery-thread.ts';
 
 /** Executions driven at once per node; each holds a store connection only inside a transition. */
 const PERP_EXECUTION_CONCURRENCY = 8;
@@ -31,6 +32,8 @@ export interface PerpExecutionOptions {
 export interface PerpWiring {
   executor: PerpExecutor;
   start(logger: Logger): DeadlineWorker;
+  /** Stops what `start` started besides the worker (the recovery thread). */
+  stop(): Promise<void>;
 }
 
 export function wirePerpExecutor(
@@ -51,10 +54,18 @@ export function wirePerpExecutor(
     nodeId: `node_${randomUUID()}`,
     claimNonce: (tx, signer, nonce) => claimVenueNonce(tx, signer, nonce, { purpose: 'takerOrder', at: deps.clock.now() }),
   };
-  executor.readsAhead = new CheckReadsAhead({ venue, network: executor.network, builderAddress: executor.builderAddress, clock: deps.clock });
+  let recovery: RecoveryThread | null = null;
   return {
     executor,
+    async stop() {
+      await recovery?.stop();
+      recovery = null;
+    },
     start(logger) {
+      // Recoveries off the event loop (recovery-thread.ts), for the checks and the reads ahead.
+      recovery = new RecoveryThread(logger);
+      executor.recover = recovery.recover;
+      executor.readsAhead = new CheckReadsAhead({ venue, network: executor.network, builderAddress: executor.builderAddress, clock: deps.clock, recover: recovery.recover });
       const worker = new DeadlineWorker({
         name: 'perp-executions',
         sweepIntervalMs: 250,
@@ -76,8 +87,6 @@ export function wirePerpExecutor(
       // lane (PGlite: behind waiting requests; PostgreSQL: without the reserved connections).
       deps.hooks.perpAccepted = (id) => inBackgroundLane(() => worker.schedule(id, Date.now()));
       deps.hooks.perpAcceptArrived = (rfqId, order, taker) => executor.readsAhead?.arrived(rfqId, order, taker);
-      // secp256k1's tables are built on first use (tens of ms): built now, not on the first accept.
-      void warmUpRecovery(executor.network);
       worker.start();
       return worker;
     },

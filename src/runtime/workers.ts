@@ -105,6 +105,7 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
       await headScanner?.stop();
       await broadcaster?.stop();
       await Promise.all(workers.map((w) => w.stop()));
+      await perp?.stop();
     },
   };
 }

@@ -50,6 +50,20 @@ export function recoverSigner(signed: unknown, network: VenueNetwork): Promise<R
   );
 }
 
+/** The signer of an order given as its JSON text, parsed as the execution parses it. */
+export type SignerRecovery = (orderJson: string, network: VenueNetwork) => Promise<Recovered>;
+
+/** On the calling thread (the runtime may hand a thread's instead: runtime/recovery-thread.ts). */
+export const recoverSignerOfText: SignerRecovery = async (orderJson, network) => {
+  let order: unknown;
+  try {
+    order = JSON.parse(orderJson);
+  } catch (error) {
+    return { address: null, error };
+  }
+  return recoverSigner(order, network);
+};
+
 type Meta = Awaited<ReturnType<ExecutionVenue['freshMeta']>>;
 
 export interface CheckReads {
@@ -69,18 +83,15 @@ export interface CheckReadSettings {
   network: VenueNetwork;
   builderAddress: Address | null;
   clock: Clock;
+  /** Where recoveries run; default: this thread. */
+  recover?: SignerRecovery;
 }
 
 export function startCheckReads(s: CheckReadSettings, takerOrder: string, taker: Address): CheckReads {
   const meta = venueCall(s.clock, 'meta', null, { type: 'meta' }, () => s.venue.freshMeta());
   const builder = s.builderAddress;
   const fee = builder ? venueCall(s.clock, 'maxBuilderFee', null, { type: 'maxBuilderFee', user: taker, builder }, () => s.venue.maxBuilderFee(taker, builder)) : null;
-  let recovery: Promise<Recovered>;
-  try {
-    recovery = recoverSigner(JSON.parse(takerOrder), s.network);
-  } catch (error) {
-    recovery = Promise.resolve({ address: null, error });
-  }
+  const recovery = (s.recover ?? recoverSignerOfText)(takerOrder, s.network);
   return { takerOrder, taker, meta, fee, recovery };
 }
 

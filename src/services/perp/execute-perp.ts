@@ -30,7 +30,7 @@ import { cancelSucceeded, isBuilderFeeRefusal, isMakerFault, isVenueFill, looked
 import { canonicalVenueDecimal, summariseFills } from '../../domain/perp/fills.ts';
 import { rankCascade } from '../../domain/rfq/perp-cascade.ts';
 import { checkTakerOrder } from '../../domain/perp/taker-order.ts';
-import { recoverSigner, venueCall, type CheckReadsAhead, type VenueCall } from './check-reads.ts';
+import { recoverSigner, recoverSignerOfText, venueCall, type CheckReadsAhead, type SignerRecovery, type VenueCall } from './check-reads.ts';
 import { isAuthorisedSigner } from '../../domain/perp/authorised-signer.ts';
 import { applyEffect, type EffectContext } from './apply-effects.ts';
 import type { PerpExecutionSettings } from './execution-venue.ts';
@@ -98,6 +98,8 @@ export interface PerpExecutor extends PerpExecutionSettings {
   claimNonce(tx: Tx, signer: string, nonce: number): Promise<boolean>;
   /** The checks' reads this node started when the accept arrived (check-reads.ts); absent: read here. */
   readsAhead?: CheckReadsAhead;
+  /** Where the taker order's signer is recovered (check-reads.ts); absent: on this thread. */
+  recover?: SignerRecovery;
 }
 
 class LeaseLost extends Error {}
@@ -266,7 +268,7 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
   // the reads are in flight, on the object `checkTakerOrder` checks below, or (ahead) on the same
   // JSON text parsed the same way. The checks hand back this very object when the order passes,
   // so the address is the one they would have recovered; it is used only then.
-  const recovery = ahead?.recovery ?? recoverSigner(raw, x.network);
+  const recovery = ahead?.recovery ?? (x.recover ?? recoverSignerOfText)(row.taker_order, x.network);
   const meta = await metaRead;
   calls.push(meta.record);
   const assetIndex = meta.reply ? meta.reply.universe.findIndex((asset) => asset.name === instrument.base) : -1;
