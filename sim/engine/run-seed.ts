@@ -94,8 +94,13 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
         }
       }
       if (stack.chain) {
+        // Wins held back are settled late now (the chain is past every deadline), then the
+        // operator resolves what a cancel left UNRESOLVED, and custody's own transfers finish.
+        await driver.settleLate(true);
         await checker.depositsCredited(60_000);
         await checker.withdrawalsAtRest(60_000);
+        await driver.resolveStuck(60_000);
+        await checker.custodyAtRest(60_000);
       }
       await checker.final();
       if (stack.chain) await checker.onChain();
