@@ -16,6 +16,7 @@ import { parseAmount } from '../../src/domain/money/index.ts';
 import { ApiError } from '../../src/client/http.ts';
 import { SIM_CONFIRMATIONS } from './chain.ts';
 import { rawOf, xchangeBundle } from './wallets.ts';
+import type { PriceFeeds } from './prices.ts';
 
 export interface LoggedAction { step: number; actor: string; action: string; args: unknown; outcome: string }
 
@@ -35,6 +36,8 @@ const WEIGHTS = {
   withdraw: 3,
   operatorDecision: 4,
   wait: 8,
+  // A maker streams a fresh indicative ladder (prices.ts checks what the takers' sessions show).
+  ladderTick: 6,
   clockJump: 3,
   restartNode: 2,
   crashSecondNode: 2,
@@ -87,6 +90,8 @@ export class Driver {
   /** Makers that will hold back their next win (a late settlement asked for while they had none). */
   readonly #holdNext = new Set<string>();
   step = 0;
+  /** The makers' price feeds and the takers' price frames, when the run streams ladders. */
+  prices: PriceFeeds | null = null;
 
   constructor(seed: number, stack: SimStack, model: Model, findings: Findings, actors: Actor[], verbose: boolean, steps = 0) {
     this.rng = new Prng(seed ^ 0x5eed);
@@ -149,6 +154,7 @@ export class Driver {
       case 'withdraw': return this.#withdraw();
       case 'operatorDecision': return this.#operatorDecision();
       case 'wait': return this.#wait();
+      case 'ladderTick': return this.#ladderTick();
       case 'clockJump': return this.#clockJump();
       case 'restartNode': return this.#restartNode();
       case 'crashSecondNode': return this.#crashSecondNode();
@@ -464,6 +470,15 @@ export class Driver {
       if (w.status !== 'UNRESOLVED') continue;
       while ((await this.#resolveFailed(w.id)) === 'CUSTODY_TX_MINEABLE' && Date.now() < until) await sleep(1000);
     }
+  }
+
+  /** A maker publishes a ladder; with every node up, each taker must come to see the new top of book. */
+  async #ladderTick(): Promise<void> {
+    const makers = this.#up('maker');
+    if (!this.prices || makers.length === 0) return this.#record('-', 'ladderTick', {}, 'skipped: no feed');
+    const maker = this.rng.pick(makers);
+    const published = this.prices.tick(maker, this.rng);
+    this.#record(maker.name, 'ladderTick', published, await this.prices.converged(this.#actors, 5000));
   }
 
   async #wait(): Promise<void> {

@@ -16,6 +16,7 @@ import { ADMIN_TOKEN, seedReferenceData } from '../../test/helpers/harness.ts';
 import { freePort } from '../../test/helpers/embedded-node.ts';
 import { SimChain } from './chain.ts';
 import { PERP_INSTRUMENT, SIM_PERP_EXECUTION, SimVenue } from './venue.ts';
+import { SIM_PRICE_STALE_MS } from './prices.ts';
 
 /** Token addresses for the reference data: withdrawals need a listed on-chain address. */
 const TOKEN_ADDRESSES = {
@@ -144,6 +145,7 @@ export class SimStack {
       clock: this.clock,
       rateLimit: { perKeyPerSec: 100_000, perSourcePerSec: 100_000 },
       logLevel: 'fatal',
+      ws: { priceStaleMs: SIM_PRICE_STALE_MS },
       ...(this.chain ? { chain: this.chain.nodeSettings } : {}),
       ...(this.venue ? { venue: this.venue.nodeSettings, perpExecution: SIM_PERP_EXECUTION } : {}),
     });
