@@ -139,7 +139,9 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     priceFrames: prices.frames,
     ms: performance.now() - started,
     outcomes: [...model.rfqs.values()].reduce<Record<string, number>>((o, r) => {
-      const key = `${r.instrument.perp ? 'perp' : 'spot'} ${r.status}`;
+      // A settled spot trade names its mode (permit2, promised, xchange).
+      const mode = r.settled && !r.instrument.perp ? ` ${model.quotes.get(r.settled.quoteId)?.mode ?? '?'}` : '';
+      const key = `${r.instrument.perp ? 'perp' : 'spot'}${mode} ${r.status}`;
       o[key] = (o[key] ?? 0) + 1;
       return o;
     }, {}),

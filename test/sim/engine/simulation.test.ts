@@ -14,6 +14,9 @@ import { Model } from '../../../sim/engine/model.ts';
 import { createActors } from '../../../sim/engine/actors.ts';
 import { Driver } from '../../../sim/engine/driver.ts';
 import { Checker } from '../../../sim/engine/checks.ts';
+import { PriceFeeds } from '../../../sim/engine/prices.ts';
+import { Prng } from '../../../sim/engine/prng.ts';
+import { PriceIngestClient } from '../../../src/client/price-ingest.ts';
 
 /**
  * Kept small: the whole suite must stay under 30 minutes (one PGlite migration, then ~20-30 s per
@@ -54,6 +57,40 @@ for (const backend of backends()) {
         const found: Violation[] = findings.list;
         assert.deepEqual(found.map((v) => [v.check, v.detail]), [['modelTotal', 'T0 USDC: total 1005000000, acknowledged 1000000000 (raw)']]);
       } finally {
+        for (const actor of actors) actor.watch.close();
+        await stack.close();
+      }
+    });
+
+    it('reports a top of book the makers\' latest ladders do not make', { timeout: 240_000 }, async () => {
+      const stack = await SimStack.start(backend, { settlementHeadroomSecs: 2 });
+      const findings = new Findings();
+      const actors = await createActors(stack, 9, findings, { takers: 1, makers: 2 });
+      const prices = new PriceFeeds(stack, findings);
+      try {
+        await prices.connect(actors);
+        const [, maker, other] = actors;
+        const rng = new Prng(9);
+        prices.tick(maker!, rng);
+        assert.match(await prices.converged(actors, 5000), /^converged in/);
+        assert.deepEqual(findings.list, []);
+        // A ladder the model never heard of (sent on the other maker's own socket): better on both sides.
+        const feed = new PriceIngestClient({ baseUrl: stack.urlOf(other!.node), credentials: other!.client.credentials!, timestamps: other!.client.http.timestamps });
+        await feed.connect();
+        try {
+          feed.publish({ instrumentId: 'ETH-USDC-SPOT', bids: [['3001', '1']], asks: [['3002', '1']] });
+          feed.publish({ instrumentId: 'BTC-USDC-SPOT', bids: [['60001', '1']], asks: [['60002', '1']] });
+          // The check looks at what the taker has seen: give the frames time to arrive.
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          assert.equal(await prices.converged(actors, 3000), 'not converged');
+        } finally {
+          feed.close();
+        }
+        const found: Violation[] = findings.list;
+        assert.ok(found.some((v) => v.check === 'priceFrame' && /no maker ever showed/.test(v.detail)), JSON.stringify(found));
+        assert.ok(found.some((v) => v.check === 'priceTop'), JSON.stringify(found));
+      } finally {
+        prices.close();
         for (const actor of actors) actor.watch.close();
         await stack.close();
       }
