@@ -87,8 +87,8 @@ export class Driver {
   #rpcBackAt = 0;
   /** Wins makers hold back to settle once the chain is past their deadline (by quote id). */
   readonly #held = new Map<string, HeldWin>();
-  /** Makers that will hold back their next win (a late settlement asked for while they had none). */
-  readonly #holdNext = new Set<string>();
+  /** Wins still to hold back: a late settlement asked for while the maker had none (the next maker's next win). */
+  #holdNext = 0;
   step = 0;
   /** The makers' price feeds and the takers' price frames, when the run streams ladders. */
   prices: PriceFeeds | null = null;
@@ -553,7 +553,10 @@ export class Driver {
     const ready = wins.value.filter((q) => q.settlementMode !== 'promised' || (q.windowStartsAt != null && head.timestamp >= Math.floor(q.windowStartsAt / 1000)));
     if (ready.length === 0) return quiet ? undefined : this.#record(maker.name, kind, {}, 'skipped: nothing won');
     const q = this.rng.pick(ready);
-    if (this.#holdNext.delete(maker.name)) return this.#hold(maker, q);
+    if (this.#holdNext > 0) {
+      this.#holdNext--;
+      return this.#hold(maker, q);
+    }
     await this.#settleWin(kind, maker, q, false);
   }
 
@@ -630,8 +633,8 @@ export class Driver {
     const wins = await this.#wins(maker, ['permit2', 'promised']);
     if (!wins.ok) return this.#record(maker.name, 'lateSettle', {}, `listing refused: ${wins.code}`);
     if (wins.value.length === 0) {
-      this.#holdNext.add(maker.name);
-      return this.#record(maker.name, 'lateSettle', {}, 'nothing won yet: its next win will be held');
+      this.#holdNext++;
+      return this.#record(maker.name, 'lateSettle', {}, 'nothing won yet: the next win a maker sees will be held');
     }
     this.#hold(maker, this.rng.pick(wins.value));
   }
