@@ -89,6 +89,8 @@ export class Driver {
   readonly #held = new Map<string, HeldWin>();
   /** Wins still to hold back: a late settlement asked for while the maker had none (the next maker's next win). */
   #holdNext = 0;
+  /** Withdrawals the driver got stuck (stuckCustody), to report how each ended. */
+  readonly #stuck = new Set<string>();
   step = 0;
   /** The makers' price feeds and the takers' price frames, when the run streams ladders. */
   prices: PriceFeeds | null = null;
@@ -690,6 +692,7 @@ export class Driver {
         await chain.call('anvil_setNextBlockBaseFeePerGas', [`0x${SPIKED_BASE_FEE_WEI.toString(16)}`]);
         await chain.call('evm_mine');
         outcome = sent ? `broadcast ${sent['txHash']} at nonce ${sent['nonce']}, base fee raised` : 'not broadcast within 10 s; base fee raised anyway';
+        this.#stuck.add(w.id);
         if (sent && this.rng.chance(0.5)) {
           const cancel = await attempt(() => this.#stack.admin.call<Record<string, unknown>>('POST', `/custody/transfers/${sent['transferId'] as string}/cancel`), this.#findings, 'cancel custody transfer');
           outcome += `; operator cancel: ${cancel.ok ? 'requested' : cancel.code}`;
@@ -700,6 +703,21 @@ export class Driver {
       await chain.call('evm_setIntervalMining', [1]);
     }
     this.#record('operator', 'stuckCustody', { withdrawalId: w.id }, outcome, true);
+  }
+
+  /**
+   * At the end: how each stuck withdrawal's transfer ended, counted in the summary (`stuck: ...`):
+   * a replacement mined (the fee bump), the operator's cancel mined (paid zero times), or the
+   * original mined after all.
+   */
+  async recordStuckOutcomes(): Promise<void> {
+    for (const id of this.#stuck) {
+      const t = await this.#custodyTransfer(id, ['CONFIRMED', 'CANCELLED', 'REVERTED', 'UNRESOLVED', 'EXPIRED', 'SENT', 'SIGNED', 'QUEUED'], 0);
+      const attempts = (t?.['attempts'] as Array<{ kind: string; txHash: string }> | undefined) ?? [];
+      const mined = attempts.find((a) => a.txHash === t?.['txHash']);
+      const how = !t ? 'no transfer' : t['status'] === 'CONFIRMED' ? (mined?.kind === 'original' ? 'original mined' : 'replacement mined') : String(t['status']).toLowerCase();
+      this.#record('operator', `stuck: ${how}`, { withdrawalId: id, attempts: attempts.map((a) => a.kind) }, String(t?.['status'] ?? 'none'));
+    }
   }
 
   /** The custody transfer of a withdrawal once it is in one of `statuses` (null after `timeoutMs`). */

@@ -107,6 +107,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
         await checker.withdrawalsAtRest(60_000);
         await driver.resolveStuck(60_000);
         await checker.custodyAtRest(60_000);
+        await driver.recordStuckOutcomes();
       }
       await checker.final();
       const converged = await prices.converged(actors, 10_000);
