@@ -303,10 +303,25 @@ export class Checker {
       if (moving.length === 0) {
         const unpaid = rows.filter((t) => t['purpose'] === 'payout' && t['status'] !== 'CONFIRMED');
         if (unpaid.length > 0) this.#findings.add('payoutUnpaid', unpaid.map((t) => `${t['ownerId'] as string}=${t['status'] as string} (${t['lastError'] as string})`).join(', '));
+        const owed = await attempt(() => this.#stack.admin.unpaidPayouts(), this.#findings, 'unpaid payouts');
+        if (owed.ok && owed.value.items.length > 0) this.#findings.add('payoutUnpaid', `still owed at rest: ${JSON.stringify(owed.value.items.map((t) => t['ownerId']))}`);
         return;
       }
       if (Date.now() > until) return this.#findings.add('custodyStuck', `${moving.map((t) => `${t['purpose'] as string} ${t['ownerId'] as string}=${t['status'] as string}`).join(', ')} ${timeoutMs / 1000} s on`);
       await sleep(500);
+    }
+  }
+
+  /** After the final reads (every settled trade known): each settled promised trade paid its maker exactly once, the leg it won; nothing else was paid. */
+  async payoutsOnce(): Promise<void> {
+    const page = await attempt(() => this.#stack.admin.call<{ items: Array<Record<string, unknown>> }>('GET', '/custody/transfers', undefined, { purpose: 'payout', limit: '100' }), this.#findings, 'custody transfers');
+    if (!page.ok) return;
+    for (const rfq of this.#model.rfqs.values()) {
+      const quote = rfq.settled ? this.#model.quotes.get(rfq.settled.quoteId) : undefined;
+      const paid = page.value.items.filter((t) => t['status'] === 'CONFIRMED' && rfq.quotes.has(t['ownerId'] as string));
+      const want = quote?.mode === 'promised' ? [`${quote.id} ${rfq.settled!.makerReceives}`] : [];
+      const got = paid.map((t) => `${t['ownerId'] as string} ${t['amount'] as string}`);
+      if (JSON.stringify(got) !== JSON.stringify(want)) this.#findings.add('payoutOnce', `${rfq.id} (${rfq.status}): payouts ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
     }
   }
 

@@ -112,7 +112,10 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
       await checker.final();
       const converged = await prices.converged(actors, 10_000);
       if (options.verbose) console.log(`prices at the end: ${converged}`);
-      if (stack.chain) await checker.onChain();
+      if (stack.chain) {
+        await checker.payoutsOnce();
+        await checker.onChain();
+      }
       if (stack.venue) {
         // The fault rules still pending would fail the venue reads of the check itself.
         await stack.venue.control.clearFaults();
