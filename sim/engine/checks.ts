@@ -204,7 +204,13 @@ export class Checker {
       const legs = { quoteId: winner.quoteId, takerTotal: winner.takerTotal, makerPays: winner.makerPays.amount, makerReceives: winner.makerReceives.amount, ...(model.instrument.perp ? { perpFilledSize: winner.perpFilledSize ?? null } : {}) };
       if (model.settled && JSON.stringify(model.settled) !== JSON.stringify(legs)) this.#findings.add('settledTwice', `${rfq.id}: settled ${JSON.stringify(model.settled)}, now ${JSON.stringify(legs)}`);
       model.settled = legs;
-    } else if (rfq.status === 'FAILED' && relays.length > 0) {
+    }
+    // A win its maker settled only after the deadline (lateSettle): the RFQ fails, as the spec's table says.
+    const late = this.#model.relays.filter((r) => r.rfqId === rfq.id && r.late);
+    if (late.length > 0 && TERMINAL_RFQ.has(rfq.status) && (rfq.status !== 'FAILED' || rfq.failureCode !== 'SETTLEMENT_FAILED')) {
+      this.#findings.add('lateSettlement', `${rfq.id}: ${rfq.status} (${rfq.failureCode ?? ''}) although its maker settled only after the deadline: ${late.map((r) => `${r.kind} ${r.txHash}`).join(', ')}`);
+    }
+    if (rfq.status === 'FAILED' && relays.length > 0) {
       this.#findings.add('relayLost', `${rfq.id}: FAILED (${rfq.failureCode ?? ''}) after the acknowledged ${relays.map((r) => `${r.kind} ${r.txHash}`).join(', ')}`);
     }
   }
