@@ -681,6 +681,7 @@ export class Driver {
     if (pending.length === 0) return this.#record('operator', 'stuckCustody', {}, 'skipped: nothing pending');
     const w = this.rng.pick(pending);
     let outcome: string;
+    let acked = false;
     await chain.call('evm_setIntervalMining', [0]);
     await chain.call('evm_setAutomine', [false]);
     try {
@@ -688,6 +689,7 @@ export class Driver {
       if (!approved.ok) {
         outcome = `approve refused: ${approved.code}`;
       } else {
+        acked = true;
         const sent = await this.#custodyTransfer(w.id, ['SENT'], 10_000);
         await chain.call('anvil_setNextBlockBaseFeePerGas', [`0x${SPIKED_BASE_FEE_WEI.toString(16)}`]);
         await chain.call('evm_mine');
@@ -702,7 +704,7 @@ export class Driver {
       await chain.call('evm_setAutomine', [true]);
       await chain.call('evm_setIntervalMining', [1]);
     }
-    this.#record('operator', 'stuckCustody', { withdrawalId: w.id }, outcome, true);
+    this.#record('operator', 'stuckCustody', { withdrawalId: w.id }, outcome, acked);
   }
 
   /**

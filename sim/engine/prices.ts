@@ -97,8 +97,8 @@ export class PriceFeeds {
 
   /**
    * With every node up, waits until each taker's latest frame of every instrument shows the top of
-   * book of the makers' latest ladders; a finding after `timeoutMs`. Null when not checkable (a
-   * node down: its makers' prices linger on the other node until they come back).
+   * book of the makers' latest ladders; a finding after `timeoutMs`. Not checked while a node is
+   * down (its makers' prices linger on the other node until they come back). Returns the outcome.
    */
   async converged(actors: Actor[], timeoutMs: number): Promise<string> {
     if (this.#stack.running().length < this.#stack.nodeCount) return 'not checked: a node is down';
