@@ -35,7 +35,7 @@ const RUNS = [
 for (const backend of backends()) {
   describe(`seeded simulation [${backend}]`, () => {
     for (const { seed, steps, chain, venue } of RUNS) {
-      it(`seed ${seed}${chain ? ' on a chain and a venue' : ''}: ${steps} steps with faults, no violation`, { timeout: 420_000 }, async () => {
+      it(`seed ${seed}${chain ? ' on a chain' : ''}${venue ? ' and a venue' : ''}: ${steps} steps with faults, no violation`, { timeout: 420_000 }, async () => {
         const result = await runSeed({ seed, backend, steps, chain, venue });
         const replay = `replay: npm run sim -- --seed ${seed} --backend ${backend} --steps ${steps}${chain ? ' --chain' : ''}${venue ? ' --venue' : ''} --verbose\n${result.log.map((e) => JSON.stringify(e)).join('\n')}`;
         assert.deepEqual(result.violations, [], replay);
