@@ -1,7 +1,9 @@
 /**
  * The simulated participants: takers (funded by operator adjustment, trading over REST, watching
  * balances, rfqStatus and quotes over WebSocket) and makers (registered active for both pairs,
- * quoting from the open-RFQ listing, watching quoteStatus). Each actor talks to one node, so a
+ * quoting from the open-RFQ listing, watching quoteStatus). On a chain the makers take turns at
+ * the inventory modes (M0 permit2, M1 promised, ...) and all of them also quote in xchange mode
+ * with their own adapter signer. Each actor talks to one node, so a
  * second node serves half of them and a stopped node silences only its own.
  */
 import { privateKeyToAccount } from 'viem/accounts';
@@ -31,6 +33,10 @@ export interface Actor {
   perp: PerpTaker | null;
   /** A maker's venue nonces (one source per signing key). */
   nonces: VenueNonces;
+  /** A maker's inventory mode: a quote without an xchange bundle settles in it. */
+  inventoryMode: 'permit2' | 'promised';
+  /** On a chain, the key that signs a maker's xchange swaps (registered with the service and the adapter). */
+  adapterSigner: LocalAccount | null;
 }
 
 export async function createActors(stack: SimStack, seed: number, findings: Findings, counts: { takers: number; makers: number }): Promise<Actor[]> {
@@ -40,23 +46,39 @@ export async function createActors(stack: SimStack, seed: number, findings: Find
   // Keys from the seed: a replay signs in the same wallets.
   const keys = roles.map((role, i) => keccak256(stringToHex(`rfq-sim/${seed}/${nameOf(role, i)}`)));
   const chain = stack.chain;
+  const xchange = chain?.test.stack.settings.xchangeAdapterAddress ? chain : null;
+  const adapterSigners = roles.map((role, i) => (role === 'maker' && xchange ? privateKeyToAccount(keccak256(stringToHex(`rfq-sim/${seed}/${nameOf(role, i)}/adapter`))) : null));
   const wallets = chain ? await Promise.all(keys.map((key) => Wallet.connect(chain, key))) : null;
-  if (chain && wallets) await equipWallets(chain, wallets.filter((_, i) => roles[i] === 'maker'), wallets.filter((_, i) => roles[i] === 'taker'));
+  if (chain && wallets) {
+    const makers = wallets.flatMap((wallet, i) => (roles[i] === 'maker' ? [{ wallet, adapterSigner: (adapterSigners[i] ?? privateKeyToAccount(keys[i]!)).address }] : []));
+    await equipWallets(chain, makers, wallets.filter((_, i) => roles[i] === 'taker'));
+  }
   for (const [i, role] of roles.entries()) {
     const name = nameOf(role, i);
     const account = privateKeyToAccount(keys[i]!);
     const node = i % stack.nodeCount;
     const wallet = wallets?.[i] ?? null;
-    // On a chain a permit2 maker names its factory wrapper as spender (DESIGN 5).
-    const settlementModes: Array<'permit2' | 'perp'> = stack.venue ? ['permit2', 'perp'] : ['permit2'];
-    if (role === 'maker') await stack.admin.putMaker(account.address, { active: true, pairs: ['ETH-USDC', 'BTC-USDC'], settlementModes, ...(wallet?.wrapper ? { spender: wallet.wrapper } : {}) });
+    // On a chain a permit2 maker names its factory wrapper as spender (DESIGN 5); makers take
+    // turns at permit2 and promised, and each offers xchange with its adapter signer too.
+    const inventoryMode = role === 'maker' && chain && (i - counts.takers) % 2 === 1 ? 'promised' : 'permit2';
+    const adapterSigner = adapterSigners[i] ?? null;
+    const settlementModes: Array<'permit2' | 'promised' | 'xchange' | 'perp'> = [inventoryMode, ...(adapterSigner ? ['xchange' as const] : []), ...(stack.venue ? ['perp' as const] : [])];
+    if (role === 'maker') {
+      await stack.admin.putMaker(account.address, {
+        active: true,
+        pairs: ['ETH-USDC', 'BTC-USDC'],
+        settlementModes,
+        ...(wallet?.wrapper && inventoryMode === 'permit2' ? { spender: wallet.wrapper } : {}),
+        ...(adapterSigner ? { adapterSigner: adapterSigner.address } : {}),
+      });
+    }
     if (stack.venue) await stack.venue.fund(account.address, '1000000');
     const client = new RfqClient(stack.urlOf(node));
     await client.signIn(account);
     const watch = new FrameWatch(name, client, findings);
     await watch.open(role === 'taker' ? ['balances', 'rfqStatus', 'quotes'] : ['balances', 'quoteStatus']);
     const perp = stack.venue && role === 'taker' ? await PerpTaker.connect(client, account, stack.venue.nodeSettings) : null;
-    actors.push({ name, role, address: account.address, client, node, watch, wallet, account, perp, nonces: new VenueNonces() });
+    actors.push({ name, role, address: account.address, client, node, watch, wallet, account, perp, nonces: new VenueNonces(), inventoryMode, adapterSigner });
   }
   return actors;
 }

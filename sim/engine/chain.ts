@@ -110,6 +110,19 @@ export class SimChain {
     return rpc<T>(this.test.rpcUrl, method, params);
   }
 
+  #chainId: number | null = null;
+
+  async chainId(): Promise<number> {
+    this.#chainId ??= Number(await this.call<Hex>('eth_chainId'));
+    return this.#chainId;
+  }
+
+  /** A mined block's timestamp (unix seconds). */
+  async blockTimestamp(blockNumber: bigint): Promise<number> {
+    const block = await this.call<{ timestamp: Hex }>('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false]);
+    return Number(block.timestamp);
+  }
+
   async head(): Promise<{ number: number; timestamp: number }> {
     const block = await this.call<{ number: Hex; timestamp: Hex }>('eth_getBlockByNumber', ['latest', false]);
     return { number: Number(block.number), timestamp: Number(block.timestamp) };

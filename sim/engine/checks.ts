@@ -14,6 +14,7 @@
 import type { Deposit, Quote, Rfq } from '../../src/client/types.ts';
 import { feeFloor } from '../../src/domain/money/index.ts';
 import { testTokenAbi } from '../../src/chain/artifacts/index.ts';
+import { quoteHash } from '../../src/chain/permit.ts';
 import type { SimStack } from './stack.ts';
 import type { Findings } from './findings.ts';
 import { attempt, type Actor } from './actors.ts';
@@ -53,6 +54,8 @@ export class Checker {
   readonly #actors: Actor[];
   /** Steps whose lock comparison found the workers moving and was retried out. */
   unstableReads = 0;
+  /** xchange settlements seen SETTLED whose transaction is still to be looked at on chain. */
+  #xchangeToVerify: Array<{ rfqId: string; quoteId: string; txHash: string | null }> = [];
 
   constructor(stack: SimStack, model: Model, findings: Findings, actors: Actor[]) {
     this.#stack = stack;
@@ -69,6 +72,7 @@ export class Checker {
       if (actor.role === 'taker') await this.#taker(actor, false);
       else await this.#maker(actor);
     }
+    await this.#verifyXchange();
   }
 
   /** At the end: everything, including RFQs already terminal, and the full listings. */
@@ -78,6 +82,7 @@ export class Checker {
       if (actor.role === 'taker') await this.#taker(actor, true);
       else await this.#maker(actor);
     }
+    await this.#verifyXchange();
     for (const taker of this.#actors.filter((a) => a.role === 'taker')) {
       const ids: string[] = [];
       let cursor: string | undefined;
@@ -190,14 +195,42 @@ export class Checker {
     const relays = this.#model.relays.filter((r) => r.rfqId === rfq.id && r.ok && !r.reorged);
     if (rfq.status === 'SETTLED') {
       if (!winner) return this.#findings.add('oneWinner', `${rfq.id}: SETTLED with no settled quote`);
-      if (this.#stack.chain && !model.instrument.perp && !relays.some((r) => r.quoteId === winner.quoteId)) {
+      const xchange = this.#model.quotes.get(winner.quoteId)?.mode === 'xchange';
+      // custody executes an xchange swap itself: the chain must show that execution, once.
+      if (this.#stack.chain && xchange && !model.settled) this.#xchangeToVerify.push({ rfqId: rfq.id, quoteId: winner.quoteId, txHash: rfq.txHash ?? null });
+      if (this.#stack.chain && !model.instrument.perp && !xchange && !relays.some((r) => r.quoteId === winner.quoteId)) {
         this.#findings.add('unacknowledgedSettlement', `${rfq.id}: SETTLED (${rfq.txHash ?? 'no tx'}) with no acknowledged relay of ${winner.quoteId}; relays ${JSON.stringify(this.#model.relays.filter((r) => r.rfqId === rfq.id))}`);
       }
       const legs = { quoteId: winner.quoteId, takerTotal: winner.takerTotal, makerPays: winner.makerPays.amount, makerReceives: winner.makerReceives.amount, ...(model.instrument.perp ? { perpFilledSize: winner.perpFilledSize ?? null } : {}) };
       if (model.settled && JSON.stringify(model.settled) !== JSON.stringify(legs)) this.#findings.add('settledTwice', `${rfq.id}: settled ${JSON.stringify(model.settled)}, now ${JSON.stringify(legs)}`);
       model.settled = legs;
-    } else if (rfq.status === 'FAILED' && relays.length > 0) {
-      this.#findings.add('relayLost', `${rfq.id}: FAILED (${rfq.failureCode ?? ''}) after the acknowledged relay ${relays.map((r) => r.txHash).join(', ')}`);
+    }
+    // A win its maker settled only after the deadline (lateSettle): the RFQ fails, as the spec's table says.
+    const late = this.#model.relays.filter((r) => r.rfqId === rfq.id && r.late);
+    if (late.length > 0 && TERMINAL_RFQ.has(rfq.status) && (rfq.status !== 'FAILED' || rfq.failureCode !== 'SETTLEMENT_FAILED')) {
+      this.#findings.add('lateSettlement', `${rfq.id}: ${rfq.status} (${rfq.failureCode ?? ''}) although its maker settled only after the deadline: ${late.map((r) => `${r.kind} ${r.txHash}`).join(', ')}`);
+    }
+    if (rfq.status === 'FAILED' && relays.length > 0) {
+      this.#findings.add('relayLost', `${rfq.id}: FAILED (${rfq.failureCode ?? ''}) after the acknowledged ${relays.map((r) => `${r.kind} ${r.txHash}`).join(', ')}`);
+    }
+  }
+
+  /**
+   * An xchange RFQ SETTLED: its `txHash` is a successful transaction sent by custody to the
+   * adapter, carrying the adapter's event for this quote (keccak of its id is the event's first
+   * topic after the signature). Anything else settled what custody never executed.
+   */
+  async #verifyXchange(): Promise<void> {
+    const chain = this.#stack.chain;
+    const pending = this.#xchangeToVerify;
+    this.#xchangeToVerify = [];
+    if (!chain) return;
+    const adapter = chain.test.stack.settings.xchangeAdapterAddress!.toLowerCase();
+    for (const { rfqId, quoteId, txHash } of pending) {
+      const receipt = txHash ? await chain.call<{ status: string; from: string; to: string; logs: Array<{ address: string; topics: string[] }> } | null>('eth_getTransactionReceipt', [txHash]) : null;
+      const ok = receipt !== null && receipt.status === '0x1' && receipt.from.toLowerCase() === chain.custody.toLowerCase() && receipt.to?.toLowerCase() === adapter
+        && receipt.logs.some((l) => l.address.toLowerCase() === adapter && l.topics[1] === quoteHash(quoteId));
+      if (!ok) this.#findings.add('unacknowledgedSettlement', `${rfqId}: xchange ${quoteId} SETTLED by ${txHash ?? 'no tx'}, which is not custody's execution of it: ${JSON.stringify(receipt).slice(0, 400)}`);
     }
   }
 
@@ -229,9 +262,10 @@ export class Checker {
   async depositsCredited(timeoutMs: number): Promise<void> {
     const until = Date.now() + timeoutMs;
     for (;;) {
-      for (const taker of this.#actors.filter((a) => a.role === 'taker')) {
-        const items = await this.#deposits(taker);
-        if (items) this.#deposited(taker, items);
+      // Makers too: a promised delivery mined outside its window is a deposit of the maker's.
+      for (const actor of this.#actors) {
+        const items = await this.#deposits(actor);
+        if (items) this.#deposited(actor, items);
       }
       const missing = [...this.#model.deposits.values()].filter((d) => !d.credited);
       if (missing.length === 0) return;
@@ -258,6 +292,46 @@ export class Checker {
   }
 
   /**
+   * Waits until custody has nothing of its own in flight (promised payouts, xchange executions,
+   * approvals: nothing QUEUED, SIGNED or SENT), then requires every promised payout paid: a payout
+   * REVERTED or UNRESOLVED leaves a maker unpaid (custody holds everything in the simulation).
+   */
+  async custodyAtRest(timeoutMs: number): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    const inFlight = new Set(['QUEUED', 'SIGNED', 'SENT']);
+    for (;;) {
+      const rows: Array<Record<string, unknown>> = [];
+      for (const purpose of ['payout', 'xchange', 'approval']) {
+        const page = await attempt(() => this.#stack.admin.call<{ items: Array<Record<string, unknown>> }>('GET', '/custody/transfers', undefined, { purpose, limit: '100' }), this.#findings, 'custody transfers');
+        if (page.ok) rows.push(...page.value.items);
+      }
+      const moving = rows.filter((t) => inFlight.has(t['status'] as string));
+      if (moving.length === 0) {
+        const unpaid = rows.filter((t) => t['purpose'] === 'payout' && t['status'] !== 'CONFIRMED');
+        if (unpaid.length > 0) this.#findings.add('payoutUnpaid', unpaid.map((t) => `${t['ownerId'] as string}=${t['status'] as string} (${t['lastError'] as string})`).join(', '));
+        const owed = await attempt(() => this.#stack.admin.unpaidPayouts(), this.#findings, 'unpaid payouts');
+        if (owed.ok && owed.value.items.length > 0) this.#findings.add('payoutUnpaid', `still owed at rest: ${JSON.stringify(owed.value.items.map((t) => t['ownerId']))}`);
+        return;
+      }
+      if (Date.now() > until) return this.#findings.add('custodyStuck', `${moving.map((t) => `${t['purpose'] as string} ${t['ownerId'] as string}=${t['status'] as string}`).join(', ')} ${timeoutMs / 1000} s on`);
+      await sleep(500);
+    }
+  }
+
+  /** After the final reads (every settled trade known): each settled promised trade paid its maker exactly once, the leg it won; nothing else was paid. */
+  async payoutsOnce(): Promise<void> {
+    const page = await attempt(() => this.#stack.admin.call<{ items: Array<Record<string, unknown>> }>('GET', '/custody/transfers', undefined, { purpose: 'payout', limit: '100' }), this.#findings, 'custody transfers');
+    if (!page.ok) return;
+    for (const rfq of this.#model.rfqs.values()) {
+      const quote = rfq.settled ? this.#model.quotes.get(rfq.settled.quoteId) : undefined;
+      const paid = page.value.items.filter((t) => t['status'] === 'CONFIRMED' && rfq.quotes.has(t['ownerId'] as string));
+      const want = quote?.mode === 'promised' ? [`${quote.id} ${rfq.settled!.makerReceives}`] : [];
+      const got = paid.map((t) => `${t['ownerId'] as string} ${t['amount'] as string}`);
+      if (JSON.stringify(got) !== JSON.stringify(want)) this.#findings.add('payoutOnce', `${rfq.id} (${rfq.status}): payouts ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+    }
+  }
+
+  /**
    * At rest, the chain itself against the model (not the ledger): custody holds every taker's
    * total plus the fees of settled trades; each taker's wallet its stash less its deposits plus
    * its completed withdrawals; each maker's wallet its inventory moved by its settled trades.
@@ -270,7 +344,7 @@ export class Checker {
     for (const actor of this.#actors) {
       const start = actor.role === 'taker' ? TAKER_STASH : MAKER_INVENTORY;
       wallets.set(actor.name, new Map(tokens.map((t) => [t, rawOf(t, start[t])])));
-      if (actor.role === 'taker') for (const t of tokens) custody.set(t, custody.get(t)! + this.#model.expectedTotal(actor.name, t));
+      for (const t of tokens) custody.set(t, custody.get(t)! + this.#model.expectedTotal(actor.name, t));
     }
     const move = (name: string, token: Token, delta: bigint) => wallets.get(name)!.set(token, wallets.get(name)!.get(token)! + delta);
     for (const d of this.#model.deposits.values()) move(d.user, d.token, -d.raw);
@@ -392,7 +466,11 @@ export class Checker {
     }
   }
 
-  /** A maker's own view: its quotes' statuses agree with the tables; makers hold no balances. */
+  /**
+   * A maker's own view: its quotes' statuses agree with the tables; a maker holds only what its
+   * credited deposits put there (a promised delivery mined outside its window), compared on a read
+   * between two identical deposit listings.
+   */
   async #maker(maker: Actor): Promise<void> {
     const page = await attempt(() => maker.client.makerQuotes({ limit: 100 }), this.#findings, 'makerQuotes');
     if (page.ok) {
@@ -402,7 +480,15 @@ export class Checker {
         else this.#quoteStatus(q.quoteId, q.status);
       }
     }
+    const before = await this.#deposits(maker);
     const balances = await attempt(() => maker.client.balances(), this.#findings, 'balances');
+    const after = await this.#deposits(maker);
+    if (!before || !after) return;
+    this.#deposited(maker, after);
+    if (JSON.stringify(before.map((d) => d.status)) !== JSON.stringify(after.map((d) => d.status))) {
+      this.unstableReads++;
+      return;
+    }
     if (balances.ok) {
       for (const b of balances.value.balances) {
         if (units(b.token as Token, b.total) !== this.#model.expectedTotal(maker.name, b.token as Token)) this.#findings.add('modelTotal', `${maker.name} ${b.token}: total ${b.total} without any acknowledged movement`);

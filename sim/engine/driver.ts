@@ -5,7 +5,7 @@
  * is a finding. Concurrent duplicates and reordered re-quotes are sent as real parallel requests.
  */
 import { formatAmount } from '../../src/domain/money/index.ts';
-import type { Quote } from '../../src/client/types.ts';
+import type { MakerQuote, Quote } from '../../src/client/types.ts';
 import { Prng } from './prng.ts';
 import type { SimStack } from './stack.ts';
 import type { Findings } from './findings.ts';
@@ -15,7 +15,8 @@ import { onPerpGrid, perpMakerLegs, signMakerOrders, type PerpAsset } from '../.
 import { parseAmount } from '../../src/domain/money/index.ts';
 import { ApiError } from '../../src/client/http.ts';
 import { SIM_CONFIRMATIONS } from './chain.ts';
-import { rawOf } from './wallets.ts';
+import { rawOf, xchangeBundle } from './wallets.ts';
+import type { PriceFeeds } from './prices.ts';
 
 export interface LoggedAction { step: number; actor: string; action: string; args: unknown; outcome: string }
 
@@ -35,6 +36,8 @@ const WEIGHTS = {
   withdraw: 3,
   operatorDecision: 4,
   wait: 8,
+  // A maker streams a fresh indicative ladder (prices.ts checks what the takers' sessions show).
+  ladderTick: 6,
   clockJump: 3,
   restartNode: 2,
   crashSecondNode: 2,
@@ -45,11 +48,21 @@ const WEIGHTS = {
   badRelay: 0,
   reorgRelay: 0,
   rpcOutage: 0,
+  // On a chain: a maker holds a win and settles it only once the chain is past its deadline (a
+  // late relay or delivery), and a custody transaction stuck under a base-fee spike.
+  lateSettle: 0,
+  stuckCustody: 0,
   // With a venue only: the simulator's fault rules and nonce burning.
   venueFault: 0,
 };
 export type ActionKind = keyof typeof WEIGHTS;
-const CHAIN_WEIGHTS: Partial<Record<ActionKind, number>> = { createRfq: 30, quote: 34, relay: 18, badRelay: 2, reorgRelay: 2, rpcOutage: 2, accept: 18, deposit: 2 };
+const CHAIN_WEIGHTS: Partial<Record<ActionKind, number>> = { createRfq: 30, quote: 34, relay: 18, badRelay: 2, reorgRelay: 2, rpcOutage: 2, accept: 18, deposit: 2, lateSettle: 2, stuckCustody: 2 };
+/** A base fee far above what the custody broadcaster's transaction offered (anvil's is about 1-2 gwei). */
+const SPIKED_BASE_FEE_WEI = 200_000_000_000n;
+/** Of the makers' spot quotes on a chain, the share sent in xchange mode (with a bundle). */
+const XCHANGE_SHARE = 0.35;
+/** A maker's win it settles late: the quote as it saw it SELECTED. */
+interface HeldWin { maker: Actor; quote: MakerQuote }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -72,14 +85,22 @@ export class Driver {
   readonly #instruments: typeof INSTRUMENTS;
   /** The step on which an RPC outage ends (it lasts one to three steps). */
   #rpcBackAt = 0;
+  /** Wins makers hold back to settle once the chain is past their deadline (by quote id). */
+  readonly #held = new Map<string, HeldWin>();
+  /** Wins still to hold back: a late settlement asked for while the maker had none (the next maker's next win). */
+  #holdNext = 0;
+  /** Withdrawals the driver got stuck (stuckCustody), to report how each ended. */
+  readonly #stuck = new Set<string>();
   step = 0;
+  /** The makers' price feeds and the takers' price frames, when the run streams ladders. */
+  prices: PriceFeeds | null = null;
 
   constructor(seed: number, stack: SimStack, model: Model, findings: Findings, actors: Actor[], verbose: boolean, steps = 0) {
     this.rng = new Prng(seed ^ 0x5eed);
     this.#weights = { ...WEIGHTS, ...(stack.chain ? CHAIN_WEIGHTS : {}), ...(stack.venue ? { venueFault: 4 } : {}) };
     this.#instruments = stack.venue ? [...INSTRUMENTS, PERP_TERMS] : INSTRUMENTS;
     const planned: ActionKind[] = ['restartNode', 'crashSecondNode', 'clockJump', 'duplicateAccept', 'reorderedRequotes'];
-    if (stack.chain) planned.push('badRelay', 'reorgRelay', 'rpcOutage');
+    if (stack.chain) planned.push('badRelay', 'reorgRelay', 'rpcOutage', 'lateSettle', 'stuckCustody');
     if (stack.venue) planned.push('venueFault');
     for (const kind of planned) {
       if (steps < 10) break;
@@ -135,6 +156,7 @@ export class Driver {
       case 'withdraw': return this.#withdraw();
       case 'operatorDecision': return this.#operatorDecision();
       case 'wait': return this.#wait();
+      case 'ladderTick': return this.#ladderTick();
       case 'clockJump': return this.#clockJump();
       case 'restartNode': return this.#restartNode();
       case 'crashSecondNode': return this.#crashSecondNode();
@@ -142,6 +164,8 @@ export class Driver {
       case 'badRelay': return this.#relay('badRelay');
       case 'reorgRelay': return this.#relay('reorgRelay');
       case 'rpcOutage': return this.#rpcOutage();
+      case 'lateSettle': return this.#holdWin();
+      case 'stuckCustody': return this.#stuckCustody();
       case 'venueFault': return this.#venueFault();
     }
   }
@@ -175,7 +199,7 @@ export class Driver {
     if (ids.size > 1) this.#findings.add('idempotency', `one idempotency key gave two RFQs: ${[...ids].join(', ')}`);
     const rfqId = [...ids][0];
     if (rfqId) {
-      const rfq: RfqModel = { id: rfqId, taker: taker.name, instrument, side, baseQty, autoAccept, quoteLimit, idempotencyKey, cancelAcked: false, acceptedQuote: null, status: 'PENDING', quotes: new Map(), settled: null };
+      const rfq: RfqModel = { id: rfqId, taker: taker.name, instrument, side, baseQty, autoAccept, quoteLimit, idempotencyKey, cancelAcked: false, acceptedQuote: null, status: 'PENDING', quotes: new Map(), settled: null, settlementDeadline: null };
       this.#model.rfqs.set(rfqId, rfq);
     }
     this.#record(taker.name, duplicate ? 'createRfq(duplicate)' : 'createRfq', body, outcomes.map((o) => (o.ok ? o.value.rfqId : o.code)).join(' | '), outcomes.some((o) => o.ok));
@@ -192,6 +216,7 @@ export class Driver {
     if (known.length === 0) return this.#record(maker.name, 'quote', {}, 'skipped: nothing open');
     const open = this.rng.pick(known);
     const rfq = this.#model.rfqs.get(open.id)!;
+    rfq.settlementDeadline ??= open.settlementDeadline;
     const existing = [...rfq.quotes.values()].find((q) => q.maker === maker.name);
     await this.#submit(maker, rfq, open.baseQty, existing ?? null, false);
   }
@@ -210,7 +235,12 @@ export class Driver {
   async #submit(maker: Actor, rfq: RfqModel, makerBaseQty: string, existing: QuoteModel | null, reordered: boolean): Promise<void> {
     const { instrument } = rfq;
     const prices = (reordered ? [0, 1] : [0]).map(() => instrument.refPrice * (0.96 + this.rng.next() * 0.08));
-    const bodies = instrument.perp ? await this.#perpBodies(maker, rfq, reordered ? 2 : 1) : prices.map((price) => {
+    // A re-quote keeps its mode; a new spot quote on a chain is sent in xchange mode now and then.
+    const chain = this.#stack.chain;
+    const mode: QuoteModel['mode'] = instrument.perp ? 'perp' : existing ? existing.mode : chain && maker.adapterSigner && rfq.settlementDeadline !== null && this.rng.chance(XCHANGE_SHARE) ? 'xchange' : maker.inventoryMode;
+    // The maker names an xchange quote's id itself (it is in the signed swap); a re-quote keeps it.
+    const xchangeId = mode === 'xchange' ? (existing?.id ?? `qt_${this.rng.uuid()}`) : null;
+    const spot = prices.map((price) => {
       // Price in quote micro-units per whole base unit, times the base in its own units.
       const priceUnits = BigInt(Math.round(price * 10 ** TOKENS[instrument.quote]));
       const usdc = formatAmount((units(instrument.base, makerBaseQty) * priceUnits) / 10n ** BigInt(TOKENS[instrument.base]), TOKENS[instrument.quote]);
@@ -218,13 +248,19 @@ export class Driver {
       const quote = { token: instrument.quote, amount: usdc };
       return { rfqId: rfq.id, instrumentId: instrument.id, side: rfq.side, makerPays: rfq.side === 'BUY' ? base : quote, makerReceives: rfq.side === 'BUY' ? quote : base };
     });
+    const bodies = instrument.perp ? await this.#perpBodies(maker, rfq, reordered ? 2 : 1) : await Promise.all(spot.map(async (body) => {
+      if (!xchangeId) return body;
+      const xchange = await xchangeBundle(chain!, { quoteId: xchangeId, expiration: rfq.settlementDeadline!, maker: maker.wallet!.address, signer: maker.adapterSigner!, makerPays: body.makerPays, makerReceives: body.makerReceives });
+      return { ...body, xchange };
+    }));
     const outcomes = await Promise.all(bodies.map((body) => attempt(() => maker.client.submitQuote(body), this.#findings, `submitQuote ${maker.name}`)));
     for (const [i, outcome] of outcomes.entries()) {
       if (!outcome.ok) continue;
       const terms = { pays: bodies[i]!.makerPays.amount, receives: bodies[i]!.makerReceives.amount };
       let quote = this.#model.quotes.get(outcome.value.quoteId);
       if (!quote) {
-        quote = { id: outcome.value.quoteId, rfqId: rfq.id, maker: maker.name, acks: 0, terms: [], lastTerms: null, cancelAcked: false, status: 'SUBMITTED' };
+        quote = { id: outcome.value.quoteId, rfqId: rfq.id, maker: maker.name, acks: 0, terms: [], lastTerms: null, cancelAcked: false, status: 'SUBMITTED', mode };
+        if (xchangeId && quote.id !== xchangeId) this.#findings.add('xchangeQuoteId', `xchange quote ${xchangeId} answered with ${quote.id}`);
         this.#model.quotes.set(quote.id, quote);
         rfq.quotes.set(quote.id, quote);
       }
@@ -233,7 +269,8 @@ export class Driver {
       quote.terms.push(terms);
       quote.lastTerms = reordered && outcomes.filter((o) => o.ok).length > 1 ? null : terms;
     }
-    this.#record(maker.name, reordered ? 'reorderedRequotes' : existing ? 'requote' : 'quote', bodies, outcomes.map((o) => (o.ok ? `${o.value.quoteId} v${o.value.version}` : o.code)).join(' | '), outcomes.some((o) => o.ok));
+    const action = `${reordered ? 'reorderedRequotes' : existing ? 'requote' : 'quote'}${mode === 'xchange' ? '(xchange)' : ''}`;
+    this.#record(maker.name, action, bodies, outcomes.map((o) => (o.ok ? `${o.value.quoteId} v${o.value.version}` : o.code)).join(' | '), outcomes.some((o) => o.ok));
   }
 
   /**
@@ -405,13 +442,45 @@ export class Driver {
   }
 
   async #operatorDecision(): Promise<void> {
-    const pending = [...this.#model.withdrawals.values()].filter((w) => w.status === 'PENDING');
+    const pending = [...this.#model.withdrawals.values()].filter((w) => w.status === 'PENDING' || w.status === 'UNRESOLVED');
     if (pending.length === 0) return this.#record('operator', 'operatorDecision', {}, 'skipped: nothing pending');
     if (this.#stack.running().length === 0) return this.#record('operator', 'operatorDecision', {}, 'skipped: no node up');
     const w = this.rng.pick(pending);
+    if (w.status === 'UNRESOLVED') {
+      await this.#resolveFailed(w.id);
+      return;
+    }
     const approve = this.rng.chance(0.5);
     const outcome = await attempt(() => (approve ? this.#stack.admin.approveWithdrawal(w.id) : this.#stack.admin.rejectWithdrawal(w.id, 'sim')), this.#findings, `operator ${w.id}`);
     this.#record('operator', approve ? 'approveWithdrawal' : 'rejectWithdrawal', { withdrawalId: w.id }, outcome.ok ? String(outcome.value['status']) : outcome.code, outcome.ok);
+  }
+
+  /**
+   * The operator resolves an UNRESOLVED withdrawal FAILED (its cancel took the nonce): refused with
+   * CUSTODY_TX_MINEABLE while any transaction of it could still be mined.
+   */
+  async #resolveFailed(id: string): Promise<string> {
+    const outcome = await attempt(() => this.#stack.admin.resolveWithdrawal(id, { outcome: 'FAILED' }), this.#findings, `resolve ${id}`);
+    this.#record('operator', 'resolveWithdrawal', { withdrawalId: id, outcome: 'FAILED' }, outcome.ok ? String(outcome.value['status']) : outcome.code, outcome.ok);
+    return outcome.ok ? 'ok' : outcome.code;
+  }
+
+  /** At the end: every UNRESOLVED withdrawal resolved FAILED once nothing of it can be mined. */
+  async resolveStuck(timeoutMs: number): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    for (const w of this.#model.withdrawals.values()) {
+      if (w.status !== 'UNRESOLVED') continue;
+      while ((await this.#resolveFailed(w.id)) === 'CUSTODY_TX_MINEABLE' && Date.now() < until) await sleep(1000);
+    }
+  }
+
+  /** A maker publishes a ladder; with every node up, each taker must come to see the new top of book. */
+  async #ladderTick(): Promise<void> {
+    const makers = this.#up('maker');
+    if (!this.prices || makers.length === 0) return this.#record('-', 'ladderTick', {}, 'skipped: no feed');
+    const maker = this.rng.pick(makers);
+    const published = this.prices.tick(maker, this.rng);
+    this.#record(maker.name, 'ladderTick', published, await this.prices.converged(this.#actors, 5000));
   }
 
   async #wait(): Promise<void> {
@@ -465,27 +534,57 @@ export class Driver {
   }
 
   /**
-   * A maker relays the permit of a quote it won (listed SELECTED to it, permit fields present):
-   * as is (`relay`); tampered so Permit2 refuses it and the relay reverts (`badRelay`); or as is
-   * and then reorganised away (`reorgRelay`): an anvil snapshot before it, reverted once the
-   * relay is mined but while it is still fewer blocks deep than the nodes' confirmation depth,
-   * so no node may have booked it. A relay is acknowledged by a successful receipt that stays.
+   * A maker settles a quote it won (listed SELECTED to it, not held back): a permit2 win is
+   * relayed (permit fields present), a promised win delivered (its leg sent to custody, once the
+   * chain has reached the window's start); an xchange win needs nothing from the maker. As is
+   * (`relay`); tampered so Permit2 refuses it and the relay reverts (`badRelay`, permit2 only); or
+   * as is and then reorganised away (`reorgRelay`): an anvil snapshot before it, reverted once
+   * the transaction is mined but while it is still fewer blocks deep than the nodes' confirmation
+   * depth, so no node may have booked it. Acknowledged: a successful receipt that stays (and for
+   * a delivery, a block inside the quote's window; outside it the transfer is a deposit of the
+   * maker's).
    */
   async #relay(kind: 'relay' | 'badRelay' | 'reorgRelay', given?: Actor, quiet = false): Promise<void> {
-    const chain = this.#stack.chain!;
     const makers = this.#up('maker');
     if (makers.length === 0) return this.#record('-', kind, {}, 'skipped: no maker up');
     const maker = given ?? this.rng.pick(makers);
-    const won = await attempt(() => maker.client.makerQuotes({ status: ['SELECTED'], limit: 100 }), this.#findings, `makerQuotes ${maker.name}`);
-    if (!won.ok) return this.#record(maker.name, kind, {}, `listing refused: ${won.code}`);
-    const ready = won.value.items.filter((q) => q.permitSignature && this.#model.quotes.has(q.quoteId));
+    const wins = await this.#wins(maker, kind === 'badRelay' ? ['permit2'] : ['permit2', 'promised']);
+    if (!wins.ok) return this.#record(maker.name, kind, {}, `listing refused: ${wins.code}`);
+    const head = await this.#stack.chain!.head();
+    // A careful maker delivers once the chain has reached its window (the service's clock may be ahead).
+    const ready = wins.value.filter((q) => q.settlementMode !== 'promised' || (q.windowStartsAt != null && head.timestamp >= Math.floor(q.windowStartsAt / 1000)));
     if (ready.length === 0) return quiet ? undefined : this.#record(maker.name, kind, {}, 'skipped: nothing won');
     const q = this.rng.pick(ready);
+    if (this.#holdNext > 0) {
+      this.#holdNext--;
+      return this.#hold(maker, q);
+    }
+    await this.#settleWin(kind, maker, q, false);
+  }
+
+  /** A maker's SELECTED wins in `modes` the driver knows, less those it holds back. */
+  async #wins(maker: Actor, modes: string[]) {
+    const won = await attempt(() => maker.client.makerQuotes({ status: ['SELECTED'], limit: 100 }), this.#findings, `makerQuotes ${maker.name}`);
+    if (!won.ok) return won;
+    // Settled once: a relay or delivery that stayed on chain is not sent again (a second delivery
+    // would be a deposit); one reorganised away, or a relay that reverted, may be sent again.
+    const sent = new Set(this.#model.relays.filter((r) => !r.reorged && (r.ok || r.kind === 'delivery')).map((r) => r.quoteId));
+    const value = won.value.items.filter((q) => modes.includes(q.settlementMode) && this.#model.quotes.has(q.quoteId) && !this.#held.has(q.quoteId) && !sent.has(q.quoteId) && (q.settlementMode !== 'permit2' || q.permitSignature));
+    return { ok: true as const, value };
+  }
+
+  /** Sends one win's settlement transaction (relay or delivery) and records what the chain made of it. */
+  async #settleWin(kind: 'relay' | 'badRelay' | 'reorgRelay', maker: Actor, q: MakerQuote, late: boolean): Promise<void> {
+    const chain = this.#stack.chain!;
+    const delivery = q.settlementMode === 'promised';
     const snapshot = kind === 'reorgRelay' ? { id: await chain.call<string>('evm_snapshot'), head: (await chain.head()).number } : null;
-    const hash = await maker.wallet!.relay(chain, q, kind === 'badRelay');
+    const hash = delivery ? await maker.wallet!.deliver(chain, q) : await maker.wallet!.relay(chain, q, kind === 'badRelay');
     const receipt = await maker.wallet!.receipt(hash);
-    const relay = { step: this.step, rfqId: q.rfqId, quoteId: q.quoteId, maker: maker.name, txHash: hash, ok: receipt.status === 'success', tampered: kind === 'badRelay', reorged: false };
-    let outcome = `${receipt.status} in ${receipt.blockNumber}`;
+    const minedAt = await chain.blockTimestamp(receipt.blockNumber);
+    // The service's rule (promised-gateway.ts insideWindow): from the window's start second to its end.
+    const inWindow = !delivery || (q.windowStartsAt != null && q.windowEndsAt != null && Math.floor(q.windowStartsAt / 1000) <= minedAt && minedAt * 1000 <= q.windowEndsAt);
+    const relay = { step: this.step, rfqId: q.rfqId, quoteId: q.quoteId, maker: maker.name, txHash: hash, ok: receipt.status === 'success' && inWindow, tampered: kind === 'badRelay', reorged: false, kind: delivery ? 'delivery' as const : 'relay' as const, late };
+    let outcome = `${receipt.status} in ${receipt.blockNumber} at ${minedAt}${delivery && !inWindow ? ' outside the window: a deposit' : ''}`;
     if (snapshot) {
       const head = (await chain.head()).number;
       // Two blocks of margin: one may be mined between this read and the revert.
@@ -499,18 +598,139 @@ export class Driver {
       }
     }
     this.#model.relays.push(relay);
+    // A delivery mined outside its window (and kept) is an ordinary deposit of the maker's.
+    if (delivery && !inWindow && receipt.status === 'success' && !relay.reorged) {
+      const token = q.makerPays.token as Token;
+      this.#model.deposits.set(hash.toLowerCase(), { txHash: hash.toLowerCase(), user: maker.name, token, raw: rawOf(token, q.makerPays.amount), credited: false });
+    }
     if (relay.tampered && relay.ok) this.#findings.add('badRelay', `a tampered permit for ${q.quoteId} settled on chain (${hash})`);
-    this.#record(maker.name, kind, { rfqId: q.rfqId, quoteId: q.quoteId, txHash: hash }, outcome, relay.ok && !relay.reorged);
+    // Permit2 refuses a permit past its deadline: a late relay that succeeded settled what the service failed.
+    if (late && !delivery && receipt.status === 'success') this.#findings.add('lateRelay', `a relay of ${q.quoteId} mined at ${minedAt}, after its deadline ${q.settlementDeadline}, succeeded (${hash})`);
+    const action = late ? (delivery ? 'lateDelivery' : 'lateRelay') : delivery ? { relay: 'delivery', badRelay: 'badRelay', reorgRelay: 'reorgDelivery' }[kind] : kind;
+    this.#record(maker.name, action, { rfqId: q.rfqId, quoteId: q.quoteId, txHash: hash }, outcome, relay.ok && !relay.reorged);
   }
 
   /**
-   * Makers relay what they won as soon as they see it, as a maker's bot would: after each step,
-   * each maker up with a win relays one of them half the time (now and then a bad or reorganised one).
+   * Makers settle what they won as soon as they see it, as a maker's bot would: after each step,
+   * each maker up with a win settles one of them half the time (now and then a bad or
+   * reorganised one); then each held win whose deadline the chain has passed is settled late.
    */
   async #makersRelay(): Promise<void> {
     for (const maker of this.#up('maker')) {
       if (!this.rng.chance(0.5)) continue;
       await this.#relay(this.rng.weighted({ relay: 8, badRelay: 1, reorgRelay: 1 }), maker, true);
+    }
+    await this.settleLate(false);
+  }
+
+  /**
+   * A late relay or delivery: a maker holds one of its permit2 or promised wins and settles it only
+   * once the chain's head is past the settlement deadline. A late relay must revert (Permit2's
+   * deadline) and a late delivery is a deposit of the maker's; either way the RFQ ends FAILED.
+   */
+  async #holdWin(): Promise<void> {
+    const makers = this.#up('maker');
+    if (makers.length === 0) return this.#record('-', 'lateSettle', {}, 'skipped: no maker up');
+    const maker = this.rng.pick(makers);
+    const wins = await this.#wins(maker, ['permit2', 'promised']);
+    if (!wins.ok) return this.#record(maker.name, 'lateSettle', {}, `listing refused: ${wins.code}`);
+    if (wins.value.length === 0) {
+      this.#holdNext++;
+      return this.#record(maker.name, 'lateSettle', {}, 'nothing won yet: the next win a maker sees will be held');
+    }
+    this.#hold(maker, this.rng.pick(wins.value));
+  }
+
+  #hold(maker: Actor, q: MakerQuote): void {
+    this.#held.set(q.quoteId, { maker, quote: q });
+    this.#record(maker.name, 'lateSettle', { rfqId: q.rfqId, quoteId: q.quoteId, mode: q.settlementMode, settlementDeadline: q.settlementDeadline }, 'held until the chain is past the deadline');
+  }
+
+  /** Settles the held wins whose deadline the chain has passed (`all`: waits for every one, at the end). */
+  async settleLate(all: boolean): Promise<void> {
+    const chain = this.#stack.chain;
+    if (!chain) return;
+    const until = Date.now() + 90_000;
+    while (this.#held.size > 0) {
+      const head = await chain.head();
+      for (const [id, { maker, quote }] of this.#held) {
+        if (head.timestamp <= (quote.settlementDeadline ?? 0)) continue;
+        this.#held.delete(id);
+        await this.#settleWin('relay', maker, quote, true);
+      }
+      if (!all || this.#held.size === 0) return;
+      if (Date.now() > until) throw new Error(`held wins ${[...this.#held.keys()].join(', ')} never reached their deadline on chain`);
+      await sleep(500);
+    }
+  }
+
+  /**
+   * A custody transaction stuck under-priced: with mining paused, a withdrawal is approved and
+   * broadcast, then one block is mined with the base fee raised far above what the transaction
+   * offered, and mining resumes (the base fee decays 12.5 % a block, so it stays unminable for
+   * some 30 blocks). The broadcaster must replace it at the same nonce with a higher fee; half the
+   * time the operator also cancels it (a zero-value replacement), and a withdrawal whose cancel was
+   * mined is UNRESOLVED until the operator resolves it FAILED. Paid once or not at all, never twice
+   * (the chain is compared with the model at rest).
+   */
+  async #stuckCustody(): Promise<void> {
+    const chain = this.#stack.chain!;
+    if (chain.rpcDown || this.#stack.running().length === 0) return this.#record('operator', 'stuckCustody', {}, 'skipped: the nodes cannot reach the chain');
+    if (![...this.#model.withdrawals.values()].some((w) => w.status === 'PENDING')) await this.#withdraw();
+    const pending = [...this.#model.withdrawals.values()].filter((w) => w.status === 'PENDING');
+    if (pending.length === 0) return this.#record('operator', 'stuckCustody', {}, 'skipped: nothing pending');
+    const w = this.rng.pick(pending);
+    let outcome: string;
+    let acked = false;
+    await chain.call('evm_setIntervalMining', [0]);
+    await chain.call('evm_setAutomine', [false]);
+    try {
+      const approved = await attempt(() => this.#stack.admin.approveWithdrawal(w.id), this.#findings, `operator ${w.id}`);
+      if (!approved.ok) {
+        outcome = `approve refused: ${approved.code}`;
+      } else {
+        acked = true;
+        const sent = await this.#custodyTransfer(w.id, ['SENT'], 10_000);
+        await chain.call('anvil_setNextBlockBaseFeePerGas', [`0x${SPIKED_BASE_FEE_WEI.toString(16)}`]);
+        await chain.call('evm_mine');
+        outcome = sent ? `broadcast ${sent['txHash']} at nonce ${sent['nonce']}, base fee raised` : 'not broadcast within 10 s; base fee raised anyway';
+        this.#stuck.add(w.id);
+        if (sent && this.rng.chance(0.5)) {
+          const cancel = await attempt(() => this.#stack.admin.call<Record<string, unknown>>('POST', `/custody/transfers/${sent['transferId'] as string}/cancel`), this.#findings, 'cancel custody transfer');
+          outcome += `; operator cancel: ${cancel.ok ? 'requested' : cancel.code}`;
+        }
+      }
+    } finally {
+      await chain.call('evm_setAutomine', [true]);
+      await chain.call('evm_setIntervalMining', [1]);
+    }
+    this.#record('operator', 'stuckCustody', { withdrawalId: w.id }, outcome, acked);
+  }
+
+  /**
+   * At the end: how each stuck withdrawal's transfer ended, counted in the summary (`stuck: ...`):
+   * a replacement mined (the fee bump), the operator's cancel mined (paid zero times), or the
+   * original mined after all.
+   */
+  async recordStuckOutcomes(): Promise<void> {
+    for (const id of this.#stuck) {
+      const t = await this.#custodyTransfer(id, ['CONFIRMED', 'CANCELLED', 'REVERTED', 'UNRESOLVED', 'EXPIRED', 'SENT', 'SIGNED', 'QUEUED'], 0);
+      const attempts = (t?.['attempts'] as Array<{ kind: string; txHash: string }> | undefined) ?? [];
+      const mined = attempts.find((a) => a.txHash === t?.['txHash']);
+      const how = !t ? 'no transfer' : t['status'] === 'CONFIRMED' ? (mined?.kind === 'original' ? 'original mined' : 'replacement mined') : String(t['status']).toLowerCase();
+      this.#record('operator', `stuck: ${how}`, { withdrawalId: id, attempts: attempts.map((a) => a.kind) }, String(t?.['status'] ?? 'none'));
+    }
+  }
+
+  /** The custody transfer of a withdrawal once it is in one of `statuses` (null after `timeoutMs`). */
+  async #custodyTransfer(withdrawalId: string, statuses: string[], timeoutMs: number): Promise<Record<string, unknown> | null> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const page = await attempt(() => this.#stack.admin.call<{ items: Array<Record<string, unknown>> }>('GET', '/custody/transfers', undefined, { purpose: 'withdrawal', limit: '100' }), this.#findings, 'custody transfers');
+      const row = page.ok ? page.value.items.find((t) => t['ownerId'] === withdrawalId) : undefined;
+      if (row && statuses.includes(row['status'] as string)) return row;
+      if (Date.now() > until) return null;
+      await sleep(100);
     }
   }
 

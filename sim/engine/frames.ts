@@ -22,6 +22,8 @@ export class FrameWatch {
   frames = 0;
   /** The balances of the last `balanceSnapshot` delivered (each is the latest committed snapshot). */
   lastBalances: Array<{ token: string; available: string; locked: string; total: string }> | null = null;
+  /** Where `price` frames go (prices.ts): they carry no `seq` and are not state. */
+  onPrice: ((frame: Record<string, unknown>) => void) | null = null;
 
   constructor(actor: string, client: RfqClient, findings: Findings) {
     this.actor = actor;
@@ -30,6 +32,7 @@ export class FrameWatch {
       const frame = received as unknown as Record<string, unknown>;
       this.frames++;
       const kind = String(frame['kind']);
+      if (kind === 'price') return this.onPrice?.(frame);
       if (kind === 'subscribed' && typeof frame['seq'] === 'number') {
         this.#seq.set(String(frame['topic']), frame['seq']);
         return;

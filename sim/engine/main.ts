@@ -31,7 +31,7 @@ const backends: Backend[] = values.backend === 'both' ? ['pglite', 'postgres'] :
 if (backends.includes('postgres') && !process.env.TEST_DATABASE_URL) throw new Error('--backend postgres needs TEST_DATABASE_URL');
 const stopAt = values['max-minutes'] ? Date.now() + Number(values['max-minutes']) * 60_000 : Infinity;
 
-const totals = { seeds: 0, steps: 0, violations: 0, frames: 0, unstableReads: 0, failedSeeds: [] as string[] };
+const totals = { seeds: 0, steps: 0, violations: 0, frames: 0, priceFrames: 0, unstableReads: 0, failedSeeds: [] as string[] };
 const kinds: Record<string, number> = {};
 const outcomes: Record<string, number> = {};
 const started = Date.now();
@@ -42,6 +42,7 @@ outer: for (let seed = from; seed < from + count; seed++) {
     totals.seeds++;
     totals.steps += result.steps;
     totals.frames += result.frames;
+    totals.priceFrames += result.priceFrames;
     totals.unstableReads += result.unstableReads;
     totals.violations += result.violations.length;
     for (const [kind, n] of Object.entries(result.counts)) kinds[kind] = (kinds[kind] ?? 0) + n;

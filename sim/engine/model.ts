@@ -40,6 +40,8 @@ export interface QuoteModel {
   lastTerms: QuoteTerms | null;
   cancelAcked: boolean;
   status: string;
+  /** How the quote settles: the maker's inventory mode, or xchange when it carried a bundle (a re-quote keeps it). */
+  mode: 'permit2' | 'promised' | 'xchange' | 'perp';
 }
 
 export interface RfqModel {
@@ -56,6 +58,8 @@ export interface RfqModel {
   acceptedQuote: string | null;
   status: string;
   quotes: Map<string, QuoteModel>;
+  /** From the makers' open listing (unix seconds): an xchange bundle's expiration must equal it. */
+  settlementDeadline: number | null;
   /** The winning quote's legs once the RFQ was seen SETTLED: what moved the taker's balances. */
   settled: { quoteId: string; takerTotal: string; makerPays: string; makerReceives: string; perpFilledSize?: string | null } | null;
 }
@@ -63,8 +67,13 @@ export interface RfqModel {
 /** A deposit transfer the chain acknowledged (a successful receipt) and, once listed COMPLETED, credited. */
 export interface DepositModel { txHash: string; user: string; token: Token; raw: bigint; credited: boolean }
 
-/** A maker's relay of a permit it won: `ok` its receipt succeeded; `reorged` the driver then reorganised it away. */
-export interface RelayModel { step: number; rfqId: string; quoteId: string; maker: string; txHash: string; ok: boolean; tampered: boolean; reorged: boolean }
+/**
+ * A maker's settlement transaction for a quote it won: a permit2 relay or a promised delivery.
+ * `ok`: its receipt succeeded (a delivery: and it was mined inside the quote's window, else it is
+ * a deposit of the maker's); `reorged`: the driver then reorganised it away; `late`: sent on
+ * purpose once the chain was past the settlement deadline.
+ */
+export interface RelayModel { step: number; rfqId: string; quoteId: string; maker: string; txHash: string; ok: boolean; tampered: boolean; reorged: boolean; kind: 'relay' | 'delivery'; late: boolean }
 
 export interface WithdrawalModel { id: string; user: string; token: Token; amount: string; status: string; idempotencyKey: string }
 

@@ -13,6 +13,7 @@ import { createActors, attempt } from './actors.ts';
 import { Driver, type LoggedAction } from './driver.ts';
 import { Checker } from './checks.ts';
 import type { Token } from './model.ts';
+import { PriceFeeds } from './prices.ts';
 
 export interface RunOptions {
   seed: number;
@@ -37,6 +38,8 @@ export interface RunResult {
   log: LoggedAction[];
   unstableReads: number;
   frames: number;
+  /** `price` frames the takers received (also counted in `frames`). */
+  priceFrames: number;
   ms: number;
   /** RFQs by kind and last status seen (e.g. `spot SETTLED`, `perp FAILED`). */
   outcomes: Record<string, number>;
@@ -62,7 +65,10 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
   const actors = await createActors(stack, options.seed, findings, { takers: options.takers ?? 3, makers: options.makers ?? 2 });
   const driver = new Driver(options.seed, stack, model, findings, actors, options.verbose ?? false, options.steps);
   const checker = new Checker(stack, model, findings, actors);
+  const prices = new PriceFeeds(stack, findings);
+  driver.prices = prices;
   try {
+    await prices.connect(actors);
     const takers = actors.filter((a) => a.role === 'taker');
     if (stack.chain) {
       await driver.depositOnChain(takers.flatMap((taker) => OPENING.map(([token, amount]): [typeof taker, Token, string] => [taker, token, amount])));
@@ -94,11 +100,22 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
         }
       }
       if (stack.chain) {
+        // Wins held back are settled late now (the chain is past every deadline), then the
+        // operator resolves what a cancel left UNRESOLVED, and custody's own transfers finish.
+        await driver.settleLate(true);
         await checker.depositsCredited(60_000);
         await checker.withdrawalsAtRest(60_000);
+        await driver.resolveStuck(60_000);
+        await checker.custodyAtRest(60_000);
+        await driver.recordStuckOutcomes();
       }
       await checker.final();
-      if (stack.chain) await checker.onChain();
+      const converged = await prices.converged(actors, 10_000);
+      if (options.verbose) console.log(`prices at the end: ${converged}`);
+      if (stack.chain) {
+        await checker.payoutsOnce();
+        await checker.onChain();
+      }
       if (stack.venue) {
         // The fault rules still pending would fail the venue reads of the check itself.
         await stack.venue.control.clearFaults();
@@ -110,6 +127,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     // A request that failed outright (no HTTP answer) or a driver fault: reported with the log.
     findings.add('exception', error instanceof Error ? (error.stack ?? error.message) : String(error));
   } finally {
+    prices.close();
     for (const actor of actors) actor.watch.close();
     await stack.close();
   }
@@ -122,9 +140,12 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     log: driver.log,
     unstableReads: checker.unstableReads,
     frames: actors.reduce((n, a) => n + a.watch.frames, 0),
+    priceFrames: prices.frames,
     ms: performance.now() - started,
     outcomes: [...model.rfqs.values()].reduce<Record<string, number>>((o, r) => {
-      const key = `${r.instrument.perp ? 'perp' : 'spot'} ${r.status}`;
+      // A settled spot trade names its mode (permit2, promised, xchange).
+      const mode = r.settled && !r.instrument.perp ? ` ${model.quotes.get(r.settled.quoteId)?.mode ?? '?'}` : '';
+      const key = `${r.instrument.perp ? 'perp' : 'spot'}${mode} ${r.status}`;
       o[key] = (o[key] ?? 0) + 1;
       return o;
     }, {}),

@@ -16,6 +16,7 @@ import { ADMIN_TOKEN, seedReferenceData } from '../../test/helpers/harness.ts';
 import { freePort } from '../../test/helpers/embedded-node.ts';
 import { SimChain } from './chain.ts';
 import { PERP_INSTRUMENT, SIM_PERP_EXECUTION, SimVenue } from './venue.ts';
+import { SIM_PRICE_STALE_MS } from './prices.ts';
 
 /** Token addresses for the reference data: withdrawals need a listed on-chain address. */
 const TOKEN_ADDRESSES = {
@@ -49,6 +50,8 @@ interface NodeSlot {
   name: string;
   port: number;
   node: RunningNode | null;
+  /** When the node last started (wall ms): its in-memory state (the price book) begins there. */
+  startedAt: number;
 }
 
 export class SimStack {
@@ -107,8 +110,8 @@ export class SimStack {
       };
     }
     // A second node needs a store another node can open: PostgreSQL only.
-    const slots: NodeSlot[] = [{ name: 'A', port: await freePort(), node: null }];
-    if (backend === 'postgres') slots.push({ name: 'B', port: await freePort(), node: null });
+    const slots: NodeSlot[] = [{ name: 'A', port: await freePort(), node: null, startedAt: 0 }];
+    if (backend === 'postgres') slots.push({ name: 'B', port: await freePort(), node: null, startedAt: 0 });
     const stack = new SimStack(backend, location, slots, chain, venue, cleanup);
     for (let i = 0; i < slots.length; i++) await stack.startNode(i);
     await seedReferenceData(stack.admin, chain ? chain.test.tokenAddresses : TOKEN_ADDRESSES);
@@ -125,6 +128,10 @@ export class SimStack {
     return `http://127.0.0.1:${this.#slots[index]!.port}`;
   }
 
+  startedAt(index: number): number {
+    return this.#slots[index]!.startedAt;
+  }
+
   isRunning(index: number): boolean {
     return this.#slots[index]?.node != null;
   }
@@ -136,6 +143,7 @@ export class SimStack {
   async startNode(index: number): Promise<void> {
     const slot = this.#slots[index]!;
     if (slot.node) return;
+    slot.startedAt = Date.now();
     slot.node = await startNode({
       store: this.#location,
       port: slot.port,
@@ -144,6 +152,7 @@ export class SimStack {
       clock: this.clock,
       rateLimit: { perKeyPerSec: 100_000, perSourcePerSec: 100_000 },
       logLevel: 'fatal',
+      ws: { priceStaleMs: SIM_PRICE_STALE_MS },
       ...(this.chain ? { chain: this.chain.nodeSettings } : {}),
       ...(this.venue ? { venue: this.venue.nodeSettings, perpExecution: SIM_PERP_EXECUTION } : {}),
     });

@@ -5,11 +5,12 @@
  * of one account are sent back to back (nonces from the pending block) and awaited together, so
  * setting up a run costs a few blocks, not one block per transaction.
  */
-import { getAddress, parseUnits, type Address, type Hex, type TransactionReceipt } from 'viem';
-import { rfqMakerWrapperAbi, rfqMakerWrapperFactoryAbi, testTokenAbi } from '../../src/chain/artifacts/index.ts';
+import { getAddress, parseUnits, type Address, type Hex, type LocalAccount, type TransactionReceipt } from 'viem';
+import { rfqMakerWrapperAbi, rfqMakerWrapperFactoryAbi, testTokenAbi, xchangeAdapterAbi } from '../../src/chain/artifacts/index.ts';
 import { connectSigner, type SigningChainClients } from '../../src/chain/clients.ts';
 import { quoteHash, quoteNonce } from '../../src/chain/permit.ts';
-import type { MakerQuote } from '../../src/client/types.ts';
+import type { MakerQuote, XchangeBundle } from '../../src/client/types.ts';
+import { swapMessageFromWire, xchangeSwapTypedData } from '../../src/chain/xchange.ts';
 import type { SimChain } from './chain.ts';
 import { TOKENS, type Token } from './model.ts';
 
@@ -49,6 +50,14 @@ export class Wallet {
   }
 
   /**
+   * A promised delivery: the maker's leg (`makerPays`, exact raw amount) sent to custody from the
+   * maker's own address; inside the quote's window it settles the RFQ, outside it is a deposit.
+   */
+  async deliver(chain: SimChain, q: MakerQuote): Promise<Hex> {
+    return this.transfer(chain, q.makerPays.token as Token, chain.custody, rawOf(q.makerPays.token as Token, q.makerPays.amount));
+  }
+
+  /**
    * Relays the permit of a quote this maker won through its wrapper. `tamper` raises the permitted
    * amount by one unit, so the custody signature no longer covers it and Permit2 reverts (a relay
    * that fails). Gas is fixed so nothing is simulated first: a bad relay is mined and reverts.
@@ -72,29 +81,34 @@ export class Wallet {
 }
 
 /**
- * Gas for everyone, a wrapper for each maker, the makers' inventory (approved to the wrapper) and
- * the takers' stash minted: the deployer's transactions back to back, then each wallet's own.
+ * Gas for everyone, a wrapper for each maker, the makers' inventory (approved to the wrapper and
+ * to the xchange adapter, which the maker lets its adapter signer use) and the takers' stash
+ * minted: the deployer's transactions back to back, then each wallet's own.
  */
-export async function equipWallets(chain: SimChain, makers: Wallet[], takers: Wallet[]): Promise<void> {
-  for (const w of [...makers, ...takers]) await chain.test.fundGas(w.address);
+export async function equipWallets(chain: SimChain, makers: Array<{ wallet: Wallet; adapterSigner: Address }>, takers: Wallet[]): Promise<void> {
+  const adapter = chain.test.stack.settings.xchangeAdapterAddress;
+  for (const w of [...makers.map((m) => m.wallet), ...takers]) await chain.test.fundGas(w.address);
   const deployer = await connectSigner(chain.test.rpcUrl, chain.test.stack.settings.faucetKey!);
   const factory = chain.test.stack.settings.wrapperFactoryAddress;
   const sent: Hex[] = [];
-  for (const m of makers) sent.push(await deployer.walletClient.writeContract({ address: factory, abi: rfqMakerWrapperFactoryAbi, functionName: 'deploy', args: [m.address] }));
+  for (const { wallet: m } of makers) sent.push(await deployer.walletClient.writeContract({ address: factory, abi: rfqMakerWrapperFactoryAbi, functionName: 'deploy', args: [m.address] }));
   const mint = async (to: Address, holdings: Record<Token, string>) => {
     for (const token of Object.keys(TOKENS) as Token[]) {
       sent.push(await deployer.walletClient.writeContract({ address: getAddress(chain.test.token(token)), abi: testTokenAbi, functionName: 'mint', args: [to, rawOf(token, holdings[token])] }));
     }
   };
-  for (const m of makers) await mint(m.address, MAKER_INVENTORY);
+  for (const { wallet: m } of makers) await mint(m.address, MAKER_INVENTORY);
   for (const t of takers) await mint(t.address, TAKER_STASH);
   await mined(deployer, sent);
-  await Promise.all(makers.map(async (m) => {
+  await Promise.all(makers.map(async ({ wallet: m, adapterSigner }) => {
     m.wrapper = await deployer.publicClient.readContract({ address: factory, abi: rfqMakerWrapperFactoryAbi, functionName: 'wrapperOf', args: [m.address] });
     const approvals: Hex[] = [];
     for (const token of Object.keys(TOKENS) as Token[]) {
-      approvals.push(await m.signer.walletClient.writeContract({ address: getAddress(chain.test.token(token)), abi: testTokenAbi, functionName: 'approve', args: [m.wrapper, 2n ** 256n - 1n] }));
+      for (const spender of adapter ? [m.wrapper, adapter] : [m.wrapper]) {
+        approvals.push(await m.signer.walletClient.writeContract({ address: getAddress(chain.test.token(token)), abi: testTokenAbi, functionName: 'approve', args: [spender, 2n ** 256n - 1n] }));
+      }
     }
+    if (adapter) approvals.push(await m.signer.walletClient.writeContract({ address: adapter, abi: xchangeAdapterAbi, functionName: 'setSigner', args: [adapterSigner, true] }));
     await mined(m.signer, approvals);
   }));
 }
@@ -104,4 +118,21 @@ async function mined(c: SigningChainClients, hashes: Hex[]): Promise<void> {
     const receipt = await c.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 200 });
     if (receipt.status !== 'success') throw new Error(`set-up transaction ${hash} reverted`);
   }
+}
+
+/**
+ * A maker's xchange bundle for a quote's legs (DESIGN 5): its leg (`makerPays`) from the maker to
+ * custody, its price (`makerReceives`) from custody to the maker, raw units, expiring at the RFQ's
+ * settlement deadline, signed by the maker's adapter signer.
+ */
+export async function xchangeBundle(chain: SimChain, p: { quoteId: string; expiration: number; maker: Address; signer: LocalAccount; makerPays: { token: string; amount: string }; makerReceives: { token: string; amount: string } }): Promise<XchangeBundle> {
+  const adapter = chain.test.stack.settings.xchangeAdapterAddress!;
+  const swapMessage = {
+    quoteId: p.quoteId,
+    expiration: String(p.expiration),
+    incomingTransfer: { token: getAddress(chain.test.token(p.makerPays.token)), from: getAddress(p.maker), to: chain.custody, amount: rawOf(p.makerPays.token as Token, p.makerPays.amount).toString() },
+    outgoingTransfer: { token: getAddress(chain.test.token(p.makerReceives.token)), from: chain.custody, to: getAddress(p.maker), amount: rawOf(p.makerReceives.token as Token, p.makerReceives.amount).toString() },
+  };
+  const typed = xchangeSwapTypedData({ chainId: await chain.chainId(), adapterAddress: adapter, message: swapMessageFromWire(swapMessage) });
+  return { adapter: 'RfqXchangeAdapter', settlement: { swapMessage, adapterSignature: await p.signer.signTypedData(typed) } };
 }

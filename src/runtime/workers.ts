@@ -67,7 +67,15 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
       batchSize: 50,
       findDue: (limit) => overdueSettlements(deps, limit),
       processBatch: async (ids) => {
-        for (const id of ids) await expireSettlement(deps, id);
+        // Each RFQ on its own: one whose expiry fails (a ledger defect the lock check refuses)
+        // must not hold back the later deadlines, which every sweep would otherwise list behind it.
+        for (const id of ids) {
+          try {
+            await expireSettlement(deps, id);
+          } catch (error) {
+            logger.error({ err: error, rfqId: id }, 'settlement expiry failed; the sweep retries it');
+          }
+        }
       },
       logger,
     });

@@ -74,7 +74,10 @@ export class PriceIngestSession extends WsConnection {
     const deps = this.context.service;
     const now = deps.clock.now();
     try {
-      const { instruments } = await deps.refdata.current();
+      let { instruments } = await deps.refdata.current();
+      // Listed moments ago through another node, the instrument may be missing from this node's
+      // cached snapshot (within its TTL): read the reference data again before refusing.
+      if (!instruments.has(instrumentId)) ({ instruments } = await deps.refdata.reload());
       const instrument = instruments.get(instrumentId);
       if (!instrument) throw instrumentNotFound(String(instrumentId), instruments.keys());
       if (!instrument.enabled) throw new ServiceError('INSTRUMENT_DISABLED', `instrument ${instrumentId} is disabled`);

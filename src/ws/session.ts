@@ -181,7 +181,10 @@ export class WsSession extends WsConnection implements HubSession {
       return null;
     }
     if (!takesInstrument(topic)) return null;
-    const instrument = (await this.context.service.refdata.current()).instruments.get(instrumentId!);
+    const refdata = this.context.service.refdata;
+    // Listed moments ago through another node, the instrument may be missing from this node's
+    // cached snapshot (within its TTL): read the reference data again before refusing.
+    const instrument = (await refdata.current()).instruments.get(instrumentId!) ?? (await refdata.reload()).instruments.get(instrumentId!);
     if (!instrument) return `instrument ${JSON.stringify(instrumentId)} is not available`;
     if (topic === 'prices') return null;
     let maker;

@@ -70,6 +70,25 @@ describe('ws across two nodes [postgres]', { skip: !backends().includes('postgre
     assert.deepEqual([withdrawn.bid, withdrawn.ask], [null, null]);
   });
 
+  it('an instrument listed moments ago through node A: node B takes its ladders and its prices subscriptions (found by the simulation)', async () => {
+    // Node B's reference data is cached now, before the listing through node A.
+    await b.node.context.service.refdata.current();
+    await a.admin.putToken('SOL', { decimals: 9 });
+    await a.admin.putInstrument('SOL-USDC-SPOT', { base: 'SOL', quote: 'USDC', type: 'SPOT', takerFeeTenthBp: 250 });
+    const maker = await a.newMaker(['SOL-USDC']);
+    const taker = await a.newUser();
+    const socket = await openSession(a.url, taker.client, sockets);
+    await subscribe(socket, { topic: 'prices', instrumentId: 'SOL-USDC-SPOT' });
+    // A session on node B may hold the new instrument's prices too (it was refused UNSUPPORTED_CHANNEL).
+    const onB = await openSession(b.url, taker.client, sockets);
+    assert.deepEqual(await subscribe(onB, { topic: 'prices', instrumentId: 'SOL-USDC-SPOT' }), { kind: 'subscribed', topic: 'prices', instrumentId: 'SOL-USDC-SPOT' });
+    const ingest = await openSession(b.url, maker.client, sockets, INGEST_PATH);
+    ingest.send({ kind: 'ladder', instrumentId: 'SOL-USDC-SPOT', bids: [['2970', '1']], asks: [['3030', '1']], ts: Date.now() });
+    const answer = await socket.next((f) => f.kind === 'price', 5000).catch(async () => ingest.next(() => true, 100));
+    assert.deepEqual([answer.kind, answer.bid, answer.ask], ['price', { price: '2970', size: '1' }, { price: '3030', size: '1' }], JSON.stringify(answer));
+    ingest.close();
+  });
+
   it('the LISTEN connection reconnects after its backend is terminated: prices from node B still reach node A', async () => {
     const taker = await a.newUser();
     const maker = await b.newMaker(['ETH-USDC']);

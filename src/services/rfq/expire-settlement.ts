@@ -4,7 +4,7 @@
  * failure recorded (maker-failures.ts) when it had what it needed to settle.
  *
  * Which clock judges the deadline: a quote whose settlement gateway settles on the chain
- * (`onChain`) is judged on final chain time, the follower's cursor (`blockTimestampSecs`),
+ * (`onChain`), or an xchange quote when the node operates the adapter, is judged on final chain time, the follower's cursor (`blockTimestampSecs`),
  * because the chain accepts a settlement while `block.timestamp <= settlementDeadline`: only
  * once a block past the deadline is final can no settlement arrive, and every block before it
  * has been processed by then (the cursor advances in the transaction that applied them). Any
@@ -37,6 +37,10 @@ async function clocks(deps: ServiceDeps, db: Reader): Promise<Clocks> {
   const chainModes = Object.entries(deps.settlement)
     .filter(([, gateway]) => gateway?.onChain)
     .map(([mode]) => mode);
+  // An xchange swap executes on the followed chain while `block.timestamp <= expiration` (= the
+  // deadline), so it is judged on final chain time too: by the wall clock, a swap mined in time but
+  // not yet final failed its RFQ, released the taker's lock, and then found nothing to settle.
+  if (deps.xchange) chainModes.push('xchange');
   const cursor = chainModes.length > 0 ? await readCursor(db, MAIN_CHAIN_CURSOR) : null;
   // Perp outcomes are the perp executor's alone: a taker order may be in flight at the deadline.
   const excludedModes = [...(deps.settlement.promised ? ['promised'] : []), 'perp'];
