@@ -1,5 +1,5 @@
 /**
- * The seeded simulation (sim/engine) in CI: a fixed small set of seeds on each database (two of
+ * The seeded simulation (sim/engine) in CI: a fixed small set of seeds on the databases (two of
  * them settling on a real chain in every spot mode, one with a venue simulator, with their faults), each run checked after every step (invariants, model, state tables, WebSocket seq, no 500), expected to
  * find nothing; and a check that the checks bite: money moved behind the model's back (an
  * operator adjustment the driver never made) is reported as unacknowledged.
@@ -25,16 +25,20 @@ import { PriceIngestClient } from '../../../src/client/price-ingest.ts';
  * settled an xchange trade and a perp in the runs that chose it; seed 43 on a chain settled in
  * promised and xchange modes (and permit2 in one run of three), with a late relay and stuck
  * custody transactions both bumped and cancelled (outcomes depend on timing; the checks do not).
+ * The issue gives the set 3 minutes: each chain seed runs on one database (105 with the venue on
+ * PostgreSQL, where the listing race was found; 43 on PGlite), on the other when only one is
+ * there; every seed and check on both took 3.6 min of a quiet full run.
  */
 const RUNS = [
-  { seed: 11, steps: 12, chain: false, venue: false },
-  { seed: 105, steps: 40, chain: true, venue: true },
-  { seed: 43, steps: 50, chain: true, venue: false },
-];
+  { seed: 11, steps: 12, chain: false, venue: false, on: 'both' },
+  { seed: 105, steps: 40, chain: true, venue: true, on: 'postgres' },
+  { seed: 43, steps: 50, chain: true, venue: false, on: 'pglite' },
+] as const;
+const available: readonly string[] = backends();
 
 for (const backend of backends()) {
   describe(`seeded simulation [${backend}]`, () => {
-    for (const { seed, steps, chain, venue } of RUNS) {
+    for (const { seed, steps, chain, venue } of RUNS.filter((r) => r.on === 'both' || r.on === backend || !available.includes(r.on))) {
       it(`seed ${seed}${chain ? ' on a chain' : ''}${venue ? ' and a venue' : ''}: ${steps} steps with faults, no violation`, { timeout: 420_000 }, async () => {
         const result = await runSeed({ seed, backend, steps, chain, venue });
         const replay = `replay: npm run sim -- --seed ${seed} --backend ${backend} --steps ${steps}${chain ? ' --chain' : ''}${venue ? ' --venue' : ''} --verbose\n${result.log.map((e) => JSON.stringify(e)).join('\n')}`;
