@@ -13,35 +13,24 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { parseGwei, parseUnits, type Address, type Hex } from 'viem';
+import { parseGwei, parseUnits } from 'viem';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
-import { connectSigner } from '../../../src/chain/clients.ts';
-import { xchangeAdapterAbi } from '../../../src/chain/artifacts/index.ts';
 import { CustodyBroadcaster, type BroadcasterOptions } from '../../../src/chain/custody/custody-broadcaster.ts';
-import { swapMessageFromWire, xchangeSwapTypedData } from '../../../src/chain/xchange.ts';
 import { backends, createTestDatabase, type TestDatabase } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { custodyTestAccount, startTestChain, testAccount, type TestChain } from '../../helpers/chain.ts';
 import { balanceOf, rpc, sleep, waitFor } from './helpers.ts';
+import { acceptedXchangeQuote, ETH_RAW, setUpXchangeMaker, type XchangeMaker } from './xchange-maker.ts';
 
 const NO_BROADCASTER = new Set(['auctions', 'settlement', 'dispatch']);
-const ETH_QTY = '1';
-const ETH_RAW = parseUnits(ETH_QTY, 18);
-const PRICE = '3000';
-const PRICE_RAW = parseUnits(PRICE, 6);
-const keyOf = (account: ReturnType<typeof testAccount>) => (account as typeof account & { __key: Hex }).__key;
 
 for (const backend of backends()) {
   describe(`xchange execute and its deadline (${backend})`, () => {
     let chain: TestChain;
     let database: TestDatabase;
     let h: Harness;
-    let adapter: Address;
-    const maker = testAccount();
-    const adapterSigner = testAccount();
-    let makerClient: RfqClient;
+    let maker: XchangeMaker;
 
     const broadcaster = (options: Partial<BroadcasterOptions> = {}) =>
       new CustodyBroadcaster({ deps: h.node.context.service, chain: h.node.context.chain!, logger: pino({ level: 'silent' }), bumpAfterMs: 3_600_000, ...options });
@@ -53,20 +42,12 @@ for (const backend of backends()) {
       chain = await startTestChain();
       database = await createTestDatabase(backend);
       h = await startHarness(backend, { database, chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, workers: NO_BROADCASTER });
-      adapter = chain.stack.settings.xchangeAdapterAddress!;
       // Room for a loaded machine between the RFQ and the accept; the deadline follows the window.
       await h.admin.putSettings({ settlementHeadroomSecs: 2 });
-      await h.admin.putMaker(maker.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['xchange'], adapterSigner: adapterSigner.address });
-      makerClient = new RfqClient(h.url);
-      await makerClient.signIn(maker);
-      await chain.fundGas(maker.address);
-      const m = await connectSigner(chain.rpcUrl, keyOf(maker));
-      await m.publicClient.waitForTransactionReceipt({ hash: await m.walletClient.writeContract({ address: adapter, abi: xchangeAdapterAbi, functionName: 'setSigner', args: [adapterSigner.address, true] }) });
-      await chain.approve(maker, 'ETH', adapter);
-      await chain.mint('ETH', maker.address, ETH_RAW * 10n);
+      maker = await setUpXchangeMaker(h, chain, testAccount(), testAccount(), ETH_RAW * 10n);
       // Custody's allowance for the adapter up front (before the broadcaster signs anything), so
       // the executor queues the execute itself and no approval call.
-      await chain.approve(custodyTestAccount(), 'USDC', adapter);
+      await chain.approve(custodyTestAccount(), 'USDC', maker.adapter);
     });
     after(async () => {
       await h?.close();
@@ -76,22 +57,7 @@ for (const backend of backends()) {
 
     /** A taker with 5000 USDC (ledger and custody), an RFQ quoted by the xchange maker, accepted: the executor queues the execute. */
     async function acceptedSwap() {
-      const taker = await h.newUser();
-      await h.fund(taker.account.address, { USDC: '5000' });
-      await chain.mint('USDC', chain.custody, parseUnits('5000', 6));
-      const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: ETH_QTY, windowMs: 15_000 });
-      const { settlementDeadline } = await taker.client.getRfq(rfqId);
-      const quoteId = `qt_${randomUUID()}`;
-      const swapMessage = {
-        quoteId,
-        expiration: String(settlementDeadline),
-        incomingTransfer: { token: chain.token('ETH'), from: maker.address, to: chain.custody, amount: ETH_RAW.toString() },
-        outgoingTransfer: { token: chain.token('USDC'), from: chain.custody, to: maker.address, amount: PRICE_RAW.toString() },
-      };
-      const typed = xchangeSwapTypedData({ chainId: h.node.context.chain!.chainId, adapterAddress: adapter, message: swapMessageFromWire(swapMessage) });
-      const xchange = { adapter: 'RfqXchangeAdapter', settlement: { swapMessage, adapterSignature: await adapterSigner.signTypedData(typed) } };
-      await makerClient.submitQuote({ rfqId, instrumentId: 'ETH-USDC-SPOT', side: 'BUY', makerPays: { token: 'ETH', amount: ETH_QTY }, makerReceives: { token: 'USDC', amount: PRICE }, xchange } as Parameters<RfqClient['submitQuote']>[0]);
-      await taker.client.accept(rfqId, { quoteId });
+      const { taker, rfqId, quoteId, settlementDeadline } = await acceptedXchangeQuote(maker, 15_000);
       const [queued] = await waitFor('execute queued', () => executionOf(quoteId), (rows) => rows.length === 1);
       assert.equal(queued!.status, 'QUEUED');
       assert.equal(queued!.not_after_secs, settlementDeadline, 'the call carries the swap expiration');

@@ -12,46 +12,26 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { keccak256, parseUnits, stringToHex, type Address, type Hex } from 'viem';
-import { RfqClient } from '../../../src/client/rfq-client.ts';
-import { connectSigner } from '../../../src/chain/clients.ts';
+import { keccak256, stringToHex } from 'viem';
 import { xchangeAdapterAbi } from '../../../src/chain/artifacts/index.ts';
-import { swapMessageFromWire, xchangeSwapTypedData } from '../../../src/chain/xchange.ts';
 import { backends } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { startTestChain, testAccount, type TestChain } from '../../helpers/chain.ts';
 import { balanceOf, rpc, sleep, waitFor } from './helpers.ts';
-
-const ETH_QTY = '1';
-const ETH_RAW = parseUnits(ETH_QTY, 18);
-const PRICE = '3000';
-const PRICE_RAW = parseUnits(PRICE, 6);
-const keyOf = (account: ReturnType<typeof testAccount>) => (account as typeof account & { __key: Hex }).__key;
+import { acceptedXchangeQuote, ETH_RAW, setUpXchangeMaker, type XchangeMaker } from './xchange-maker.ts';
 
 for (const backend of backends()) {
   describe(`xchange deadline on final chain time (${backend})`, () => {
     let chain: TestChain;
     let h: Harness;
-    let adapter: Address;
-    const maker = testAccount();
-    const adapterSigner = testAccount();
-    let makerClient: RfqClient;
+    let maker: XchangeMaker;
 
     before(async () => {
       chain = await startTestChain({ confirmations: 6 });
       h = await startHarness(backend, { chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses });
-      adapter = chain.stack.settings.xchangeAdapterAddress!;
       // Room for the executor on a loaded machine between the accept and the deadline.
       await h.admin.putSettings({ settlementHeadroomSecs: 8 });
-      await h.admin.putMaker(maker.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['xchange'], adapterSigner: adapterSigner.address });
-      makerClient = new RfqClient(h.url);
-      await makerClient.signIn(maker);
-      await chain.fundGas(maker.address);
-      const m = await connectSigner(chain.rpcUrl, keyOf(maker));
-      await m.publicClient.waitForTransactionReceipt({ hash: await m.walletClient.writeContract({ address: adapter, abi: xchangeAdapterAbi, functionName: 'setSigner', args: [adapterSigner.address, true] }) });
-      await chain.approve(maker, 'ETH', adapter);
-      await chain.mint('ETH', maker.address, ETH_RAW);
+      maker = await setUpXchangeMaker(h, chain, testAccount(), testAccount(), ETH_RAW);
     });
     after(async () => {
       await rpc(chain, 'evm_setAutomine', [true]).catch(() => undefined);
@@ -61,25 +41,10 @@ for (const backend of backends()) {
     });
 
     it('a swap mined before the deadline but final after the wall clock passed it settles the RFQ; nothing is paid twice', async () => {
-      const taker = await h.newUser();
-      await h.fund(taker.account.address, { USDC: '5000' });
-      await chain.mint('USDC', chain.custody, parseUnits('5000', 6));
-      const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: ETH_QTY, windowMs: 3000 });
-      const { settlementDeadline } = await taker.client.getRfq(rfqId);
-      const quoteId = `qt_${randomUUID()}`;
-      const swapMessage = {
-        quoteId,
-        expiration: String(settlementDeadline),
-        incomingTransfer: { token: chain.token('ETH'), from: maker.address, to: chain.custody, amount: ETH_RAW.toString() },
-        outgoingTransfer: { token: chain.token('USDC'), from: chain.custody, to: maker.address, amount: PRICE_RAW.toString() },
-      };
-      const typed = xchangeSwapTypedData({ chainId: h.node.context.chain!.chainId, adapterAddress: adapter, message: swapMessageFromWire(swapMessage) });
-      const xchange = { adapter: 'RfqXchangeAdapter', settlement: { swapMessage, adapterSignature: await adapterSigner.signTypedData(typed) } };
-      await makerClient.submitQuote({ rfqId, instrumentId: 'ETH-USDC-SPOT', side: 'BUY', makerPays: { token: 'ETH', amount: ETH_QTY }, makerReceives: { token: 'USDC', amount: PRICE }, xchange } as Parameters<RfqClient['submitQuote']>[0]);
-      await taker.client.accept(rfqId, { quoteId });
+      const { taker, rfqId, quoteId, settlementDeadline } = await acceptedXchangeQuote(maker, 3000);
 
       // Custody executes the swap; as soon as it is mined the chain stops, a few blocks short of final.
-      const used = () => h.node.context.chain!.custody.publicClient.readContract({ address: adapter, abi: xchangeAdapterAbi, functionName: 'quoteUsed', args: [keccak256(stringToHex(quoteId))] });
+      const used = () => h.node.context.chain!.custody.publicClient.readContract({ address: maker.adapter, abi: xchangeAdapterAbi, functionName: 'quoteUsed', args: [keccak256(stringToHex(quoteId))] });
       await waitFor('swap mined', used, (u) => u);
       await rpc(chain, 'evm_setIntervalMining', [0]);
       await rpc(chain, 'evm_setAutomine', [false]);
