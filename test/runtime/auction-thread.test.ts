@@ -68,7 +68,11 @@ for (const backend of backends()) {
       const usdcLocked = (f: Frame) => (f.balances as Array<{ token: string; locked: string }>).find((b) => b.token === 'USDC')?.locked;
       await socket.next((f) => f.kind === 'balanceSnapshot' && Number(usdcLocked(f)) === 3007.5, 5000);
 
-      assert.deepEqual(closes.filter((c) => c.rfqId === won.rfqId || c.rfqId === unquoted.rfqId).map((c) => [c.rfqId, c.outcome]).sort(), [[won.rfqId, 'QUOTED'], [unquoted.rfqId, 'FAILED']].sort());
+      // The thread reports its closes by message after the commit, and the node's dispatcher may have
+      // read the committed frames first (its poll): wait for the reports rather than assume they came first
+      // (a CI run under load saw the frames before the second report).
+      const ours = async () => closes.filter((c) => c.rfqId === won.rfqId || c.rfqId === unquoted.rfqId).map((c) => [c.rfqId, c.outcome]).sort();
+      assert.deepEqual(await eventually(ours, (seen) => seen.length >= 2, 10_000), [[won.rfqId, 'QUOTED'], [unquoted.rfqId, 'FAILED']].sort());
       assert.deepEqual(selected.filter((id) => id === won.rfqId), [won.rfqId], 'the selection reached the node\'s settlement timer once');
       const rows = await h.node.store.db.selectFrom('rfqs').select(['id', 'status']).where('id', 'in', [won.rfqId, unquoted.rfqId]).orderBy('id').execute();
       assert.deepEqual(new Map(rows.map((r) => [r.id, r.status])), new Map([[won.rfqId, 'QUOTED'], [unquoted.rfqId, 'FAILED']]));
