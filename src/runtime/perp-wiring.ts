@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ServiceDeps } from '../services/deps.ts';
 import { duePerpExecutions, runPerpExecution, type PerpExecutor } from '../services/perp/execute-perp.ts';
-import { claimVenueNonce } from '../services/perp/venue-nonces.ts';
 import type { VenueClient } from '../venue/venue-client.ts';
 import type { VenueNetwork } from '../domain/perp/types.ts';
 import { DeadlineWorker } from './deadline-worker.ts';
@@ -52,7 +51,6 @@ export function wirePerpExecutor(
     makerLookupMs: options.makerLookupMs ?? 3_000,
     leaseMs: options.leaseMs ?? 15_000,
     nodeId: `node_${randomUUID()}`,
-    claimNonce: (tx, signer, nonce) => claimVenueNonce(tx, signer, nonce, { purpose: 'takerOrder', at: deps.clock.now() }),
   };
   let recovery: RecoveryThread | null = null;
   return {

@@ -8,7 +8,8 @@
  * 2. the taker's RFQ FOR UPDATE (none: stops, the caller answers NOT_FOUND);
  * 3. its quotes FOR UPDATE, in arrival order;
  * 4. while the RFQ is PENDING, on a spot instrument, for the accepted quote's maker: the maker's
- *    protection row FOR UPDATE and its selections within the window (selection-guard.ts).
+ *    protection row FOR UPDATE and its selections within the window (`rfq_locked_protections`,
+ *    as selection-guard.ts reads them).
  *
  * `rfq_accept_write` writes the selection the use case decided, through the same definitions
  * the other writers use: the taker's funds lock (`rfq_lock_funds`, ledger.ts; stops with
@@ -27,6 +28,35 @@ import type { BalancesTable, QuotesTable, RfqsTable } from './schema.ts';
 import type { ClaimOutcome } from './timestamp-claims.ts';
 import type { Tx } from './transaction.ts';
 import type { LockRequest } from './ledger.ts';
+
+/**
+ * A maker's protection on an instrument, locked FOR UPDATE, with its selections inside the window
+ * (as `SelectionGuard.lock` reads them): the spot accept's and the perp execution's lock calls
+ * (perp-commit-functions.ts) take it through this one definition.
+ */
+export const RFQ_LOCKED_PROTECTIONS_SQL = `
+create or replace function rfq_locked_protections(p_maker uuid, p_instrument text, p_now int8)
+returns jsonb
+language plpgsql as $fn$
+declare
+  v_protections jsonb;
+begin
+  select coalesce(jsonb_agg(to_jsonb(locked) || jsonb_build_object(
+           'selected_count', coalesce(w.n, 0), 'selected_notional', coalesce(w.notional, 0))), '[]')
+    into v_protections
+    from (select p.maker_account_id, p.instrument_id, p.window_ms, p.max_selected_quotes, p.max_selected_notional, p.triggered_at
+          from maker_protections p
+          where p.maker_account_id = p_maker and p.instrument_id = p_instrument
+          for update of p) as locked
+    -- A tripped protection refuses whatever the count; the count is read only when it matters.
+    left join lateral (select count(*) as n, sum(s.notional) as notional
+          from maker_protection_selections s
+          where locked.triggered_at is null and s.maker_account_id = locked.maker_account_id
+            and s.instrument_id = locked.instrument_id and s.selected_at > p_now - locked.window_ms) as w on true;
+  return v_protections;
+end
+$fn$;
+`;
 
 export const RFQ_ACCEPT_LOCK_SQL = `
 create or replace function rfq_accept_lock(p_access_key text, p_signed_at int8, p_rfq text, p_account uuid, p_quote text, p_now int8)
@@ -55,18 +85,7 @@ begin
   if v_rfq.status = 'PENDING' and exists (select 1 from instruments i where i.instrument_id = v_rfq.instrument_id and i.type = 'SPOT') then
     select q.maker_account_id into v_maker from quotes q where q.id = p_quote and q.rfq_id = p_rfq;
     if v_maker is not null then
-      select coalesce(jsonb_agg(to_jsonb(locked) || jsonb_build_object(
-               'selected_count', coalesce(w.n, 0), 'selected_notional', coalesce(w.notional, 0))), '[]')
-        into v_protections
-        from (select p.maker_account_id, p.instrument_id, p.window_ms, p.max_selected_quotes, p.max_selected_notional, p.triggered_at
-              from maker_protections p
-              where p.maker_account_id = v_maker and p.instrument_id = v_rfq.instrument_id
-              for update of p) as locked
-        -- A tripped protection refuses whatever the count; the count is read only when it matters.
-        left join lateral (select count(*) as n, sum(s.notional) as notional
-              from maker_protection_selections s
-              where locked.triggered_at is null and s.maker_account_id = locked.maker_account_id
-                and s.instrument_id = locked.instrument_id and s.selected_at > p_now - locked.window_ms) as w on true;
+      v_protections := rfq_locked_protections(v_maker, v_rfq.instrument_id, p_now);
     end if;
   end if;
   return jsonb_build_object('claim', v_claim, 'rfq', to_jsonb(v_rfq), 'quotes', v_quotes, 'protections', v_protections);
@@ -123,7 +142,7 @@ export interface LockedProtection {
   selected_notional: bigint;
 }
 
-const PROTECTION_COLUMNS: NumericColumns<LockedProtection> = {
+export const PROTECTION_COLUMNS: NumericColumns<LockedProtection> = {
   bigints: { max_selected_notional: true, selected_notional: true },
   numbers: { window_ms: true, max_selected_quotes: true, triggered_at: true, selected_count: true },
 };

@@ -1,6 +1,7 @@
 /**
- * Writes the effects of one execution transition (domain/perp/execution.ts) inside the caller's
- * transaction, the RFQ and its quotes already locked, and the events the spec lists for them:
+ * Applies the effects of one execution transition (domain/perp/execution.ts) inside the caller's
+ * transaction, the RFQ and its quotes already locked: each row's change is decided here and staged
+ * into the transition's one write (staged-writes.ts), with the events the spec lists for them:
  * `rfqStatus` at QUOTED and at the end (no fill, no txHash), `quoteStatus` to each maker (with
  * `position` while a backup, the fill fields on the winner), nothing on `quotes` at settlement.
  * A refusal (RFQ still PENDING) tells the taker through `quotes`, as a maker cancel does, since the
@@ -9,13 +10,13 @@
 import { decideQuote, decideRfq, type Instrument, type QuoteEvent, type RfqEvent } from '../../domain/rfq/index.ts';
 import type { ExecutionEffect } from '../../domain/perp/execution.ts';
 import type { QuoteOutcomeFields } from '../../store/quote-status.ts';
-import { writeRfqStatus, type RfqOutcomeFields } from '../../store/rfq-status.ts';
+import type { RfqOutcomeFields } from '../../store/rfq-status.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { persistQuote, persistRfq, rfqState } from '../rfq/persist-transition.ts';
+import { rfqState } from '../rfq/persist-transition.ts';
 import type { QuoteRow, RfqRow } from '../rfq/rows.ts';
 import { recordMakerFailure } from '../settlement/maker-failures.ts';
-import { countSelection } from '../protection/selection-guard.ts';
+import type { StagedWrites } from './staged-writes.ts';
 
 export interface EffectContext {
   tx: Tx;
@@ -24,18 +25,22 @@ export interface EffectContext {
   quotes: Map<string, QuoteRow>;
   instrument: Instrument;
   now: number;
+  /** Where the rows' changes go: staged into the transition's one write (staged-writes.ts). */
+  writes: StagedWrites;
 }
 
 /** A quote's transition, with its frames (the maker told; on a refusal the taker too). */
 async function moveQuote(c: EffectContext, quote: QuoteRow, event: QuoteEvent, fields: QuoteOutcomeFields = {}): Promise<QuoteRow> {
-  const row = await persistQuote(c.tx, c.deps, { quote, decision: decideQuote(quote, event), fields, rfq: c.rfq, instrument: c.instrument, now: c.now });
+  const decision = decideQuote(quote, event);
+  const row = await c.writes.quote(quote, decision.status, decision.frames, fields);
   c.quotes.set(row.id, row);
   return row;
 }
 
 /** The RFQ's transition, with its frame to the taker (no lock, so no balances: the taker trades from its venue account). */
 async function moveRfq(c: EffectContext, event: RfqEvent, fields: RfqOutcomeFields = {}): Promise<RfqRow> {
-  c.rfq = await persistRfq(c.tx, c.deps, { rfq: c.rfq, decision: decideRfq(rfqState(c.rfq, c.instrument), event), fields, instrument: c.instrument, now: c.now });
+  const decision = decideRfq(rfqState(c.rfq, c.instrument), event);
+  c.rfq = await c.writes.rfq(c.rfq, decision.status, decision.frames, fields);
   return c.rfq;
 }
 
@@ -77,7 +82,7 @@ export async function applyEffect(c: EffectContext, effect: ExecutionEffect): Pr
       const winner = quoteOf(c, effect.quoteId);
       const rfq = await moveRfq(c, 'accept', { quoted_at: c.now, selected_quote_id: winner.id });
       const selected = await moveQuote(c, winner, 'select', { settlement_deadline_secs: rfq.settlement_deadline_secs });
-      await countSelection(c.tx, selected, c.instrument, c.now);
+      c.writes.countSelection(selected.id);
       const inCascade = new Set(effect.cascade);
       await renumber(c, effect.cascade);
       for (const quote of [...c.quotes.values()].sort((a, b) => (a.id < b.id ? -1 : 1))) {
@@ -88,6 +93,8 @@ export async function applyEffect(c: EffectContext, effect: ExecutionEffect): Pr
     }
     case 'makerFailure': {
       const quote = quoteOf(c, effect.quoteId);
+      // Written in order with the staged changes: theirs first.
+      await c.writes.flush(null);
       await recordMakerFailure(c.tx, { makerId: quote.maker_id, rfqId: c.rfq.id, quoteId: quote.id, reason: `perpMakerOrder: ${effect.reason}`.slice(0, 500), at: c.now });
       return;
     }
@@ -98,9 +105,9 @@ export async function applyEffect(c: EffectContext, effect: ExecutionEffect): Pr
     case 'promote': {
       const quote = quoteOf(c, effect.quoteId);
       // The RFQ keeps its status and pushes nothing; only the quote it executes changes.
-      c.rfq = await writeRfqStatus(c.tx, { id: c.rfq.id, from: c.rfq.status, to: c.rfq.status, fields: { selected_quote_id: quote.id } }, c.now);
+      c.rfq = await c.writes.rfq(c.rfq, c.rfq.status, [], { selected_quote_id: quote.id });
       const promoted = await moveQuote(c, quote, 'select', { position: null, settlement_deadline_secs: c.rfq.settlement_deadline_secs });
-      await countSelection(c.tx, promoted, c.instrument, c.now);
+      c.writes.countSelection(promoted.id);
       await renumber(c, effect.cascade);
       return;
     }

@@ -9,8 +9,9 @@
  */
 import { sql } from 'kysely';
 import { inTransaction } from '../../store/outbox.ts';
-import { lockForAccept } from '../../store/accept-functions.ts';
-import type { Tx } from '../../store/transaction.ts';
+import { lockForPerpCommit } from '../../store/perp-commit-functions.ts';
+import { SelectionGuard } from '../protection/selection-guard.ts';
+import { StagedWrites } from './staged-writes.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from '../rfq/create-rfq.ts';
 import { quoteTerms, rfqTerms } from '../rfq/rows.ts';
@@ -41,9 +42,11 @@ import {
   executionPhase,
   executionState,
   makerVenueActions,
+  venueActionsOf,
   recordCall,
   recordMakerOrderSending,
   takerOrderOf,
+  callJson,
   writeTransition,
   type CallRecord,
   type ExecutionRow,
@@ -94,8 +97,6 @@ async function makerAddressOf(x: PerpExecutor, memo: RunMemo, quoteId: string): 
 
 export interface PerpExecutor extends PerpExecutionSettings {
   deps: ServiceDeps;
-  /** Claims (signer, nonce) once across quotes and accepts; false when already claimed. */
-  claimNonce(tx: Tx, signer: string, nonce: number): Promise<boolean>;
   /** The checks' reads this node started when the accept arrived (check-reads.ts); absent: read here. */
   readsAhead?: CheckReadsAhead;
   /** Where the taker order's signer is recovered (check-reads.ts); absent: on this thread. */
@@ -149,48 +150,52 @@ interface Commit {
   calls?: CallRecord[];
   /** Extra columns written with the new state. */
   fields?: { taker_sent_at?: number; taker_reply_at?: number; signer?: string; nonce?: number; cloid?: string | null; next_at?: number };
-  /** Runs inside the transaction, after the locks, before the effects; false: commit `ignored` instead. */
-  claim?: (tx: Tx) => Promise<boolean>;
-  /** Records written only with `transition` itself, not when the claim turns it into `ignored`. */
+  /** Records written only with `transition` itself, not when the nonce claim turns it into `ignored`. */
   callsIfApplied?: CallRecord[];
 }
 
 /**
- * Commits one transition: the RFQ, then the quotes are locked, the effects applied, and the new
- * state written in the statement that checks and locks the execution (still ours, still in the
- * phase we read), all in one transaction. Without effects: `commitOwn`.
+ * Commits one transition in four round trips whatever it changes: the RFQ, its quotes (and the
+ * accepted quote's maker's protection while PENDING) locked and read, and `nonceClaim` claimed, in
+ * one call (a pair claimed before turns the transition into `ignored`: a reused nonce does
+ * nothing at all); the effects decided on those rows; then one call that writes the execution's
+ * new state (only if it is still ours, in the phase we read) and every changed row
+ * (staged-writes.ts); then the frames, written with the commit. Without effects or a claim: `commitOwn`.
  */
-async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: EffectContext) => Promise<Commit>)): Promise<ExecutionRow> {
-  if (typeof work !== 'function' && work.transition.effects.length === 0 && !work.claim) return commitOwn(x, row, work);
+async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: EffectContext) => Promise<Commit>), nonceClaim: { signer: string; nonce: number } | null = null): Promise<ExecutionRow> {
+  if (typeof work !== 'function' && work.transition.effects.length === 0 && nonceClaim === null) return commitOwn(x, row, work);
   const now = x.deps.clock.now();
   return inTransaction(x.deps.db, async (tx) => {
-    // The RFQ, then its quotes, locked and read in one call: the accept's own (no claim to take;
-    // a perp instrument has no spot protection rows to lock).
-    const locked = await lockForAccept(tx, { claim: null, rfqId: row.rfq_id, accountId: row.account_id, quoteId: row.quote_id, now });
+    const locked = await lockForPerpCommit(tx, { rfqId: row.rfq_id, accountId: row.account_id, quoteId: row.quote_id, now, nonce: nonceClaim });
     if (!locked.rfq) throw new Error(`RFQ ${row.rfq_id} of execution ${row.id} not found`);
     const { rfq, quotes } = locked;
     const instrument = await resolveInstrument(x.deps, rfq.instrument_id);
-    const context: EffectContext = { tx, deps: x.deps, rfq, quotes: new Map(quotes.map((q) => [q.id, q])), instrument, now };
+    const lockedMaker = rfq.status === 'PENDING' ? quotes.find((q) => q.id === row.quote_id)?.maker_account_id : undefined;
+    const writes = new StagedWrites(tx, x.deps, {
+      rfq,
+      instrument,
+      now,
+      guard: lockedMaker === undefined ? null : { guard: SelectionGuard.fromLocked(locked.protections), makerAccountId: lockedMaker },
+    });
+    const context: EffectContext = { tx, deps: x.deps, rfq, quotes: new Map(quotes.map((q) => [q.id, q])), instrument, now, writes };
     const spec = typeof work === 'function' ? await work(context) : work;
     let transition = spec.transition;
     let calls = [...(spec.calls ?? []), ...(spec.callsIfApplied ?? [])];
-    if (spec.claim && !(await spec.claim(tx))) {
+    if (!locked.claimed) {
       transition = { state: { ...row.state as ExecutionState, phase: 'ignored' }, effects: [] };
       calls = spec.calls ?? [];
     }
     for (const effect of transition.effects) await applyEffect(context, effect);
     const decision: CallRecord = { kind: 'decision', quoteId: transition.state.currentQuoteId, request: { from: row.phase, effects: transition.effects }, reply: { to: transition.state.phase }, startedAt: now, endedAt: now };
     const failure = transition.effects.find((e) => e.kind === 'failRfq');
-    // The execution is checked (still ours, still in the phase read) and locked by this last
-    // write; a miss rolls the effects back. Nothing locks an execution and then waits for its RFQ
-    // or quotes (the lease is taken and given back in single statements), so locking it after
-    // them cannot deadlock.
-    const next = await writeTransition(tx, row.id, { leaseOwner: x.nodeId, phase: row.phase }, {
+    const columns = {
       ...stateColumns(x, transition, spec, now),
+      state: transition.state,
       ...(failure && failure.kind === 'failRfq' ? { failure_code: failure.code } : {}),
-    }, [...calls, decision]);
-    if (!next) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
-    return next;
+    };
+    const written = await writes.flush({ id: row.id, leaseOwner: x.nodeId, phase: row.phase, columns, calls: [...calls, decision].map(callJson) });
+    if (written.lost || !written.execution) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
+    return written.execution;
   });
 }
 
@@ -234,18 +239,27 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
   // arrived (check-reads.ts) when this node took it, else now, while the store is read.
   const ahead = x.readsAhead?.take(row.rfq_id, row.taker_order) ?? null;
   const metaRead = ahead?.meta ?? call(x, 'meta', null, { type: 'meta' }, () => x.venue.freshMeta());
-  // Each row with its account's address (the taker's; the maker's, for its order in the next
-  // step), and the maker's signed order, which the commit below records as about to be sent.
-  const [{ address: takerAddress, ...rfq }, { address: makerAddress, ...quote }, makerActions] = await Promise.all([
-    deps.db.selectFrom('rfqs').innerJoin('accounts', 'accounts.id', 'rfqs.account_id').selectAll('rfqs').select('accounts.address').where('rfqs.id', '=', row.rfq_id).executeTakeFirstOrThrow(),
-    deps.db.selectFrom('quotes').innerJoin('accounts', 'accounts.id', 'quotes.maker_account_id').selectAll('quotes').select('accounts.address').where('quotes.id', '=', row.quote_id).executeTakeFirstOrThrow(),
-    makerVenueActions(deps.db, row.quote_id),
-  ]);
-  const taker = takerAddress.toLowerCase() as Address;
+  // In one statement (with PGlite each runs on this loop): what the checks read of the RFQ and
+  // the quote, each with its account's address (the taker's; the maker's, for its order in the
+  // next step), and the maker's signed order, which the commit below records as about to be sent.
+  const read = await deps.db
+    .selectFrom('rfqs as r')
+    .innerJoin('accounts as ta', 'ta.id', 'r.account_id')
+    .innerJoin('quotes as q', (join) => join.on('q.id', '=', row.quote_id))
+    .innerJoin('accounts as ma', 'ma.id', 'q.maker_account_id')
+    .leftJoin('perp_quote_orders as o', 'o.quote_id', 'q.id')
+    .select(['r.account_id', 'r.instrument_id', 'r.side', 'r.taker_fee_tenth_bp', 'ta.address as taker_address'])
+    .select(['q.maker_account_id', 'q.maker_pays_amount', 'q.maker_receives_amount', 'ma.address as maker_address', 'o.maker_order', 'o.maker_cancel'])
+    .where('r.id', '=', row.rfq_id)
+    .executeTakeFirstOrThrow();
+  const rfq = { account_id: read.account_id, instrument_id: read.instrument_id, side: read.side, taker_fee_tenth_bp: read.taker_fee_tenth_bp };
+  const quote = { maker_pays_amount: read.maker_pays_amount, maker_receives_amount: read.maker_receives_amount };
+  const makerActions = venueActionsOf(read);
+  const taker = read.taker_address.toLowerCase() as Address;
   memo.addresses.set(rfq.account_id, taker);
-  memo.addresses.set(quote.maker_account_id, makerAddress.toLowerCase() as Address);
-  memo.quoteMakers.set(quote.id, quote.maker_account_id);
-  memo.actions.set(quote.id, makerActions);
+  memo.addresses.set(read.maker_account_id, read.maker_address.toLowerCase() as Address);
+  memo.quoteMakers.set(row.quote_id, read.maker_account_id);
+  memo.actions.set(row.quote_id, makerActions);
   const instrument = await resolveInstrument(deps, rfq.instrument_id);
   const raw: unknown = JSON.parse(row.taker_order);
   const calls: CallRecord[] = [];
@@ -345,10 +359,9 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
       calls,
       ...(sending ? { callsIfApplied: [{ kind: 'makerOrderSending', quoteId: row.quote_id, startedAt: c.now }] } : {}),
       fields: { ...(signer !== null ? { signer } : {}), ...(nonce !== null ? { nonce } : {}), cloid },
-      // Recovered pairs are claimed whatever the verdict: a reused one does nothing at all.
-      ...(signer !== null && nonce !== null ? { claim: (tx: Tx) => x.claimNonce(tx, signer!, nonce!) } : {}),
     };
-  });
+    // Recovered pairs are claimed whatever the verdict: a reused one does nothing at all.
+  }, signer !== null && nonce !== null ? { signer, nonce } : null);
 }
 
 // ---- step 4: the maker's order ---------------------------------------------------------------

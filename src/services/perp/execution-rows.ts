@@ -46,6 +46,11 @@ const callRow = (executionId: string, call: CallRecord) => ({
   ended_at: call.endedAt ?? null,
 });
 
+/** A call record as `rfq_perp_write` takes it (perp-commit-functions.ts): request and reply as JSON values. */
+export function callJson(call: CallRecord) {
+  return { kind: call.kind, quote_id: call.quoteId ?? null, request: call.request ?? null, reply: call.reply ?? null, error: call.error ?? null, started_at: call.startedAt, ended_at: call.endedAt ?? null };
+}
+
 export async function recordCall(tx: Tx | Reader, executionId: string, call: CallRecord): Promise<void> {
   await recordCalls(tx, executionId, [call]);
 }
@@ -110,9 +115,7 @@ export async function recordMakerOrderSending(db: Reader, executionId: string, q
     )
     select maker_order, maker_cancel from o
   `.execute(db);
-  const row = result.rows[0];
-  if (!row) return null;
-  return { order: JSON.parse(row.maker_order) as SignedVenueAction, cancel: JSON.parse(row.maker_cancel) as SignedVenueAction };
+  return venueActionsOf(result.rows[0] ?? { maker_order: null, maker_cancel: null });
 }
 
 export async function callsOf(db: Reader, executionId: string) {
@@ -126,12 +129,16 @@ export interface MakerVenueActions {
 }
 
 export async function makerVenueActions(db: Reader, quoteId: string): Promise<MakerVenueActions | null> {
-  // perp_quote_orders keeps them as TEXT exactly as received (key order is signed); JSON.parse keeps that order.
   const result = await sql<{ maker_order: string; maker_cancel: string }>`
     select maker_order, maker_cancel from perp_quote_orders where quote_id = ${quoteId}
   `.execute(db);
-  const row = result.rows[0];
-  if (!row) return null;
+  return venueActionsOf(result.rows[0] ?? { maker_order: null, maker_cancel: null });
+}
+
+/** The signed order and cancel of a `perp_quote_orders` row (null columns: the quote has none). */
+export function venueActionsOf(row: { maker_order: string | null; maker_cancel: string | null }): MakerVenueActions | null {
+  // perp_quote_orders keeps them as TEXT exactly as received (key order is signed); JSON.parse keeps that order.
+  if (row.maker_order === null || row.maker_cancel === null) return null;
   return { order: JSON.parse(row.maker_order) as SignedVenueAction, cancel: JSON.parse(row.maker_cancel) as SignedVenueAction };
 }
 

@@ -14,7 +14,8 @@ import { RfqClient } from '../../../src/client/rfq-client.ts';
 import { backends } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { rejects } from '../../helpers/rejects.ts';
-import { claimVenueNonce } from '../../../src/services/perp/venue-nonces.ts';
+import { lockForPerpCommit } from '../../../src/store/perp-commit-functions.ts';
+import { inTransaction } from '../../../src/store/outbox.ts';
 
 const BUILDER = '0x00000000000000000000000000000000000000b1';
 const ETH_INDEX = 1; // the simulator's default universe: BTC, ETH, SOL
@@ -240,12 +241,15 @@ for (const backend of backends()) {
       assert.equal(requote.version, 2);
       const claims = await h.node.store.db.selectFrom('venue_nonce_claims').select(['purpose']).where('quote_id', '=', quoteId).execute();
       assert.equal(claims.length, 4, 'two pairs claimed for the quote and its re-quote');
-      // The accept path claims through the same table: a maker's claimed pair is refused there too.
+      // The accept path claims through the same table (its execution's lock call): a maker's claimed pair is refused there too.
       const db = h.node.store.db;
-      assert.equal(await db.transaction().execute((tx) => claimVenueNonce(tx, maker.account.address, pair.perpMakerOrder.nonce)), false);
+      const { account_id: accountId } = await db.selectFrom('rfqs').select('account_id').where('id', '=', first.rfqId).executeTakeFirstOrThrow();
+      const claim = async (signer: string, nonce: number) =>
+        (await inTransaction(db, (tx) => lockForPerpCommit(tx, { rfqId: first.rfqId, accountId, quoteId, now: Date.now(), nonce: { signer, nonce } }))).claimed;
+      assert.equal(await claim(maker.account.address, pair.perpMakerOrder.nonce), false);
       const taken = freshNonce();
-      assert.equal(await db.transaction().execute((tx) => claimVenueNonce(tx, maker.account.address, taken, { purpose: 'takerOrder', at: Date.now() })), true);
-      assert.equal(await db.transaction().execute((tx) => claimVenueNonce(tx, maker.account.address.toLowerCase(), taken)), false, 'signers compare lower-cased');
+      assert.equal(await claim(maker.account.address, taken), true);
+      assert.equal(await claim(maker.account.address.toLowerCase(), taken), false, 'signers compare lower-cased');
     });
   });
 }
