@@ -12,8 +12,9 @@
  * `rfq_perp_write` writes the transition: first the execution's new columns and its call records,
  * only if it is still held by the caller in the phase it read (else nothing at all is written and
  * `lost` comes back); then the RFQ's and the quotes' compare-and-set (a row that moved under its
- * lock raises, so the transaction rolls back). It answers the rows as written, from which the
- * executor builds the frames. Per row, `fields` is a JSON object of the columns to set beside the
+ * lock raises, so the transaction rolls back); last, the transition's events (`rfq_append_events`,
+ * the frames built from the rows as they are written). It answers the rows as written and the
+ * outbox rows. Per row, `fields` is a JSON object of the columns to set beside the
  * status: `?` tells "set to null" from "leave".
  */
 import { sql, type Selectable } from 'kysely';
@@ -22,6 +23,7 @@ import { QUOTE_COLUMNS, RFQ_COLUMNS } from './row-columns.ts';
 import { PROTECTION_COLUMNS, type LockedProtection } from './accept-functions.ts';
 import type { PerpExecutionsTable, QuotesTable, RfqsTable } from './schema.ts';
 import type { Tx } from './transaction.ts';
+import type { CommittedEvent } from './outbox.ts';
 
 type RfqRow = Selectable<RfqsTable>;
 type QuoteRow = Selectable<QuotesTable>;
@@ -59,7 +61,7 @@ $fn$;
 export const RFQ_PERP_WRITE_SQL = `
 create or replace function rfq_perp_write(
   p_now int8, p_execution text, p_lease_owner text, p_phase text, p_columns jsonb, p_calls jsonb,
-  p_rfqs jsonb, p_quotes jsonb)
+  p_rfqs jsonb, p_quotes jsonb, p_events jsonb)
 returns jsonb
 language plpgsql as $fn$
 declare
@@ -67,6 +69,7 @@ declare
   v_rfqs jsonb;
   v_quotes jsonb;
   v_written int;
+  v_events jsonb := '[]';
 begin
   if p_execution is not null then
     with next as (
@@ -127,7 +130,11 @@ begin
   if v_written <> jsonb_array_length(p_quotes) then
     raise exception 'quote batch wrote % of % rows: some changed under their locks', v_written, jsonb_array_length(p_quotes);
   end if;
-  return jsonb_build_object('lost', false, 'execution', v_execution, 'rfqs', v_rfqs, 'quotes', v_quotes);
+  if jsonb_array_length(p_events) > 0 then
+    v_events := rfq_append_events(p_events);
+  end if;
+  -- The outbox rows as text: parsed as the driver parses jsonb (numbers as numbers), not exactly.
+  return jsonb_build_object('lost', false, 'execution', v_execution, 'rfqs', v_rfqs, 'quotes', v_quotes, 'events', v_events::text);
 end
 $fn$;
 `;
@@ -183,10 +190,12 @@ export interface PerpWrite {
   execution: { id: string; leaseOwner: string; phase: string; columns: Record<string, unknown>; calls: readonly object[] } | null;
   rfqs: RowStatusWrite[];
   quotes: RowStatusWrite[];
+  /** `rfq_append_events`'s argument (outbox.ts `takeAppendedEvents`). */
+  events: string;
 }
 
 /** The rows as written (null execution: not written, the caller lost it), or `lost`. */
-export type PerpWritten = { lost: true } | { lost: false; execution: ExecutionRow | null; rfqs: RfqRow[]; quotes: QuoteRow[] };
+export type PerpWritten = { lost: true } | { lost: false; execution: ExecutionRow | null; rfqs: RfqRow[]; quotes: QuoteRow[]; events: CommittedEvent[] };
 
 const statusRows = (writes: RowStatusWrite[]) => JSON.stringify(writes.map((w) => ({ id: w.id, prior: w.from, status: w.to, f: w.fields })));
 
@@ -195,14 +204,15 @@ export async function writePerpTransition(tx: Tx, write: PerpWrite): Promise<Per
   const { rows } = await sql<{ written: string }>`
     select rfq_perp_write(${write.now}::int8, ${e?.id ?? null}::text, ${e?.leaseOwner ?? null}::text, ${e?.phase ?? null}::text,
       ${e ? JSON.stringify(e.columns) : null}::jsonb, ${e ? JSON.stringify(e.calls) : '[]'}::jsonb,
-      ${statusRows(write.rfqs)}::jsonb, ${statusRows(write.quotes)}::jsonb)::text as written
+      ${statusRows(write.rfqs)}::jsonb, ${statusRows(write.quotes)}::jsonb, ${write.events}::jsonb)::text as written
   `.execute(tx);
-  const written = parseExactJson<{ lost: boolean; execution?: Json | null; rfqs?: Json[]; quotes?: Json[] }>(rows[0]!.written);
+  const written = parseExactJson<{ lost: boolean; execution?: Json | null; rfqs?: Json[]; quotes?: Json[]; events?: string }>(rows[0]!.written);
   if (written.lost) return { lost: true };
   return {
     lost: false,
     execution: written.execution ? decodeRow(written.execution, EXECUTION_COLUMNS) : null,
     rfqs: (written.rfqs ?? []).map((r) => decodeRow(r, RFQ_COLUMNS)),
     quotes: (written.quotes ?? []).map((q) => decodeRow(q, QUOTE_COLUMNS)),
+    events: JSON.parse(written.events ?? '[]') as CommittedEvent[],
   };
 }

@@ -71,6 +71,7 @@ for (const backend of backends()) {
       },
       rfqs: [{ id: ids.rfqId, from: 'PENDING', to: 'QUOTED', fields: { quoted_at: NOW + 5, selected_quote_id: ids.quoteId } }],
       quotes: [{ id: ids.quoteId, from: quoteFrom, to: 'SELECTED', fields: { settlement_deadline_secs: 1_700_003_600, position: null } }],
+      events: JSON.stringify([{ ord: 0, account_id: taker, topic: 'rfqStatus', frame: { kind: 'rfqStatus', id: ids.rfqId, n: 12.5 }, at: NOW + 5 }]),
     });
 
     it('locks and answers the rows as the driver reads them, and claims a (signer, nonce) once', async () => {
@@ -90,10 +91,14 @@ for (const backend of backends()) {
       const ids = await execution();
       const written = await inTransaction(store.db, (tx) => writePerpTransition(tx, transition(ids, 'node_a')));
       assert.equal(written.lost, false);
+      const outbox = await store.db.selectFrom('outbox').select(['id', 'account_id', 'topic', 'seq', 'frame']).where('account_id', '=', taker).where('topic', '=', 'rfqStatus').execute();
+      assert.equal(outbox.length, 1);
+      assert.deepEqual(written.lost ? null : written.events, outbox, 'the events are appended by the same call, and its outbox rows come back as the driver reads them');
+      assert.deepEqual(outbox[0]!.frame, { kind: 'rfqStatus', id: ids.rfqId, n: 12.5 });
       const row = await store.db.selectFrom('perp_executions').selectAll().where('id', '=', ids.executionId).executeTakeFirstOrThrow();
       const rfq = await store.db.selectFrom('rfqs').selectAll().where('id', '=', ids.rfqId).executeTakeFirstOrThrow();
       const quotes = await store.db.selectFrom('quotes').selectAll().where('rfq_id', '=', ids.rfqId).execute();
-      assert.deepEqual(written, { lost: false, execution: row, rfqs: [rfq], quotes });
+      assert.deepEqual(written, { lost: false, execution: row, rfqs: [rfq], quotes, events: outbox });
       assert.deepEqual([row.phase, row.state, row.cloid, row.nonce, row.signer, row.lease_owner, row.updated_at], ['makerSending', { phase: 'makerSending', cascade: [] }, null, 9, '0xab', 'node_a', NOW + 5]);
       assert.deepEqual([rfq.status, rfq.quoted_at, rfq.selected_quote_id, quotes[0]!.status, quotes[0]!.position, quotes[0]!.settlement_deadline_secs], ['QUOTED', NOW + 5, ids.quoteId, 'SELECTED', null, 1_700_003_600]);
       const calls = await store.db.selectFrom('perp_execution_calls').selectAll().where('execution_id', '=', ids.executionId).orderBy('id').execute();
@@ -108,6 +113,7 @@ for (const backend of backends()) {
       const rfq = await store.db.selectFrom('rfqs').selectAll().where('id', '=', ids.rfqId).executeTakeFirstOrThrow();
       assert.deepEqual([row.phase, row.nonce, rfq.status], ['checking', 7, 'PENDING']);
       assert.equal((await store.db.selectFrom('perp_execution_calls').select('id').where('execution_id', '=', ids.executionId).execute()).length, 0);
+      assert.equal((await store.db.selectFrom('outbox').select('id').where('frame', '@>', JSON.stringify({ id: ids.rfqId }) as never).execute()).length, 0, 'and no event');
     });
   });
 }

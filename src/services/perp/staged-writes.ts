@@ -1,15 +1,17 @@
 /**
  * The row writes of one execution transition, staged so that the transition is one write call
- * (`rfq_perp_write`, src/store/perp-commit-functions.ts) instead of a statement per row: each
- * RFQ and quote change is decided as before (apply-effects.ts) and staged here with its frames;
- * `flush` writes them with the execution's own transition and then appends the frames, built from
- * the rows as written, in the order the changes were made, each selection's protection count in
- * its place among them. A row changed twice in one transition (the builder fee found short at
+ * (`rfq_perp_write`, src/store/perp-commit-functions.ts) instead of a statement per row and one
+ * for the events: each RFQ and quote change is decided as before (apply-effects.ts) and staged
+ * here with its frames; `flush` builds the frames in the order the changes were made, each
+ * selection's protection count in its place among them, and writes the changes, the frames and
+ * the execution's own transition in one call. A row changed twice in one transition (the builder fee found short at
  * the checks: selected, then failed) has its first change written before the second is staged,
  * so every frame shows its own change.
  */
 import type { Frame } from '../../domain/frames.ts';
 import type { Instrument } from '../../domain/rfq/index.ts';
+import { isDeepStrictEqual } from 'node:util';
+import { eventsWritten, takeAppendedEvents } from '../../store/outbox.ts';
 import { writePerpTransition, type PerpWrite, type PerpWritten, type RowStatusWrite } from '../../store/perp-commit-functions.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -44,6 +46,7 @@ export class StagedWrites {
   readonly #now: number;
   #guard: { guard: SelectionGuard; makerAccountId: string } | null;
   #staged: Staged[] = [];
+  /** The RFQ and the quotes changed so far, as they are (or will be) written. */
   #rfq: RfqRow;
   readonly #quotes = new Map<string, QuoteRow>();
 
@@ -65,7 +68,8 @@ export class StagedWrites {
     if (this.#staged.some((s) => s.kind === 'rfq' && s.write.id === rfq.id)) await this.flush(null);
     const set = definedFields('rfqs', RFQ_FIELDS, fields);
     this.#staged.push({ kind: 'rfq', write: { id: rfq.id, from: rfq.status, to, fields: set }, frames });
-    return { ...rfq, ...set, status: to, updated_at: this.#now };
+    this.#rfq = { ...rfq, ...set, status: to, updated_at: this.#now };
+    return this.#rfq;
   }
 
   /** Stages a quote's change; answers the row as it will be written. */
@@ -73,7 +77,9 @@ export class StagedWrites {
     if (this.#staged.some((s) => s.kind === 'quote' && s.write.id === quote.id)) await this.flush(null);
     const set = definedFields('quotes', QUOTE_FIELDS, fields);
     this.#staged.push({ kind: 'quote', write: { id: quote.id, from: quote.status, to, fields: set }, frames });
-    return { ...quote, ...set, status: to, updated_at: this.#now };
+    const row = { ...quote, ...set, status: to, updated_at: this.#now };
+    this.#quotes.set(row.id, row);
+    return row;
   }
 
   /** Counts a selection toward its maker's protection, in its place among the frames. */
@@ -83,21 +89,27 @@ export class StagedWrites {
 
   /**
    * Writes what is staged in one call, with the execution's transition when given (first, and
-   * nothing else unless it is still the caller's), then appends the frames and counts in order.
+   * nothing else unless it is still the caller's) and the frames. The frames are built before the
+   * call, from the rows as the call writes them (it sets exactly the status, `updated_at` and the
+   * staged columns), so they go in the same call; a written row that differs from the one its
+   * frames were built from rolls the transaction back.
    */
   async flush(execution: PerpWrite['execution']): Promise<PerpWritten> {
     const staged = this.#staged;
-    if (staged.length === 0 && execution === null) return { lost: false, execution: null, rfqs: [], quotes: [] };
+    if (staged.length === 0 && execution === null) return { lost: false, execution: null, rfqs: [], quotes: [], events: [] };
     this.#staged = [];
-    const writesOf = (kind: 'rfq' | 'quote') => staged.flatMap((s) => (s.kind === kind ? [s.write] : []));
-    const written = await writePerpTransition(this.#tx, { now: this.#now, execution, rfqs: writesOf('rfq'), quotes: writesOf('quote') });
-    if (written.lost) return written;
-    for (const rfq of written.rfqs) this.#rfq = rfq;
-    for (const quote of written.quotes) this.#quotes.set(quote.id, quote);
     const rows = { rfqs: [this.#rfq], quotes: [...this.#quotes.values()], instrumentOf: () => this.#instrument };
     for (const s of staged) {
       if (s.kind === 'count') await this.#count(this.#quotes.get(s.quoteId)!);
       else await pushFrames(this.#tx, this.#deps, s.frames, rows, this.#now);
+    }
+    const writesOf = (kind: 'rfq' | 'quote') => staged.flatMap((s) => (s.kind === kind ? [s.write] : []));
+    const written = await writePerpTransition(this.#tx, { now: this.#now, execution, rfqs: writesOf('rfq'), quotes: writesOf('quote'), events: takeAppendedEvents(this.#tx) });
+    if (written.lost) return written;
+    eventsWritten(this.#tx, written.events);
+    for (const row of [...written.rfqs, ...written.quotes]) {
+      const framed = row.id === this.#rfq.id ? this.#rfq : this.#quotes.get(row.id);
+      if (!isDeepStrictEqual(row, framed)) throw new Error(`${row.id} was written other than its frames show`);
     }
     return written;
   }
