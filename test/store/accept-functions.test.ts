@@ -7,10 +7,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
-import { openStore, type Store } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
-import { seedSpotMarket } from './spot-market.ts';
+import { backends } from '../helpers/backends.ts';
+import type { Store } from '../../src/store/database.ts';
+import { openSpotMarket } from './spot-market.ts';
 import { inTransaction } from '../../src/store/outbox.ts';
 import { lockForAccept, writeAcceptSelection } from '../../src/store/accept-functions.ts';
 
@@ -19,23 +18,19 @@ const HUGE = 10n ** 24n + 7n;
 
 for (const backend of backends()) {
   describe(`accept functions [${backend}]`, () => {
-    let database: TestDatabase;
+    let market: Awaited<ReturnType<typeof openSpotMarket>>;
     let store: Store;
     let taker: string;
     let maker: { makerId: string; makerAccount: string };
     const accessKey = `ak_${randomUUID()}`;
     before(async () => {
-      database = await createTestDatabase(backend);
-      store = await openStore(database.location);
-      await migrateToLatest(store.db);
-      ({ taker, ...maker } = await seedSpotMarket(store));
+      market = await openSpotMarket(backend);
+      store = market.store;
+      ({ taker, ...maker } = market.market);
       await store.db.insertInto('api_keys').values({ access_key: accessKey, account_id: taker, secret_enc: 'x', maker_scoped: false, created_at: 1, expires_at: 10 ** 15, revoked_at: null }).execute();
       await store.db.insertInto('balances').values({ account_id: taker, token: 'USDC', rail: 'EVM', available: HUGE, locked: 5n }).execute();
     });
-    after(async () => {
-      await store.close();
-      await database.drop();
-    });
+    after(() => market.close());
 
     async function rfqWithQuote(): Promise<{ rfqId: string; quoteId: string }> {
       const rfqId = `rfq_${randomUUID()}`;

@@ -7,10 +7,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
-import { openStore, type Store } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
-import { seedSpotMarket } from './spot-market.ts';
+import { backends } from '../helpers/backends.ts';
+import type { Store } from '../../src/store/database.ts';
+import { openSpotMarket } from './spot-market.ts';
 import { inTransaction } from '../../src/store/outbox.ts';
 import { writeClose } from '../../src/store/close-functions.ts';
 
@@ -18,21 +17,17 @@ const HUGE = 10n ** 24n + 7n;
 
 for (const backend of backends()) {
   describe(`close write [${backend}]`, () => {
-    let database: TestDatabase;
+    let market: Awaited<ReturnType<typeof openSpotMarket>>;
     let store: Store;
     let taker: string;
     let maker: { makerId: string; makerAccount: string };
     before(async () => {
-      database = await createTestDatabase(backend);
-      store = await openStore(database.location);
-      await migrateToLatest(store.db);
-      ({ taker, ...maker } = await seedSpotMarket(store));
+      market = await openSpotMarket(backend);
+      store = market.store;
+      ({ taker, ...maker } = market.market);
       await store.db.insertInto('balances').values({ account_id: taker, token: 'USDC', rail: 'EVM', available: 1n, locked: 0n }).execute();
     });
-    after(async () => {
-      await store.close();
-      await database.drop();
-    });
+    after(() => market.close());
 
     /** An autoAccept RFQ holding a live lock of `locked`, with one open quote. */
     async function lockedRfq(locked: bigint): Promise<{ rfqId: string; quoteId: string }> {

@@ -8,10 +8,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
-import { openStore, type Store } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
-import { seedSpotMarket } from './spot-market.ts';
+import { backends } from '../helpers/backends.ts';
+import type { Store } from '../../src/store/database.ts';
+import { openSpotMarket } from './spot-market.ts';
 import { inTransaction } from '../../src/store/outbox.ts';
 import { lockForPerpCommit, writePerpTransition, type PerpWrite } from '../../src/store/perp-commit-functions.ts';
 
@@ -19,20 +18,16 @@ const NOW = 1_700_000_000_100;
 
 for (const backend of backends()) {
   describe(`perp commit functions [${backend}]`, () => {
-    let database: TestDatabase;
+    let market: Awaited<ReturnType<typeof openSpotMarket>>;
     let store: Store;
     let taker: string;
     let maker: { makerId: string; makerAccount: string };
     before(async () => {
-      database = await createTestDatabase(backend);
-      store = await openStore(database.location);
-      await migrateToLatest(store.db);
-      ({ taker, ...maker } = await seedSpotMarket(store));
+      market = await openSpotMarket(backend);
+      store = market.store;
+      ({ taker, ...maker } = market.market);
     });
-    after(async () => {
-      await store.close();
-      await database.drop();
-    });
+    after(() => market.close());
 
     async function execution(): Promise<{ rfqId: string; quoteId: string; executionId: string }> {
       const rfqId = `rfq_${randomUUID()}`;
