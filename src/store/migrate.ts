@@ -39,6 +39,7 @@ import * as acceptAndCloseCalls from './migrations/0150-accept-and-close-calls.t
 import * as quoteClaimsInOneCall from './migrations/0151-quote-claims-in-one-call.ts';
 import * as claimsPlanCached from './migrations/0152-claims-plan-cached.ts';
 import * as outboxRowsToCommitter from './migrations/0160-outbox-rows-to-committer.ts';
+import * as quoteWriteChecksProtection from './migrations/0175-quote-write-checks-protection.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   '0151-quote-claims-in-one-call': quoteClaimsInOneCall,
   '0152-claims-plan-cached': claimsPlanCached,
   '0160-outbox-rows-to-committer': outboxRowsToCommitter,
+  '0175-quote-write-checks-protection': quoteWriteChecksProtection,
 };
 
 class InCodeMigrations implements MigrationProvider {
