@@ -29,10 +29,12 @@
  * frame was written. 0160 drops the one-argument form (0015) it replaces; on a fresh database
  * 0061, 0085 and 0151 create this one beside it, unused until then.
  */
+import { GENERIC_PLANS } from './generic-plans.ts';
+
 export const RFQ_WRITE_QUOTES_SQL = `
 create or replace function rfq_write_quotes(p_items jsonb, p_events boolean default false)
 returns table (out_ord int, out_reused boolean, out_rfq_open boolean, out_maker_allowed boolean, out_quote_id text, out_version int8, out_refusal text, out_events jsonb)
-language plpgsql as $fn$
+language plpgsql ${GENERIC_PLANS} as $fn$
 declare
   it record;
   v_rfq text;

@@ -6,6 +6,7 @@
  * returns the outbox rows it wrote, for the writer's node to deliver without reading them back.
  * An item whose maker's protection on its instrument has tripped is refused `protectionTriggered`
  * (its claim made) and writes nothing; other instruments and a reset protection are unaffected.
+ * The write and the functions it calls keep their plans (src/store/generic-plans.ts).
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -114,6 +115,16 @@ for (const backend of backends()) {
       assert.deepEqual((await write([item(0, a, { accessKey: key, signedAt: 9 })])).map((r) => r.out_reused), [true]);
       await store.db.updateTable('maker_protections').set({ triggered_at: null, trigger_reason: null }).where('maker_account_id', '=', makerAccount).execute();
       assert.deepEqual((await write([item(0, a, { accessKey: key, signedAt: 10 })])).map((r) => [r.out_quote_id !== null, r.out_refusal]), [[true, null]]);
+    });
+
+    it('the write, the claim and the outbox writer keep one plan per statement (generic plans)', async () => {
+      const { rows } = await sql<{ proname: string; proconfig: string[] | null }>`
+        select proname, proconfig from pg_proc where proname in ('rfq_write_quotes', 'rfq_claim_timestamps', 'rfq_append_events') order by proname`.execute(store.db);
+      assert.deepEqual(rows.map((r) => [r.proname, r.proconfig]), [
+        ['rfq_append_events', ['plan_cache_mode=force_generic_plan']],
+        ['rfq_claim_timestamps', ['plan_cache_mode=force_generic_plan']],
+        ['rfq_write_quotes', ['plan_cache_mode=force_generic_plan']],
+      ]);
     });
   });
 }
