@@ -2,7 +2,10 @@
  * Summarises a V8 .cpuprofile (from `node bench/run.ts --cpu-prof`): self time by area
  * (package or source directory) and the top functions.
  *
- *   node bench/profile-summary.ts bench/results/<stamp>.cpuprofile [--top 30]
+ *   node bench/profile-summary.ts bench/results/<stamp>.cpuprofile [--top 30] [--last <s>]
+ *
+ * `--last <s>` keeps only the samples of the profile's last s seconds: the profile covers the
+ * service's whole life (start-up, sign-ins, first quotes), and the phase of interest ends it.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -11,7 +14,7 @@ interface CallFrame { functionName: string; url: string; lineNumber: number }
 interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
 interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
 
-const { values, positionals } = parseArgs({ options: { top: { type: 'string', default: '30' } }, allowPositionals: true });
+const { values, positionals } = parseArgs({ options: { top: { type: 'string', default: '30' }, last: { type: 'string' } }, allowPositionals: true });
 const file = positionals[0];
 if (!file) {
   process.stderr.write('usage: node bench/profile-summary.ts <file.cpuprofile> [--top N]\n');
@@ -19,8 +22,14 @@ if (!file) {
 }
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+// Sample i was taken at startTime + the sum of timeDeltas[0..i].
+const sampledAt: number[] = [];
+for (let i = 0, at = profile.startTime; i < profile.samples.length; i++) sampledAt.push((at += profile.timeDeltas[i] ?? 0));
+const from = values.last === undefined ? -Infinity : profile.endTime - Number(values.last) * 1e6;
+const inWindow = (i: number) => sampledAt[i]! >= from;
 const selfUs = new Map<number, number>();
 for (let i = 0; i < profile.samples.length; i++) {
+  if (!inWindow(i)) continue;
   const id = profile.samples[i]!;
   selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 }
@@ -56,7 +65,7 @@ const idle = areas.get('idle') ?? 0;
 const busy = total - idle;
 const top = Number(values.top);
 const pct = (us: number) => `${((100 * us) / busy).toFixed(1).padStart(5)}%`;
-process.stdout.write(`profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, busy ${(busy / 1e6).toFixed(1)} s (percentages are of busy time)\n\nself time by area:\n`);
+process.stdout.write(`profile ${file}${values.last === undefined ? '' : ` (last ${values.last} s)`}: ${(total / 1e6).toFixed(1)} s sampled, busy ${(busy / 1e6).toFixed(1)} s (percentages are of busy time)\n\nself time by area:\n`);
 for (const [a, us] of [...areas].filter(([a]) => a !== 'idle').sort((x, y) => y[1] - x[1]).slice(0, top)) {
   process.stdout.write(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${a}\n`);
 }
@@ -79,6 +88,7 @@ const groups: Array<[string, RegExp]> = [
 ];
 const inclusive = new Map<string, number>();
 for (let i = 0; i < profile.samples.length; i++) {
+  if (!inWindow(i)) continue;
   const hit = new Set<string>();
   let id: number | undefined = profile.samples[i]!;
   while (id !== undefined) {

@@ -40,6 +40,8 @@ import * as quoteClaimsInOneCall from './migrations/0151-quote-claims-in-one-cal
 import * as claimsPlanCached from './migrations/0152-claims-plan-cached.ts';
 import * as outboxRowsToCommitter from './migrations/0160-outbox-rows-to-committer.ts';
 import * as perpCommitCalls from './migrations/0170-perp-commit-calls.ts';
+import * as quoteWriteChecksProtection from './migrations/0175-quote-write-checks-protection.ts';
+import * as quotePathGenericPlans from './migrations/0176-quote-path-generic-plans.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -79,6 +81,8 @@ const migrations: Record<string, Migration> = {
   '0152-claims-plan-cached': claimsPlanCached,
   '0160-outbox-rows-to-committer': outboxRowsToCommitter,
   '0170-perp-commit-calls': perpCommitCalls,
+  '0175-quote-write-checks-protection': quoteWriteChecksProtection,
+  '0176-quote-path-generic-plans': quotePathGenericPlans,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -11,6 +11,7 @@
  * back (outbox-dispatcher.ts `committed`), the outbox stays the record other nodes read.
  */
 import { sql } from 'kysely';
+import { GENERIC_PLANS } from './generic-plans.ts';
 import type { Db, Tx } from './transaction.ts';
 
 export type AccountTopic = 'balances' | 'rfqStatus' | 'quotes' | 'quoteStatus';
@@ -130,7 +131,7 @@ export function eventsWritten(tx: Tx, rows: readonly CommittedEvent[]): void {
 
 /**
  * The live definition of `rfq_append_events(events jsonb)` (migration 0008 wrote it returning
- * nothing; 0160 loads this one). Events arrive in append order; sequence rows are taken in
+ * nothing; 0160 loads this one, 0176 again with `GENERIC_PLANS`: generic-plans.ts). Events arrive in append order; sequence rows are taken in
  * (account, topic) order, as every writer does, and each (account, topic) numbers its events in
  * append order. Broadcast events (no account) carry no sequence. Returns the rows written, in id
  * order, as a JSON array of {id, account_id, topic, seq, frame}: the writer hands them to the
@@ -138,7 +139,7 @@ export function eventsWritten(tx: Tx, rows: readonly CommittedEvent[]): void {
  */
 export const APPEND_EVENTS_SQL = `
 create or replace function rfq_append_events(p_events jsonb) returns jsonb
-language plpgsql as $fn$
+language plpgsql ${GENERIC_PLANS} as $fn$
 declare
   grp record;
   v_last int8;

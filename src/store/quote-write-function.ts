@@ -11,13 +11,16 @@
  *    one call before the loop; a pair repeated in the batch is won by its first item)
  *    (src/store/timestamp-claims.ts): `out_reused` when the (access key, timestamp) was already
  *    used, `out_refusal = 'keyRevoked'` when the key was revoked since it was cached;
- * 2. the RFQ still PENDING and before `auctionEndsAt`, locked FOR SHARE so an accept or close waits;
- * 3. the maker active, unsuspended, approved for the pair and settlement mode, and (xchange) its
+ * 2. the maker's market-maker protection on the item's instrument not tripped
+ *    (`out_refusal = 'protectionTriggered'`; since 0175, when it replaced a statement of its own
+ *    per quote, submit-quote.ts);
+ * 3. the RFQ still PENDING and before `auctionEndsAt`, locked FOR SHARE so an accept or close waits;
+ * 4. the maker active, unsuspended, approved for the pair and settlement mode, and (xchange) its
  *    registered adapter signer still the one the bundle was verified against: the live half of
  *    "may this maker quote now" (the cached half is `quotingMaker`, submit-quote.ts);
- * 4. xchange ids: the maker's existing quote id (`quoteIdMismatch`) or a fresh one (`quoteIdTaken`),
+ * 5. xchange ids: the maker's existing quote id (`quoteIdMismatch`) or a fresh one (`quoteIdTaken`),
  *    with a transaction-scoped advisory lock on the proposed id;
- * 5. insert, or re-price while SUBMITTED (the quote machine's `requote`: version + 1, receivedAt
+ * 6. insert, or re-price while SUBMITTED (the quote machine's `requote`: version + 1, receivedAt
  *    restamped);
  * then the taker's `quoteUpdate` and the maker's `quoteStatus` frames of every written quote go to
  * the outbox through `rfq_append_events` (outbox.ts). With `p_events` (since 0160) one more row,
@@ -26,10 +29,12 @@
  * frame was written. 0160 drops the one-argument form (0015) it replaces; on a fresh database
  * 0061, 0085 and 0151 create this one beside it, unused until then.
  */
+import { GENERIC_PLANS } from './generic-plans.ts';
+
 export const RFQ_WRITE_QUOTES_SQL = `
 create or replace function rfq_write_quotes(p_items jsonb, p_events boolean default false)
 returns table (out_ord int, out_reused boolean, out_rfq_open boolean, out_maker_allowed boolean, out_quote_id text, out_version int8, out_refusal text, out_events jsonb)
-language plpgsql as $fn$
+language plpgsql ${GENERIC_PLANS} as $fn$
 declare
   it record;
   v_rfq text;
@@ -61,7 +66,7 @@ begin
   for it in
     select * from jsonb_to_recordset(p_items) as x(
       ord int, access_key text, signed_at int8, quote_id text, rfq_id text, taker uuid, maker_account uuid,
-      pair text, mode text, pays_token text, pays_amount numeric, recv_token text, recv_amount numeric,
+      instrument text, pair text, mode text, pays_token text, pays_amount numeric, recv_token text, recv_amount numeric,
       fee numeric, total numeric, acceptable int8, now int8, taker_frame jsonb, maker_frame jsonb,
       xchange jsonb, adapter_signer text)
     order by rfq_id, maker_account, ord
@@ -85,6 +90,11 @@ begin
         return next;
         continue;
       end if;
+    end if;
+    if exists (select 1 from maker_protections where maker_account_id = it.maker_account and instrument_id = it.instrument and triggered_at is not null) then
+      out_refusal := 'protectionTriggered';
+      return next;
+      continue;
     end if;
     select id into v_rfq from rfqs where id = it.rfq_id and status = 'PENDING' and auction_ends_at > it.now for share;
     if v_rfq is null then

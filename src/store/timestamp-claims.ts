@@ -1,6 +1,7 @@
 /**
  * The replay claim (spec, "Authentication": an (access key, timestamp) pair is accepted once), in
- * one place: the SQL function `rfq_claim_timestamps` below (migration 0085; PL/pgSQL since 0152), claims each
+ * one place: the SQL function `rfq_claim_timestamps` below (migration 0085; PL/pgSQL since 0152,
+ * keeping its plan since 0176: generic-plans.ts), claims each
  * pair through the primary key of `request_timestamps`, but only for a key unrevoked in the store
  * at that instant (the per-node credential cache may be seconds old; a key revoked through any
  * node stops with its very next request). Every claim goes through it: the batched claim at
@@ -9,6 +10,7 @@
  * src/store/quote-write-function.ts).
  */
 import { sql } from 'kysely';
+import { GENERIC_PLANS } from './generic-plans.ts';
 import type { Reader } from './transaction.ts';
 
 /** `claimed` (first use), `reused` (already claimed) or `revoked` (the key is revoked or unknown). */
@@ -17,7 +19,7 @@ export type ClaimOutcome = 'claimed' | 'reused' | 'revoked';
 export const RFQ_CLAIM_TIMESTAMPS_SQL = `
 create or replace function rfq_claim_timestamps(p_keys text[], p_times int8[])
 returns table (access_key text, signed_at int8, outcome text)
-language plpgsql as $fn$
+language plpgsql ${GENERIC_PLANS} as $fn$
 #variable_conflict use_column
 begin
   return query

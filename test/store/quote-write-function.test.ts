@@ -4,6 +4,9 @@
  * `out_reused` and write nothing), a pair claimed by an earlier batch is reused, a revoked key is
  * refused `keyRevoked`, and an item without a claim is written. Asked (`p_events`), it also
  * returns the outbox rows it wrote, for the writer's node to deliver without reading them back.
+ * An item whose maker's protection on its instrument has tripped is refused `protectionTriggered`
+ * (its claim made) and writes nothing; other instruments and a reset protection are unaffected.
+ * The write and the functions it calls keep their plans (src/store/generic-plans.ts).
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -49,7 +52,7 @@ for (const backend of backends()) {
     }
     const item = (ord: number, rfqId: string, claim: { accessKey: string; signedAt: number } | null) => ({
       ord, access_key: claim?.accessKey ?? null, signed_at: claim?.signedAt ?? null, quote_id: `q_${randomUUID()}`, rfq_id: rfqId, taker, maker_account: makerAccount,
-      pair: 'ETH-USDC', mode: 'promised', pays_token: 'ETH', pays_amount: '1000000000000000000', recv_token: 'USDC', recv_amount: '3000000000', fee: '0',
+      instrument: 'ETH-USDC-SPOT', pair: 'ETH-USDC', mode: 'promised', pays_token: 'ETH', pays_amount: '1000000000000000000', recv_token: 'USDC', recv_amount: '3000000000', fee: '0',
       total: '3000000000', acceptable: null, now: 100, taker_frame: { kind: 'quoteUpdate' }, maker_frame: { kind: 'quoteStatus' }, xchange: null, adapter_signer: null,
     });
     const write = async (items: unknown[]) =>
@@ -94,6 +97,34 @@ for (const backend of backends()) {
       // Nothing written: no such row.
       const none = await sql<{ out_ord: number | null }>`select out_ord from rfq_write_quotes(${JSON.stringify([item(0, a, { accessKey: key, signedAt: 7 })])}::jsonb, true)`.execute(store.db);
       assert.deepEqual(none.rows.map((r) => r.out_ord), [0]);
+    });
+
+    it("refuses an item while the maker's protection on its instrument is tripped, claim made, nothing written", async () => {
+      const [a, b] = (await Promise.all([8, 9].map(openRfq))) as [string, string];
+      await store.db.insertInto('maker_protections').values({
+        maker_account_id: makerAccount, instrument_id: 'ETH-USDC-SPOT', window_ms: 1000, max_selected_quotes: 1, max_selected_notional: null,
+        triggered_at: 50, trigger_reason: 'maxSelectedQuotes', updated_at: 50,
+      }).execute();
+      const rows = await write([item(0, a, { accessKey: key, signedAt: 9 }), { ...item(1, b, null), instrument: 'BTC-USDC-SPOT' }]);
+      assert.deepEqual(rows.map((r) => [r.out_ord, r.out_reused, r.out_quote_id !== null, r.out_refusal]), [
+        [0, false, false, 'protectionTriggered'],
+        [1, false, true, null],
+      ]);
+      assert.deepEqual(await store.db.selectFrom('quotes').select('rfq_id').where('rfq_id', '=', a).execute(), []);
+      // The refused item's claim stands: the same request cannot be replayed to success.
+      assert.deepEqual((await write([item(0, a, { accessKey: key, signedAt: 9 })])).map((r) => r.out_reused), [true]);
+      await store.db.updateTable('maker_protections').set({ triggered_at: null, trigger_reason: null }).where('maker_account_id', '=', makerAccount).execute();
+      assert.deepEqual((await write([item(0, a, { accessKey: key, signedAt: 10 })])).map((r) => [r.out_quote_id !== null, r.out_refusal]), [[true, null]]);
+    });
+
+    it('the write, the claim and the outbox writer keep one plan per statement (generic plans)', async () => {
+      const { rows } = await sql<{ proname: string; proconfig: string[] | null }>`
+        select proname, proconfig from pg_proc where proname in ('rfq_write_quotes', 'rfq_claim_timestamps', 'rfq_append_events') order by proname`.execute(store.db);
+      assert.deepEqual(rows.map((r) => [r.proname, r.proconfig]), [
+        ['rfq_append_events', ['plan_cache_mode=force_generic_plan']],
+        ['rfq_claim_timestamps', ['plan_cache_mode=force_generic_plan']],
+        ['rfq_write_quotes', ['plan_cache_mode=force_generic_plan']],
+      ]);
     });
   });
 }

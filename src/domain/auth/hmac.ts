@@ -2,7 +2,7 @@
  * The HMAC request-signing recipe of DESIGN.md section 4, shared by the server and the client.
  * Canonical string: timestamp, METHOD, path, query (no '?'), body, joined by '\n'.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 export interface CanonicalRequest {
   timestamp: string;
@@ -35,9 +35,18 @@ export function canonicalShape(request: CanonicalRequest) {
   };
 }
 
-/** base64(HMAC-SHA256(base64decode(secret), canonical)). */
-export function signCanonical(secretBase64: string, canonical: string): string {
-  return createHmac('sha256', Buffer.from(secretBase64, 'base64')).update(canonical, 'utf8').digest('base64');
+/**
+ * The secret as a key object, made once per credential: given raw bytes, each `createHmac` first
+ * checks whether they are a KeyObject and converts them, about 30 us of 34 per signature on
+ * Node 24 (issue 17 profile); given a KeyObject, a signature costs about 4 us.
+ */
+export function signingKey(secretBase64: string): KeyObject {
+  return createSecretKey(Buffer.from(secretBase64, 'base64'));
+}
+
+/** base64(HMAC-SHA256(base64decode(secret), canonical)); `secret` may be prepared by `signingKey`. */
+export function signCanonical(secret: string | KeyObject, canonical: string): string {
+  return createHmac('sha256', typeof secret === 'string' ? Buffer.from(secret, 'base64') : secret).update(canonical, 'utf8').digest('base64');
 }
 
 /** Canonical padded base64 of exactly 32 bytes: 43 characters, the last one of `AEIMQUYcgkosw048`, then `=`. */
@@ -48,9 +57,9 @@ const CANONICAL_SIGNATURE = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
  * anything but the canonical 44-character form (two joined headers, stray characters) is refused
  * before comparing.
  */
-export function signatureMatches(secretBase64: string, canonical: string, presented: string): boolean {
+export function signatureMatches(secret: string | KeyObject, canonical: string, presented: string): boolean {
   if (!CANONICAL_SIGNATURE.test(presented)) return false;
-  const expected = Buffer.from(signCanonical(secretBase64, canonical), 'base64');
+  const expected = Buffer.from(signCanonical(secret, canonical), 'base64');
   const actual = Buffer.from(presented, 'base64');
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

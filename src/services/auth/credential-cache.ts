@@ -3,21 +3,24 @@
  * read and decrypt its key each time. Entries live `ttlMs`; a revocation on this node evicts at
  * once, on another node within the TTL (documented in docs/decisions.md).
  */
+import type { KeyObject } from 'node:crypto';
+import { signingKey } from '../../domain/auth/hmac.ts';
 import type { ServiceDeps } from '../deps.ts';
 
 export interface Credential {
   accessKey: string;
   accountId: string;
   address: string;
-  secret: string;
+  /** The unsealed HMAC secret, prepared once for signing (hmac.ts `signingKey`). */
+  secret: KeyObject;
   makerScoped: boolean;
   expiresAt: number;
   revokedAt: number | null;
 }
 
-function openOrNull(deps: ServiceDeps, sealed: string): string | null {
+function openOrNull(deps: ServiceDeps, sealed: string): KeyObject | null {
   try {
-    return deps.secrets.open(sealed);
+    return signingKey(deps.secrets.open(sealed));
   } catch {
     return null;
   }

@@ -108,15 +108,30 @@ export async function resetProtection(deps: ServiceDeps, accountId: string, inst
 
 /** 409 MAKER_PROTECTION_TRIGGERED while this maker's protection on the instrument is tripped. */
 export async function assertMayQuote(deps: ServiceDeps, accountId: string, instrumentId: string): Promise<void> {
-  const row = await deps.db
+  const row = await readTripped(deps, accountId, instrumentId);
+  if (row) throw protectionTriggered(instrumentId, row);
+}
+
+/**
+ * The refusal of a quote the write found tripped (the quote write checks it: src/store/
+ * quote-write-function.ts), with when and why read now; a reset in between leaves them null.
+ */
+export async function protectionRefusal(deps: ServiceDeps, accountId: string, instrumentId: string): Promise<ServiceError> {
+  return protectionTriggered(instrumentId, (await readTripped(deps, accountId, instrumentId)) ?? { triggered_at: null, trigger_reason: null });
+}
+
+async function readTripped(deps: ServiceDeps, accountId: string, instrumentId: string) {
+  return deps.db
     .selectFrom('maker_protections')
     .select(['triggered_at', 'trigger_reason'])
     .where('maker_account_id', '=', accountId)
     .where('instrument_id', '=', instrumentId)
     .where('triggered_at', 'is not', null)
     .executeTakeFirst();
-  if (!row) return;
-  throw new ServiceError('MAKER_PROTECTION_TRIGGERED', `your protection on ${instrumentId} tripped; POST /v1/rfq/maker/protection/reset to quote again`, {
+}
+
+function protectionTriggered(instrumentId: string, row: { triggered_at: number | null; trigger_reason: string | null }): ServiceError {
+  return new ServiceError('MAKER_PROTECTION_TRIGGERED', `your protection on ${instrumentId} tripped; POST /v1/rfq/maker/protection/reset to quote again`, {
     instrumentId,
     triggeredAt: row.triggered_at,
     reason: row.trigger_reason,

@@ -32,7 +32,7 @@ import { resolveInstrument } from './create-rfq.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { makerQuoteView, quoteView } from './views.ts';
 import { checkXchangeBundle, type XchangeBundleInput } from './xchange-bundle.ts';
-import { assertMayQuote } from '../protection/protection-settings.ts';
+import { assertMayQuote, protectionRefusal } from '../protection/protection-settings.ts';
 import { assertNoPerpFields, checkPerpQuote, nonceClaimedError, writePerpQuote, type PerpQuoteWrite } from '../perp/perp-quote.ts';
 
 export interface SubmitQuoteInput {
@@ -138,8 +138,11 @@ export async function submitQuote(
   assertAuctionOpen(rfq.auction_ends_at, now);
   const terms = rfqTerms(rfq, instrument);
   checkQuoteLegs(terms, legs);
-  // A tripped market-maker protection refuses new quotes on its instrument until reset; a quote that races the trip is cancelled by the sweep.
-  await assertMayQuote(deps, accountId, instrument.instrumentId);
+  // A tripped market-maker protection refuses new quotes on its instrument until reset; a quote
+  // that races the trip is cancelled by the sweep. The write checks it (refusal
+  // `protectionTriggered`); it is read here first only where a check below could refuse the
+  // quote for another reason, so that this refusal keeps coming first (an inventory quote has none).
+  if (kind !== 'inventory') await assertMayQuote(deps, accountId, instrument.instrumentId);
   const perp: PerpQuoteWrite | null = perpQuote ? await checkPerpQuote(deps, { side: rfq.side, instrument, legs, makerAddress: quoter.address, now, input }) : null;
   if (bundle !== null) {
     const tokens = (await deps.refdata.current()).tokens;
@@ -195,6 +198,7 @@ export async function submitQuote(
     rfqId: rfq.id,
     takerAccountId: rfq.account_id,
     makerAccountId: accountId,
+    instrumentId: instrument.instrumentId,
     pair: pairOf(instrument),
     mode,
     makerPaysToken: row.maker_pays_token,
@@ -215,6 +219,7 @@ export async function submitQuote(
   if (outcome.refusal === 'keyRevoked') throw new ServiceError('UNAUTHENTICATED', 'access key revoked');
   if (claim) claim.timestampClaimed = true;
   assertTimestampClaimed(!outcome.reused, deps.clock.now());
+  if (outcome.refusal === 'protectionTriggered') throw await protectionRefusal(deps, accountId, instrument.instrumentId);
   if (outcome.refusal === 'quoteIdMismatch') {
     throw new ServiceError('XCHANGE_BUNDLE_INVALID', `your quote on this RFQ is ${outcome.quoteId}; the bundle must name it`, {
       errors: [{ field: 'xchange.settlement.swapMessage.quoteId', reason: 'quoteId', message: `quoteId must be ${outcome.quoteId}, the id of your quote on this RFQ` }],

@@ -1,8 +1,8 @@
 /**
  * Quote writes, group-committed: writes arriving while a batch is in flight are sent together in
  * one call of `rfq_write_quotes` (migration 0007): one round trip and one commit for the batch.
- * The function re-checks everything that can change under a quote (replay claim; RFQ still
- * PENDING and open, locked FOR SHARE so an accept or close waits for it; maker active,
+ * The function re-checks everything that can change under a quote (replay claim; the maker's
+ * protection on the instrument not tripped; RFQ still PENDING and open, locked FOR SHARE so an accept or close waits for it; maker active,
  * unsuspended, approved for the pair and mode), inserts or re-prices the quote (only while
  * SUBMITTED), and writes the taker's `quoteUpdate` and the maker's `quoteStatus` frames, rendered
  * here, with the quote id, version and sequence numbers filled in. An xchange quote also carries
@@ -20,6 +20,8 @@ export interface QuoteWrite {
   rfqId: string;
   takerAccountId: string;
   makerAccountId: string;
+  /** Whose protection (maker, instrument) must not have tripped. */
+  instrumentId: string;
   pair: string;
   mode: string;
   makerPaysToken: string;
@@ -46,9 +48,10 @@ export interface QuoteWriteOutcome {
   version: number | null;
   /**
    * xchange id refusals: `quoteIdMismatch` (quoteId is then the existing quote's) or
-   * `quoteIdTaken`; `keyRevoked` when the replay claim found the access key revoked.
+   * `quoteIdTaken`; `keyRevoked` when the replay claim found the access key revoked;
+   * `protectionTriggered` when the maker's protection on the instrument has tripped.
    */
-  refusal: 'quoteIdMismatch' | 'quoteIdTaken' | 'keyRevoked' | null;
+  refusal: 'quoteIdMismatch' | 'quoteIdTaken' | 'keyRevoked' | 'protectionTriggered' | null;
 }
 
 interface Pending {
@@ -81,6 +84,7 @@ export function quoteWriteItem(w: QuoteWrite, ord: number): Record<string, unkno
     rfq_id: w.rfqId,
     taker: w.takerAccountId,
     maker_account: w.makerAccountId,
+    instrument: w.instrumentId,
     pair: w.pair,
     mode: w.mode,
     pays_token: w.makerPaysToken,
