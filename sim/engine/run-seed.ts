@@ -14,6 +14,7 @@ import { Driver, type LoggedAction } from './driver.ts';
 import { Checker } from './checks.ts';
 import type { Token } from './model.ts';
 import { PriceFeeds } from './prices.ts';
+import { Stalled, Watchdog } from './watchdog.ts';
 
 export interface RunOptions {
   seed: number;
@@ -62,14 +63,24 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
   const findings = new Findings();
   const model = new Model();
   const stack = await SimStack.start(options.backend, options.chain ? CHAIN_SETTINGS : SETTINGS, { chain: options.chain ?? false, venue: options.venue ?? false, seed: options.seed });
-  const actors = await createActors(stack, options.seed, findings, { takers: options.takers ?? 3, makers: options.makers ?? 2 });
+  let actors: Awaited<ReturnType<typeof createActors>>;
+  try {
+    actors = await new Watchdog().guard(createActors(stack, options.seed, findings, { takers: options.takers ?? 3, makers: options.makers ?? 2 }));
+  } catch (error) {
+    await stack.close();
+    throw error;
+  }
   const driver = new Driver(options.seed, stack, model, findings, actors, options.verbose ?? false, options.steps);
   const checker = new Checker(stack, model, findings, actors);
   const prices = new PriceFeeds(stack, findings);
   driver.prices = prices;
-  try {
+  const watchdog = new Watchdog();
+  driver.watchdog = watchdog;
+  const run = async () => {
+    watchdog.enter('connecting the price feeds');
     await prices.connect(actors);
     const takers = actors.filter((a) => a.role === 'taker');
+    watchdog.enter('opening deposits');
     if (stack.chain) {
       await driver.depositOnChain(takers.flatMap((taker) => OPENING.map(([token, amount]): [typeof taker, Token, string] => [taker, token, amount])));
       await checker.depositsCredited(90_000);
@@ -79,13 +90,16 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     while (driver.step < options.steps && findings.list.length === 0) {
       await driver.next();
       findings.step = driver.step;
+      watchdog.enter(`step ${driver.step}: the checks`);
       await checker.afterStep();
     }
     if (findings.list.length === 0) {
       findings.step = driver.step + 1;
+      watchdog.enter('end: every node up');
       await driver.allUp();
       // Forward to the edge of the skew: every auction and settlement deadline comes due.
       stack.clock.offsetMs = 20_000;
+      watchdog.enter('end: every RFQ terminal');
       const deadline = Date.now() + 60_000;
       for (const rfq of model.rfqs.values()) {
         const taker = actors.find((a) => a.name === rfq.taker)!;
@@ -102,13 +116,19 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
       if (stack.chain) {
         // Wins held back are settled late now (the chain is past every deadline), then the
         // operator resolves what a cancel left UNRESOLVED, and custody's own transfers finish.
+        watchdog.enter('end: held wins settled late');
         await driver.settleLate(true);
+        watchdog.enter('end: deposits credited');
         await checker.depositsCredited(60_000);
+        watchdog.enter('end: withdrawals at rest');
         await checker.withdrawalsAtRest(60_000);
+        watchdog.enter('end: UNRESOLVED withdrawals resolved');
         await driver.resolveStuck(60_000);
+        watchdog.enter('end: custody at rest');
         await checker.custodyAtRest(60_000);
         await driver.recordStuckOutcomes();
       }
+      watchdog.enter('end: final checks');
       await checker.final();
       const converged = await prices.converged(actors, 10_000);
       if (options.verbose) console.log(`prices at the end: ${converged}`);
@@ -123,13 +143,22 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
       }
       await lastSnapshots(actors, findings);
     }
+  };
+  try {
+    await watchdog.guard(run());
   } catch (error) {
-    // A request that failed outright (no HTTP answer) or a driver fault: reported with the log.
-    findings.add('exception', error instanceof Error ? (error.stack ?? error.message) : String(error));
+    if (error instanceof Stalled) {
+      // The run is abandoned where it waits: the finding names the step and the wait, and what the stack answers.
+      findings.step = driver.step;
+      findings.add('stall', `${error.message}; last action ${JSON.stringify(driver.log.at(-1) ?? null)}; ${await stack.diagnose()}`);
+    } else {
+      // A request that failed outright (no HTTP answer) or a driver fault: reported with the log.
+      findings.add('exception', error instanceof Error ? (error.stack ?? error.message) : String(error));
+    }
   } finally {
     prices.close();
     for (const actor of actors) actor.watch.close();
-    await stack.close();
+    for (const problem of await stack.close()) findings.add('stall', `at the end of the run: ${problem}`);
   }
   return {
     seed: options.seed,
