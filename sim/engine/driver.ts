@@ -97,7 +97,6 @@ export class Driver {
   prices: PriceFeeds | null = null;
   /** Told which step and action the run is in (a run that stalls says where). */
   watchdog: Watchdog | null = null;
-  readonly #started = Date.now();
 
   constructor(seed: number, stack: SimStack, model: Model, findings: Findings, actors: Actor[], verbose: boolean, steps = 0) {
     this.rng = new Prng(seed ^ 0x5eed);
@@ -125,7 +124,7 @@ export class Driver {
     this.log.push(entry);
     const kind = outcome.startsWith('skipped') ? `${action} (skipped)` : acked === null ? action : `${action} (${acked ? 'acknowledged' : 'refused'})`;
     this.counts[kind] = (this.counts[kind] ?? 0) + 1;
-    if (this.#verbose) console.log(`${JSON.stringify(entry)} +${((Date.now() - this.#started) / 1000).toFixed(1)}s`);
+    if (this.#verbose) console.log(`${JSON.stringify(entry)} ${this.watchdog?.elapsed ?? ''}`);
   }
 
   #up(role: 'taker' | 'maker'): Actor[] {

@@ -14,7 +14,7 @@ import { Driver, type LoggedAction } from './driver.ts';
 import { Checker } from './checks.ts';
 import type { Token } from './model.ts';
 import { PriceFeeds } from './prices.ts';
-import { Stalled, Watchdog } from './watchdog.ts';
+import { PHASE_BUDGET_MS, Stalled, Watchdog } from './watchdog.ts';
 
 export interface RunOptions {
   seed: number;
@@ -28,6 +28,8 @@ export interface RunOptions {
   chain?: boolean;
   /** Trade perps too, executed at the venue simulator, with venue faults. */
   venue?: boolean;
+  /** The whole run's budget (ms): past it the run stops with a `stall` finding and its log (CI's test timeout is longer). */
+  budgetMs?: number;
 }
 
 export interface RunResult {
@@ -74,13 +76,18 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
   const checker = new Checker(stack, model, findings, actors);
   const prices = new PriceFeeds(stack, findings);
   driver.prices = prices;
-  const watchdog = new Watchdog();
+  const watchdog = new Watchdog(PHASE_BUDGET_MS, options.budgetMs);
   driver.watchdog = watchdog;
+  // The run's own phases (not each step's) are printed in a verbose run, with the time since its start.
+  const phase = (name: string) => {
+    watchdog.enter(name);
+    if (options.verbose) console.log(`phase: ${name} ${watchdog.elapsed}`);
+  };
   const run = async () => {
-    watchdog.enter('connecting the price feeds');
+    phase('connecting the price feeds');
     await prices.connect(actors);
     const takers = actors.filter((a) => a.role === 'taker');
-    watchdog.enter('opening deposits');
+    phase('opening deposits');
     if (stack.chain) {
       await driver.depositOnChain(takers.flatMap((taker) => OPENING.map(([token, amount]): [typeof taker, Token, string] => [taker, token, amount])));
       await checker.depositsCredited(90_000);
@@ -95,11 +102,11 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     }
     if (findings.list.length === 0) {
       findings.step = driver.step + 1;
-      watchdog.enter('end: every node up');
+      phase('end: every node up');
       await driver.allUp();
       // Forward to the edge of the skew: every auction and settlement deadline comes due.
       stack.clock.offsetMs = 20_000;
-      watchdog.enter('end: every RFQ terminal');
+      phase('end: every RFQ terminal');
       const deadline = Date.now() + 60_000;
       for (const rfq of model.rfqs.values()) {
         const taker = actors.find((a) => a.name === rfq.taker)!;
@@ -116,22 +123,24 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
       if (stack.chain) {
         // Wins held back are settled late now (the chain is past every deadline), then the
         // operator resolves what a cancel left UNRESOLVED, and custody's own transfers finish.
-        watchdog.enter('end: held wins settled late');
+        phase('end: held wins settled late');
         await driver.settleLate(true);
-        watchdog.enter('end: deposits credited');
+        phase('end: deposits credited');
         await checker.depositsCredited(60_000);
-        watchdog.enter('end: withdrawals at rest');
+        phase('end: withdrawals at rest');
         await checker.withdrawalsAtRest(60_000);
-        watchdog.enter('end: UNRESOLVED withdrawals resolved');
+        phase('end: UNRESOLVED withdrawals resolved');
         await driver.resolveStuck(60_000);
-        watchdog.enter('end: custody at rest');
+        phase('end: custody at rest');
         await checker.custodyAtRest(60_000);
         await driver.recordStuckOutcomes();
       }
-      watchdog.enter('end: final checks');
+      phase('end: final checks');
       await checker.final();
+      phase('end: prices converge');
       const converged = await prices.converged(actors, 10_000);
       if (options.verbose) console.log(`prices at the end: ${converged}`);
+      phase('end: payouts, the chain, the venue');
       if (stack.chain) {
         await checker.payoutsOnce();
         await checker.onChain();
@@ -141,16 +150,23 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
         await stack.venue.control.clearFaults();
         await checker.venuePositions();
       }
+      phase('end: last balance snapshots');
       await lastSnapshots(actors, findings);
     }
   };
+  // After a stall, what the abandoned run still does against the closing stack is not a finding.
+  let stalledAt: { findings: number; log: number; step: number } | null = null;
   try {
     await watchdog.guard(run());
   } catch (error) {
     if (error instanceof Stalled) {
       // The run is abandoned where it waits: the finding names the step and the wait, and what the stack answers.
-      findings.step = driver.step;
-      findings.add('stall', `${error.message}; last action ${JSON.stringify(driver.log.at(-1) ?? null)}; ${await stack.diagnose()}`);
+      const at = { findings: findings.list.length, log: driver.log.length, step: driver.step, last: driver.log.at(-1) ?? null };
+      const state = await stack.diagnose();
+      findings.list.splice(at.findings);
+      findings.step = at.step;
+      findings.add('stall', `${error.message}; last action ${JSON.stringify(at.last)}; ${state}`);
+      stalledAt = { findings: findings.list.length, log: at.log, step: at.step };
     } else {
       // A request that failed outright (no HTTP answer) or a driver fault: reported with the log.
       findings.add('exception', error instanceof Error ? (error.stack ?? error.message) : String(error));
@@ -158,12 +174,17 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
   } finally {
     prices.close();
     for (const actor of actors) actor.watch.close();
-    for (const problem of await stack.close()) findings.add('stall', `at the end of the run: ${problem}`);
+    const problems = await stack.close();
+    if (stalledAt) {
+      findings.list.splice(stalledAt.findings);
+      driver.log.splice(stalledAt.log);
+    }
+    for (const problem of problems) findings.add('stall', `at the end of the run: ${problem}`);
   }
   return {
     seed: options.seed,
     backend: options.backend,
-    steps: driver.step,
+    steps: stalledAt?.step ?? driver.step,
     counts: driver.counts,
     violations: findings.list,
     log: driver.log,

@@ -211,10 +211,13 @@ export class SimStack {
         parts.push(`node ${slot.name} down`);
         continue;
       }
-      const ready = await fetch(`${this.urlOf(i)}/readyz`, { signal: AbortSignal.timeout(5000) }).then(async (r) => `${r.status} ${(await r.text()).slice(0, 300)}`, (error: unknown) => `no answer in 5 s (${String(error)})`);
+      const ready = await fetch(`${this.urlOf(i)}/readyz`, { signal: AbortSignal.timeout(5000) }).then(async (r) => `${r.status} ${(await r.text()).slice(0, 300)}`, (error: unknown) => `no answer (${String(error)})`);
       parts.push(`node ${slot.name} /readyz: ${ready}`);
     }
-    if (this.#store) parts.push(`store: ${(await within(this.#store.ping(), 5000)) ? 'answers' : 'no answer in 5 s (its one connection is held)'}`);
+    if (this.#store) {
+      const ping = await within(this.#store.ping(), 5000);
+      parts.push(`store: ${!ping ? 'no answer in 5 s (its one connection is held)' : ping.value ? 'answers' : 'refuses a query'}`);
+    }
     if (this.chain) {
       const head = await within(this.chain.head().catch((error: unknown) => String(error)), 5000);
       parts.push(`chain: head ${head ? JSON.stringify(head.value) : 'no answer in 5 s'}, nodes' RPC ${this.chain.rpcDown ? 'down' : 'up'}`);

@@ -15,10 +15,14 @@ export class Stalled extends Error {}
 export class Watchdog {
   phase = 'start';
   #since = Date.now();
+  readonly #started = Date.now();
   readonly #budgetMs: number;
+  readonly #totalMs: number;
 
-  constructor(budgetMs = PHASE_BUDGET_MS) {
+  /** `totalMs`: the whole run's budget too (a test's timeout must not hide what the run found). */
+  constructor(budgetMs = PHASE_BUDGET_MS, totalMs = Infinity) {
     this.#budgetMs = budgetMs;
+    this.#totalMs = totalMs;
   }
 
   enter(phase: string): void {
@@ -26,13 +30,19 @@ export class Watchdog {
     this.#since = Date.now();
   }
 
-  /** Settles as `body` does, or rejects with `Stalled` once the current phase outlasts the budget. */
+  /** Seconds since the run started (for the verbose log). */
+  get elapsed(): string {
+    return `+${((Date.now() - this.#started) / 1000).toFixed(1)}s`;
+  }
+
+  /** Settles as `body` does, or rejects with `Stalled` once the current phase outlasts the budget (or the run its total). */
   async guard<T>(body: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const stalled = new Promise<never>((_, reject) => {
       timer = setInterval(() => {
         const ms = Date.now() - this.#since;
         if (ms > this.#budgetMs) reject(new Stalled(`${this.phase}: no progress for ${(ms / 1000).toFixed(0)} s`));
+        else if (Date.now() - this.#started > this.#totalMs) reject(new Stalled(`${this.phase}: the run's ${(this.#totalMs / 1000).toFixed(0)} s are up`));
       }, 1000);
     });
     try {
