@@ -14,7 +14,7 @@ import { Driver, type LoggedAction } from './driver.ts';
 import { Checker } from './checks.ts';
 import type { Token } from './model.ts';
 import { PriceFeeds } from './prices.ts';
-import { PHASE_BUDGET_MS, Stalled, Watchdog } from './watchdog.ts';
+import { PHASE_BUDGET_MS, Stalled, Watchdog, within } from './watchdog.ts';
 
 export interface RunOptions {
   seed: number;
@@ -64,7 +64,14 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
   const started = performance.now();
   const findings = new Findings();
   const model = new Model();
-  const stack = await SimStack.start(options.backend, options.chain ? CHAIN_SETTINGS : SETTINGS, { chain: options.chain ?? false, venue: options.venue ?? false, seed: options.seed });
+  const starting = SimStack.start(options.backend, options.chain ? CHAIN_SETTINGS : SETTINGS, { chain: options.chain ?? false, venue: options.venue ?? false, seed: options.seed });
+  // Bounded too (anvil, the contracts, the store, the nodes): a set-up that never ends is an error, not a wait.
+  const up = await within(starting, PHASE_BUDGET_MS);
+  if (!up) {
+    void starting.then((stack) => stack.close()).catch(() => undefined);
+    throw new Error(`seed ${options.seed} on ${options.backend}: the stack did not start within ${PHASE_BUDGET_MS / 1000} s`);
+  }
+  const stack = up.value;
   let actors: Awaited<ReturnType<typeof createActors>>;
   try {
     actors = await new Watchdog().guard(createActors(stack, options.seed, findings, { takers: options.takers ?? 3, makers: options.makers ?? 2 }));
