@@ -17,6 +17,7 @@ import { ApiError } from '../../src/client/http.ts';
 import { SIM_CONFIRMATIONS } from './chain.ts';
 import { rawOf, xchangeBundle } from './wallets.ts';
 import type { PriceFeeds } from './prices.ts';
+import type { Watchdog } from './watchdog.ts';
 
 export interface LoggedAction { step: number; actor: string; action: string; args: unknown; outcome: string }
 
@@ -94,6 +95,8 @@ export class Driver {
   step = 0;
   /** The makers' price feeds and the takers' price frames, when the run streams ladders. */
   prices: PriceFeeds | null = null;
+  /** Told which step and action the run is in (a run that stalls says where). */
+  watchdog: Watchdog | null = null;
 
   constructor(seed: number, stack: SimStack, model: Model, findings: Findings, actors: Actor[], verbose: boolean, steps = 0) {
     this.rng = new Prng(seed ^ 0x5eed);
@@ -121,7 +124,7 @@ export class Driver {
     this.log.push(entry);
     const kind = outcome.startsWith('skipped') ? `${action} (skipped)` : acked === null ? action : `${action} (${acked ? 'acknowledged' : 'refused'})`;
     this.counts[kind] = (this.counts[kind] ?? 0) + 1;
-    if (this.#verbose) console.log(JSON.stringify(entry));
+    if (this.#verbose) console.log(`${JSON.stringify(entry)} ${this.watchdog?.elapsed ?? ''}`);
   }
 
   #up(role: 'taker' | 'maker'): Actor[] {
@@ -136,9 +139,12 @@ export class Driver {
 
   async next(): Promise<void> {
     this.step++;
+    this.watchdog?.enter(`step ${this.step}: the RPC back`);
     if (this.#stack.chain?.rpcDown && this.step >= this.#rpcBackAt) await this.#rpcOutage();
     const kind = this.#plan.get(this.step) ?? this.rng.weighted(this.#weights);
+    this.watchdog?.enter(`step ${this.step}: ${kind}`);
     await this.perform(kind);
+    this.watchdog?.enter(`step ${this.step}: the makers settle their wins`);
     if (this.#stack.chain && kind !== 'relay' && kind !== 'badRelay' && kind !== 'reorgRelay') await this.#makersRelay();
   }
 

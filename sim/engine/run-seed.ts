@@ -14,6 +14,7 @@ import { Driver, type LoggedAction } from './driver.ts';
 import { Checker } from './checks.ts';
 import type { Token } from './model.ts';
 import { PriceFeeds } from './prices.ts';
+import { PHASE_BUDGET_MS, Stalled, Watchdog, within } from './watchdog.ts';
 
 export interface RunOptions {
   seed: number;
@@ -27,6 +28,8 @@ export interface RunOptions {
   chain?: boolean;
   /** Trade perps too, executed at the venue simulator, with venue faults. */
   venue?: boolean;
+  /** The whole run's budget (ms): past it the run stops with a `stall` finding and its log (CI's test timeout is longer). */
+  budgetMs?: number;
 }
 
 export interface RunResult {
@@ -61,15 +64,37 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
   const started = performance.now();
   const findings = new Findings();
   const model = new Model();
-  const stack = await SimStack.start(options.backend, options.chain ? CHAIN_SETTINGS : SETTINGS, { chain: options.chain ?? false, venue: options.venue ?? false, seed: options.seed });
-  const actors = await createActors(stack, options.seed, findings, { takers: options.takers ?? 3, makers: options.makers ?? 2 });
+  const starting = SimStack.start(options.backend, options.chain ? CHAIN_SETTINGS : SETTINGS, { chain: options.chain ?? false, venue: options.venue ?? false, seed: options.seed });
+  // Bounded too (anvil, the contracts, the store, the nodes): a set-up that never ends is an error, not a wait.
+  const up = await within(starting, PHASE_BUDGET_MS);
+  if (!up) {
+    void starting.then((stack) => stack.close()).catch(() => undefined);
+    throw new Error(`seed ${options.seed} on ${options.backend}: the stack did not start within ${PHASE_BUDGET_MS / 1000} s`);
+  }
+  const stack = up.value;
+  let actors: Awaited<ReturnType<typeof createActors>>;
+  try {
+    actors = await new Watchdog().guard(createActors(stack, options.seed, findings, { takers: options.takers ?? 3, makers: options.makers ?? 2 }));
+  } catch (error) {
+    await stack.close();
+    throw error;
+  }
   const driver = new Driver(options.seed, stack, model, findings, actors, options.verbose ?? false, options.steps);
   const checker = new Checker(stack, model, findings, actors);
   const prices = new PriceFeeds(stack, findings);
   driver.prices = prices;
-  try {
+  const watchdog = new Watchdog(PHASE_BUDGET_MS, options.budgetMs);
+  driver.watchdog = watchdog;
+  // The run's own phases (not each step's) are printed in a verbose run, with the time since its start.
+  const phase = (name: string) => {
+    watchdog.enter(name);
+    if (options.verbose) console.log(`phase: ${name} ${watchdog.elapsed}`);
+  };
+  const run = async () => {
+    phase('connecting the price feeds');
     await prices.connect(actors);
     const takers = actors.filter((a) => a.role === 'taker');
+    phase('opening deposits');
     if (stack.chain) {
       await driver.depositOnChain(takers.flatMap((taker) => OPENING.map(([token, amount]): [typeof taker, Token, string] => [taker, token, amount])));
       await checker.depositsCredited(90_000);
@@ -79,13 +104,16 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     while (driver.step < options.steps && findings.list.length === 0) {
       await driver.next();
       findings.step = driver.step;
+      watchdog.enter(`step ${driver.step}: the checks`);
       await checker.afterStep();
     }
     if (findings.list.length === 0) {
       findings.step = driver.step + 1;
+      phase('end: every node up');
       await driver.allUp();
       // Forward to the edge of the skew: every auction and settlement deadline comes due.
       stack.clock.offsetMs = 20_000;
+      phase('end: every RFQ terminal');
       const deadline = Date.now() + 60_000;
       for (const rfq of model.rfqs.values()) {
         const taker = actors.find((a) => a.name === rfq.taker)!;
@@ -102,16 +130,24 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
       if (stack.chain) {
         // Wins held back are settled late now (the chain is past every deadline), then the
         // operator resolves what a cancel left UNRESOLVED, and custody's own transfers finish.
+        phase('end: held wins settled late');
         await driver.settleLate(true);
+        phase('end: deposits credited');
         await checker.depositsCredited(60_000);
+        phase('end: withdrawals at rest');
         await checker.withdrawalsAtRest(60_000);
+        phase('end: UNRESOLVED withdrawals resolved');
         await driver.resolveStuck(60_000);
+        phase('end: custody at rest');
         await checker.custodyAtRest(60_000);
         await driver.recordStuckOutcomes();
       }
+      phase('end: final checks');
       await checker.final();
+      phase('end: prices converge');
       const converged = await prices.converged(actors, 10_000);
       if (options.verbose) console.log(`prices at the end: ${converged}`);
+      phase('end: payouts, the chain, the venue');
       if (stack.chain) {
         await checker.payoutsOnce();
         await checker.onChain();
@@ -121,20 +157,41 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
         await stack.venue.control.clearFaults();
         await checker.venuePositions();
       }
+      phase('end: last balance snapshots');
       await lastSnapshots(actors, findings);
     }
+  };
+  // After a stall, what the abandoned run still does against the closing stack is not a finding.
+  let stalledAt: { findings: number; log: number; step: number } | null = null;
+  try {
+    await watchdog.guard(run());
   } catch (error) {
-    // A request that failed outright (no HTTP answer) or a driver fault: reported with the log.
-    findings.add('exception', error instanceof Error ? (error.stack ?? error.message) : String(error));
+    if (error instanceof Stalled) {
+      // The run is abandoned where it waits: the finding names the step and the wait, and what the stack answers.
+      const at = { findings: findings.list.length, log: driver.log.length, step: driver.step, last: driver.log.at(-1) ?? null };
+      const state = await stack.diagnose();
+      findings.list.splice(at.findings);
+      findings.step = at.step;
+      findings.add('stall', `${error.message}; last action ${JSON.stringify(at.last)}; ${state}`);
+      stalledAt = { findings: findings.list.length, log: at.log, step: at.step };
+    } else {
+      // A request that failed outright (no HTTP answer) or a driver fault: reported with the log.
+      findings.add('exception', error instanceof Error ? (error.stack ?? error.message) : String(error));
+    }
   } finally {
     prices.close();
     for (const actor of actors) actor.watch.close();
-    await stack.close();
+    const problems = await stack.close();
+    if (stalledAt) {
+      findings.list.splice(stalledAt.findings);
+      driver.log.splice(stalledAt.log);
+    }
+    for (const problem of problems) findings.add('stall', `at the end of the run: ${problem}`);
   }
   return {
     seed: options.seed,
     backend: options.backend,
-    steps: driver.step,
+    steps: stalledAt?.step ?? driver.step,
     counts: driver.counts,
     violations: findings.list,
     log: driver.log,

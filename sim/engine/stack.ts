@@ -17,6 +17,7 @@ import { freePort } from '../../test/helpers/embedded-node.ts';
 import { SimChain } from './chain.ts';
 import { PERP_INSTRUMENT, SIM_PERP_EXECUTION, SimVenue } from './venue.ts';
 import { SIM_PRICE_STALE_MS } from './prices.ts';
+import { within } from './watchdog.ts';
 
 /** Token addresses for the reference data: withdrawals need a listed on-chain address. */
 const TOKEN_ADDRESSES = {
@@ -24,6 +25,9 @@ const TOKEN_ADDRESSES = {
   ETH: '0x00000000000000000000000000000000000a0002',
   BTC: '0x00000000000000000000000000000000000a0003',
 };
+
+/** A node that has not started or stopped in this long is stuck (a start takes a second or two, a stop less). */
+const NODE_START_STOP_MS = 60_000;
 
 let template: Promise<Blob> | null = null;
 
@@ -64,11 +68,14 @@ export class SimStack {
   readonly #admins: AdminClient[];
   readonly #slots: NodeSlot[];
   readonly #location: StoreLocation | Store;
+  /** PGlite: the one store every node shares (probed when a run stalls). */
+  readonly #store: Store | null;
   readonly #secretKey = generateSecretKey();
   readonly #cleanup: () => Promise<void>;
 
-  private constructor(backend: Backend, location: StoreLocation | Store, slots: NodeSlot[], chain: SimChain | null, venue: SimVenue | null, cleanup: () => Promise<void>) {
+  private constructor(backend: Backend, location: StoreLocation | Store, slots: NodeSlot[], chain: SimChain | null, venue: SimVenue | null, cleanup: () => Promise<void>, store: Store | null) {
     this.backend = backend;
+    this.#store = store;
     this.chain = chain;
     this.venue = venue;
     this.#location = location;
@@ -89,30 +96,33 @@ export class SimStack {
     const venue = options.venue ? await SimVenue.start(options.seed ?? 1) : null;
     let location: StoreLocation | Store;
     let cleanup: () => Promise<void>;
+    let shared: Store | null = null;
     if (backend === 'pglite') {
       // A stopping node closes its store; this one must survive the node (as a database outlives a
       // crashed process), so the node gets a view whose close does nothing. (A PGlite on a data
       // directory would do too, but opening and migrating one takes over a minute here.)
       const store = await openStore({ kind: 'pglite', dataDir: null, from: await migratedTemplate() });
+      shared = store;
       location = Object.assign(Object.create(store) as Store, { close: async () => undefined });
+      // The chain and the venue first: a store that never closes must not leave anvil running.
       cleanup = async () => {
-        await store.close();
         await chain?.close();
         await venue?.close();
+        await store.close();
       };
     } else {
       const database: TestDatabase = await createTestDatabase('postgres');
       location = database.location;
       cleanup = async () => {
-        await database.drop();
         await chain?.close();
         await venue?.close();
+        await database.drop();
       };
     }
     // A second node needs a store another node can open: PostgreSQL only.
     const slots: NodeSlot[] = [{ name: 'A', port: await freePort(), node: null, startedAt: 0 }];
     if (backend === 'postgres') slots.push({ name: 'B', port: await freePort(), node: null, startedAt: 0 });
-    const stack = new SimStack(backend, location, slots, chain, venue, cleanup);
+    const stack = new SimStack(backend, location, slots, chain, venue, cleanup, shared);
     for (let i = 0; i < slots.length; i++) await stack.startNode(i);
     await seedReferenceData(stack.admin, chain ? chain.test.tokenAddresses : TOKEN_ADDRESSES);
     if (venue) await stack.admin.putInstrument(PERP_INSTRUMENT, { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
@@ -144,7 +154,7 @@ export class SimStack {
     const slot = this.#slots[index]!;
     if (slot.node) return;
     slot.startedAt = Date.now();
-    slot.node = await startNode({
+    const starting = startNode({
       store: this.#location,
       port: slot.port,
       adminToken: ADMIN_TOKEN,
@@ -156,17 +166,62 @@ export class SimStack {
       ...(this.chain ? { chain: this.chain.nodeSettings } : {}),
       ...(this.venue ? { venue: this.venue.nodeSettings, perpExecution: SIM_PERP_EXECUTION } : {}),
     });
+    const started = await within(starting, NODE_START_STOP_MS);
+    if (!started) {
+      // Closed if it ever finishes starting: nothing of it may outlive the run.
+      void starting.then((node) => node.close()).catch(() => undefined);
+      throw new Error(`node ${slot.name} did not start within ${NODE_START_STOP_MS / 1000} s`);
+    }
+    slot.node = started.value;
   }
 
+  /**
+   * Stops a node as a process stop would (in-flight work finishes first). One that does not stop
+   * in time (its close waits on work that never ends) has its connections cut and is reported.
+   */
   async stopNode(index: number): Promise<void> {
     const slot = this.#slots[index]!;
     const node = slot.node;
     slot.node = null;
-    await node?.close();
+    if (!node) return;
+    if (await within(node.close(), NODE_START_STOP_MS)) return;
+    node.app.server.closeAllConnections();
+    throw new Error(`node ${slot.name} did not stop within ${NODE_START_STOP_MS / 1000} s`);
   }
 
-  async close(): Promise<void> {
-    for (let i = 0; i < this.#slots.length; i++) await this.stopNode(i);
-    await this.#cleanup();
+  /** Stops everything, whatever hangs; returns what did not stop (nothing when all is well). */
+  async close(): Promise<string[]> {
+    const problems: string[] = [];
+    for (let i = 0; i < this.#slots.length; i++) {
+      await this.stopNode(i).catch((error: unknown) => problems.push(error instanceof Error ? error.message : String(error)));
+    }
+    if (!(await within(this.#cleanup(), NODE_START_STOP_MS))) problems.push(`the store, chain or venue did not close within ${NODE_START_STOP_MS / 1000} s`);
+    return problems;
+  }
+
+  /**
+   * What a stalled run's report says about the stack: each node's readiness, whether the shared
+   * PGlite store answers (a transaction holding its one connection forever stops everything
+   * else), and the chain's head.
+   */
+  async diagnose(): Promise<string> {
+    const parts: string[] = [];
+    for (const [i, slot] of this.#slots.entries()) {
+      if (!slot.node) {
+        parts.push(`node ${slot.name} down`);
+        continue;
+      }
+      const ready = await fetch(`${this.urlOf(i)}/readyz`, { signal: AbortSignal.timeout(5000) }).then(async (r) => `${r.status} ${(await r.text()).slice(0, 300)}`, (error: unknown) => `no answer (${String(error)})`);
+      parts.push(`node ${slot.name} /readyz: ${ready}`);
+    }
+    if (this.#store) {
+      const ping = await within(this.#store.ping(), 5000);
+      parts.push(`store: ${!ping ? 'no answer in 5 s (its one connection is held)' : ping.value ? 'answers' : 'refuses a query'}`);
+    }
+    if (this.chain) {
+      const head = await within(this.chain.head().catch((error: unknown) => String(error)), 5000);
+      parts.push(`chain: head ${head ? JSON.stringify(head.value) : 'no answer in 5 s'}, nodes' RPC ${this.chain.rpcDown ? 'down' : 'up'}`);
+    }
+    return parts.join('; ');
   }
 }

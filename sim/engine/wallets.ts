@@ -19,6 +19,9 @@ export const MAKER_INVENTORY: Record<Token, string> = { USDC: '50000000', ETH: '
 /** What each taker's wallet holds at the start, before its opening deposits. */
 export const TAKER_STASH: Record<Token, string> = { USDC: '5000000', ETH: '1000', BTC: '50' };
 
+/** anvil mines a block a second: a wallet's transaction unmined this long is a failure, not a wait. */
+const RECEIPT_TIMEOUT_MS = 60_000;
+
 export const rawOf = (token: Token, amount: string): bigint => parseUnits(amount, TOKENS[token]);
 
 export class Wallet {
@@ -46,7 +49,7 @@ export class Wallet {
   }
 
   async receipt(hash: Hex): Promise<TransactionReceipt> {
-    return this.signer.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 200 });
+    return this.signer.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 200, timeout: RECEIPT_TIMEOUT_MS });
   }
 
   /**
@@ -115,7 +118,7 @@ export async function equipWallets(chain: SimChain, makers: Array<{ wallet: Wall
 
 async function mined(c: SigningChainClients, hashes: Hex[]): Promise<void> {
   for (const hash of hashes) {
-    const receipt = await c.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 200 });
+    const receipt = await c.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 200, timeout: RECEIPT_TIMEOUT_MS });
     if (receipt.status !== 'success') throw new Error(`set-up transaction ${hash} reverted`);
   }
 }

@@ -25,21 +25,26 @@ import { PriceIngestClient } from '../../../src/client/price-ingest.ts';
  * settled an xchange trade and a perp in the runs that chose it; seed 43 on a chain settled in
  * promised and xchange modes (and permit2 in one run of three), with a late relay and stuck
  * custody transactions both bumped and cancelled (outcomes depend on timing; the checks do not).
- * The issue gives the set 3 minutes. Seed 43 (chain, promised and xchange) is left out: it hung
- * once past its 420 s on PGlite in a full run (not understood yet: an open finding of issue 18; it
- * had passed in 60 s in the two runs before); `npm run sim -- --seed 43 --chain --steps 50` runs it.
+ * The issue gives the set 3 minutes: each chain seed runs on one database (105 with the venue on
+ * PostgreSQL, 43 on PGlite; on the one there when only one is). Seed 43 once went past its 420 s
+ * on PGlite in a full run and never did again in 22 replays; every wait of a run is bounded now
+ * (sim/engine/watchdog.ts), so a run that stalls fails within its budget with its findings and log.
  */
 const RUNS = [
   { seed: 11, steps: 12, chain: false, venue: false, on: 'both' },
-  { seed: 105, steps: 40, chain: true, venue: true, on: 'both' },
+  { seed: 105, steps: 40, chain: true, venue: true, on: 'postgres' },
+  { seed: 43, steps: 50, chain: true, venue: false, on: 'pglite' },
 ] as const;
 const available: readonly string[] = backends();
+/** A run's budget, twice the slowest run seen under load: with the bounded close of a stalled stack (one node that will not stop: 60 s) it ends within the 420 s timeout. */
+const RUN_BUDGET_MS = 300_000;
 
 for (const backend of backends()) {
   describe(`seeded simulation [${backend}]`, () => {
     for (const { seed, steps, chain, venue } of RUNS.filter((r) => r.on === 'both' || r.on === backend || !available.includes(r.on))) {
       it(`seed ${seed}${chain ? ' on a chain' : ''}${venue ? ' and a venue' : ''}: ${steps} steps with faults, no violation`, { timeout: 420_000 }, async () => {
-        const result = await runSeed({ seed, backend, steps, chain, venue });
+        // Its own budget inside the test's timeout: a run that stalls fails with its findings and log (sim/engine/watchdog.ts).
+        const result = await runSeed({ seed, backend, steps, chain, venue, budgetMs: RUN_BUDGET_MS });
         const replay = `replay: npm run sim -- --seed ${seed} --backend ${backend} --steps ${steps}${chain ? ' --chain' : ''}${venue ? ' --venue' : ''} --verbose\n${result.log.map((e) => JSON.stringify(e)).join('\n')}`;
         assert.deepEqual(result.violations, [], replay);
         assert.equal(result.steps, steps);
