@@ -39,12 +39,13 @@ describe('sim watchdog', () => {
   // One store is enough for the simulator's own path (PostgreSQL when there: no PGlite migration to wait for).
   const backend = backends().includes('postgres') ? 'postgres' : 'pglite';
   it(`a run past its budget ends with a stall finding, its log, and its stack closed [${backend}]`, { timeout: 180_000 }, async () => {
-    const result = await runSeed({ seed: 11, backend, steps: 12, budgetMs: 3000 });
+    const result = await runSeed({ seed: 11, backend, steps: 1000, budgetMs: 3000 });
     assert.deepEqual(result.violations.map((v) => v.check), ['stall'], JSON.stringify(result.violations));
     const detail = result.violations[0]!.detail;
     assert.match(detail, /: the run's 3 s are up; last action (\{.*\}|null); node A \/readyz: 200 /);
     if (backend === 'pglite') assert.match(detail, /store: answers/);
     assert.ok(result.log.length > 0, 'the action log so far');
-    assert.ok(result.steps < 12);
+    // 12 steps can finish inside 3 s on PostgreSQL (the stall then comes in the end phase); 1,000 cannot.
+    assert.ok(result.steps < 1000, `stopped at step ${result.steps}`);
   });
 });
