@@ -81,5 +81,11 @@ declare module 'fastify' {
     auth?: RouteAuth;
     /** The handler claims the request timestamp inside its own write (see submit-quote). */
     deferTimestampClaim?: boolean;
+    /**
+     * The handler's own write re-checks, atomically with what it writes, that the key is not
+     * revoked and that the maker is active and unsuspended (see submit-quote), so the maker
+     * route's separate live read of both is skipped.
+     */
+    makerStandingInWrite?: boolean;
   }
 }

@@ -50,7 +50,8 @@ export function buildNodeContext(parts: NodeContextParts): NodeContext {
     store,
     adminToken: parts.adminToken,
     metricsToken: parts.metricsToken,
-    rateLimiter: new SharedRateLimiter(store.db),
+    // An embedded store has one node (PGlite cannot be opened twice): its counts need no sharing.
+    rateLimiter: new SharedRateLimiter(store.kind === 'postgres' ? store.db : null),
     rateLimit: parts.rateLimit,
     metrics: createHttpMetrics(),
     embedded: parts.embedded,

@@ -28,6 +28,8 @@ export interface Store {
   readonly url?: string;
   /** Subscribes to a NOTIFY channel; returns an unsubscribe function. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /** Sends each [channel, payload] to every listener of the store (PostgreSQL: NOTIFY, after commit and outside any transaction). */
+  notify(messages: ReadonlyArray<readonly [string, string]>): Promise<void>;
   /** True when the store answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -62,6 +64,11 @@ async function openPostgres(url: string, poolSize: number): Promise<Store> {
     kind: 'postgres',
     url,
     listen: (channel, onPayload) => listener.listen(channel, onPayload),
+    async notify(messages) {
+      const channels = messages.map(([channel]) => channel);
+      const payloads = messages.map(([, payload]) => payload);
+      await sql`select count(pg_notify(c, p)) from unnest(${channels}::text[], ${payloads}::text[]) as t(c, p)`.execute(db);
+    },
     ping: () => pingStore(db),
     async close() {
       await listener.close();
@@ -77,12 +84,33 @@ async function openPGlite(dataDir: string | null, from: Blob | undefined): Promi
   });
   const pool = new PGlitePool(instance);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
+  // Every connection to an embedded store is in this process (PGlite cannot be opened twice), so
+  // its notifications are delivered here without a statement (`notify`).
+  const channels = new Map<string, Set<(payload: string) => void>>();
   return {
     db,
     kind: 'pglite',
     async listen(channel, onPayload) {
-      const unsubscribe = await instance.listen(channel, onPayload);
-      return unsubscribe;
+      const listeners = channels.get(channel) ?? new Set();
+      channels.set(channel, listeners);
+      const listener = (payload: string) => onPayload(payload);
+      listeners.add(listener);
+      return async () => {
+        listeners.delete(listener);
+      };
+    },
+    async notify(messages) {
+      // After the caller's own continuation, as a notification from the database would arrive.
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const [channel, payload] of messages) {
+        for (const listener of channels.get(channel) ?? []) {
+          try {
+            listener(payload);
+          } catch {
+            // a listener's failure is its own: the others still hear
+          }
+        }
+      }
     },
     ping: () => pingStore(db),
     dump: () => instance.dumpDataDir('none'),

@@ -42,6 +42,7 @@ import * as outboxRowsToCommitter from './migrations/0160-outbox-rows-to-committ
 import * as perpCommitCalls from './migrations/0170-perp-commit-calls.ts';
 import * as quoteWriteChecksProtection from './migrations/0175-quote-write-checks-protection.ts';
 import * as quotePathGenericPlans from './migrations/0176-quote-path-generic-plans.ts';
+import * as perpPathFunctions from './migrations/0180-perp-path-functions.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -83,6 +84,7 @@ const migrations: Record<string, Migration> = {
   '0170-perp-commit-calls': perpCommitCalls,
   '0175-quote-write-checks-protection': quoteWriteChecksProtection,
   '0176-quote-path-generic-plans': quotePathGenericPlans,
+  '0180-perp-path-functions': perpPathFunctions,
 };
 
 class InCodeMigrations implements MigrationProvider {

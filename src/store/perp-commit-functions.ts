@@ -22,7 +22,7 @@ import { decodeRow, parseExactJson, type NumericColumns } from './json-rows.ts';
 import { QUOTE_COLUMNS, RFQ_COLUMNS } from './row-columns.ts';
 import { PROTECTION_COLUMNS, type LockedProtection } from './accept-functions.ts';
 import type { PerpExecutionsTable, QuotesTable, RfqsTable } from './schema.ts';
-import type { Tx } from './transaction.ts';
+import type { Db, Tx } from './transaction.ts';
 import type { CommittedEvent } from './outbox.ts';
 
 type RfqRow = Selectable<RfqsTable>;
@@ -141,7 +141,7 @@ $fn$;
 
 export type ExecutionRow = Selectable<PerpExecutionsTable>;
 
-const EXECUTION_COLUMNS: NumericColumns<ExecutionRow> = {
+export const EXECUTION_COLUMNS: NumericColumns<ExecutionRow> = {
   bigints: {},
   numbers: { quote_version: true, nonce: true, taker_sent_at: true, taker_reply_at: true, lease_until: true, next_at: true, created_at: true, updated_at: true },
   json: { state: true },
@@ -199,7 +199,8 @@ export type PerpWritten = { lost: true } | { lost: false; execution: ExecutionRo
 
 const statusRows = (writes: RowStatusWrite[]) => JSON.stringify(writes.map((w) => ({ id: w.id, prior: w.from, status: w.to, f: w.fields })));
 
-export async function writePerpTransition(tx: Tx, write: PerpWrite): Promise<PerpWritten> {
+/** Inside a transaction (`commit`), or alone when it writes only the execution (`commitOwn`). */
+export async function writePerpTransition(tx: Tx | Db, write: PerpWrite): Promise<PerpWritten> {
   const e = write.execution;
   const { rows } = await sql<{ written: string }>`
     select rfq_perp_write(${write.now}::int8, ${e?.id ?? null}::text, ${e?.leaseOwner ?? null}::text, ${e?.phase ?? null}::text,

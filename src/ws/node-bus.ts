@@ -1,5 +1,5 @@
 /**
- * Cross-node signalling over PostgreSQL LISTEN/NOTIFY (PGlite implements it too), always sent
+ * Cross-node signalling over PostgreSQL LISTEN/NOTIFY (an embedded PGlite store: within the process), always sent
  * after commit and outside any writing transaction: a notifying transaction holds PostgreSQL's
  * global notify lock through its commit, which would serialise every writer (migration 0003).
  *
@@ -14,7 +14,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { sql } from 'kysely';
 import type { Store } from '../store/database.ts';
 
 export const OUTBOX_CHANNEL = 'rfq_outbox';
@@ -99,20 +98,15 @@ export class NodeBus {
     // Off the committing call's stack: the commit's caller continues first.
     await new Promise((resolve) => setImmediate(resolve));
     while (!this.stopped && (this.outboxPending || this.prices.size > 0)) {
-      const channels: string[] = [];
-      const payloads: string[] = [];
+      const messages: Array<[string, string]> = [];
       if (this.outboxPending) {
-        channels.push(OUTBOX_CHANNEL);
-        payloads.push(this.nodeId);
+        messages.push([OUTBOX_CHANNEL, this.nodeId]);
         this.outboxPending = false;
       }
-      for (const payload of this.prices.values()) {
-        channels.push(PRICES_CHANNEL);
-        payloads.push(payload);
-      }
+      for (const payload of this.prices.values()) messages.push([PRICES_CHANNEL, payload]);
       this.prices.clear();
       try {
-        await sql`select count(pg_notify(c, p)) from unnest(${channels}::text[], ${payloads}::text[]) as t(c, p)`.execute(this.store.db);
+        await this.store.notify(messages);
       } catch (error) {
         this.logger?.warn({ err: error }, 'cross-node notify failed (nodes fall back to polling)');
         return;

@@ -5,11 +5,11 @@
  * the rest. One accept at a time is checked per RFQ: while one is, the same accept replays and
  * any other is 409 CONFLICT (the RFQ is still PENDING, so RFQ_NOT_PENDING would be untrue).
  */
-import { sql } from 'kysely';
 import { ServiceError } from '../../domain/errors.ts';
 import { initialExecution } from '../../domain/perp/execution.ts';
 import { isPlainObject } from '../../domain/perp/signed-action.ts';
 import type { Tx } from '../../store/transaction.ts';
+import { recordPerpExecution } from '../../store/perp-accept-function.ts';
 import type { ServiceDeps } from '../deps.ts';
 import type { QuoteRow, RfqRow } from '../rfq/rows.ts';
 
@@ -39,22 +39,11 @@ export async function recordPerpAccept(
 ): Promise<PerpAccepted> {
   const { rfq, quote, order, now } = accept;
   const id = `px_${deps.ids.uuid().replace(/-/g, '')}`;
-  // One statement (with PGlite each runs on the node's loop): the open execution if there is one,
-  // else this one, recorded. The RFQ's row lock serialises accepts of one RFQ.
-  const { rows } = await sql<{ open_id: string | null; open_quote_id: string | null; open_quote_version: number | null }>`
-    with open as (
-      select id, quote_id, quote_version from perp_executions where rfq_id = ${rfq.id} and phase = 'checking'
-    ), recorded as (
-      insert into perp_executions (id, rfq_id, quote_id, account_id, quote_version, taker_order, phase, state, next_at, created_at, updated_at)
-      select ${id}, ${rfq.id}, ${quote.id}, ${rfq.account_id}, ${quote.version}, ${JSON.stringify(order)}, 'checking', ${JSON.stringify(initialExecution(quote.id))}::jsonb, ${now}, ${now}, ${now}
-      where not exists (select 1 from open)
-    )
-    select o.id as open_id, o.quote_id as open_quote_id, o.quote_version as open_quote_version from (select 1) as one left join open o on true
-  `.execute(tx);
-  const open = rows[0];
-  if (open && open.open_id !== null) {
-    if (open.open_quote_id === quote.id && open.open_quote_version === quote.version) return { executionId: open.open_id, replayed: true };
-    throw new ServiceError('CONFLICT', 'another accept of this RFQ is being executed', { quoteId: open.open_quote_id });
+  // One call: the open execution if there is one, else this one, recorded (perp-accept-function.ts).
+  const open = await recordPerpExecution(tx, { id, rfqId: rfq.id, quoteId: quote.id, accountId: rfq.account_id, quoteVersion: quote.version, takerOrder: JSON.stringify(order), state: initialExecution(quote.id), now });
+  if (open !== null) {
+    if (open.quoteId === quote.id && open.quoteVersion === quote.version) return { executionId: open.id, replayed: true };
+    throw new ServiceError('CONFLICT', 'another accept of this RFQ is being executed', { quoteId: open.quoteId });
   }
   return { executionId: id, replayed: false };
 }

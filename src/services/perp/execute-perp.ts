@@ -7,9 +7,9 @@
  * the node that committed `takerSending` in the same run; any node finding `takerSending` with no
  * reply (a crash, a lost lease) resolves the order by its cloid and never sends it again.
  */
-import { sql } from 'kysely';
 import { inTransaction } from '../../store/outbox.ts';
-import { lockForPerpCommit } from '../../store/perp-commit-functions.ts';
+import { lockForPerpCommit, writePerpTransition } from '../../store/perp-commit-functions.ts';
+import { acquirePerpExecution, type ChecksRead } from '../../store/perp-lease-function.ts';
 import { SelectionGuard } from '../protection/selection-guard.ts';
 import { StagedWrites } from './staged-writes.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -47,7 +47,6 @@ import {
   recordMakerOrderSending,
   takerOrderOf,
   callJson,
-  writeTransition,
   type CallRecord,
   type ExecutionRow,
   type MakerVenueActions,
@@ -68,9 +67,11 @@ interface RunMemo {
   enteredMakerSending: boolean;
   /** The quote whose "maker order sending" record this run committed with that move (the checks'). */
   sendingRecorded: string | null;
+  /** What the checks read, taken with the lease (`acquire`) when the execution was in `checking`. */
+  checksRead: ChecksRead | null;
 }
 
-const newMemo = (): RunMemo => ({ addresses: new Map(), quoteMakers: new Map(), actions: new Map(), enteredMakerSending: false, sendingRecorded: null });
+const newMemo = (checksRead: ChecksRead | null): RunMemo => ({ addresses: new Map(), quoteMakers: new Map(), actions: new Map(), enteredMakerSending: false, sendingRecorded: null, checksRead });
 
 async function addressOf(x: PerpExecutor, memo: RunMemo, accountId: string): Promise<Address> {
   let address = memo.addresses.get(accountId);
@@ -123,22 +124,10 @@ export async function duePerpExecutions(deps: ServiceDeps, limit: number): Promi
   return rows.map((r) => r.id);
 }
 
-/**
- * The lease, in one statement (one round trip to the store on an accept's path): the sub-select
- * locks the row only if no one else holds it and it is due, and the update takes it.
- */
-async function acquire(x: PerpExecutor, id: string): Promise<ExecutionRow | null> {
+/** The lease, and what the checks read when the execution is in `checking` (perp-lease-function.ts). */
+function acquire(x: PerpExecutor, id: string) {
   const now = x.deps.clock.now();
-  const taken = await sql<ExecutionRow>`
-    update perp_executions set lease_owner = ${x.nodeId}, lease_until = ${now + x.leaseMs}
-    where id = (
-      select id from perp_executions
-      where id = ${id} and phase <> all(${TERMINAL}::text[]) and next_at <= ${now} and lease_until <= ${now}
-      for update skip locked
-    )
-    returning *
-  `.execute(x.deps.db);
-  return taken.rows[0] ?? null;
+  return acquirePerpExecution(x.deps.db, { id, owner: x.nodeId, now, until: now + x.leaseMs });
 }
 
 async function release(x: PerpExecutor, id: string): Promise<void> {
@@ -214,16 +203,19 @@ function stateColumns(x: PerpExecutor, transition: Transition, spec: Commit, now
 
 /**
  * A transition with no effects (the maker's order resting, a look-up still unclear, the clean-up
- * done) writes only the execution and its calls: one statement, which locks only that row and
- * writes nothing unless it is still ours and still in the phase read.
+ * done) writes only the execution and its calls: one call of the same write function as `commit`
+ * (no RFQ, quote or event rows, no transaction around it), which writes nothing unless the
+ * execution is still ours and still in the phase read.
  */
 async function commitOwn(x: PerpExecutor, row: ExecutionRow, spec: Commit): Promise<ExecutionRow> {
   const now = x.deps.clock.now();
   const { transition } = spec;
   const decision: CallRecord = { kind: 'decision', quoteId: transition.state.currentQuoteId, request: { from: row.phase, effects: [] }, reply: { to: transition.state.phase }, startedAt: now, endedAt: now };
-  const next = await writeTransition(x.deps.db, row.id, { leaseOwner: x.nodeId, phase: row.phase }, stateColumns(x, transition, spec, now), [...(spec.calls ?? []), decision]);
-  if (!next) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
-  return next;
+  const columns = { ...stateColumns(x, transition, spec, now), state: transition.state };
+  const execution = { id: row.id, leaseOwner: x.nodeId, phase: row.phase, columns, calls: [...(spec.calls ?? []), decision].map(callJson) };
+  const written = await writePerpTransition(x.deps.db, { now, execution, rfqs: [], quotes: [], events: '[]' });
+  if (written.lost || !written.execution) throw new LeaseLost(`execution ${row.id} is no longer ours in phase ${row.phase}`);
+  return written.execution;
 }
 
 /** A venue call, recorded whatever its outcome (check-reads.ts). */
@@ -239,10 +231,9 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
   // arrived (check-reads.ts) when this node took it, else now, while the store is read.
   const ahead = x.readsAhead?.take(row.rfq_id, row.taker_order) ?? null;
   const metaRead = ahead?.meta ?? call(x, 'meta', null, { type: 'meta' }, () => x.venue.freshMeta());
-  // In one statement (with PGlite each runs on this loop): what the checks read of the RFQ and
-  // the quote, each with its account's address (the taker's; the maker's, for its order in the
-  // next step), and the maker's signed order, which the commit below records as about to be sent.
-  const read = await deps.db
+  // Read with the lease (`acquire`) when the run found the execution in `checking`, as it does
+  // whenever it gets here; read again only should a run ever get here otherwise.
+  const read: ChecksRead = memo.checksRead ?? await deps.db
     .selectFrom('rfqs as r')
     .innerJoin('accounts as ta', 'ta.id', 'r.account_id')
     .innerJoin('quotes as q', (join) => join.on('q.id', '=', row.quote_id))
@@ -252,6 +243,7 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
     .select(['q.maker_account_id', 'q.maker_pays_amount', 'q.maker_receives_amount', 'ma.address as maker_address', 'o.maker_order', 'o.maker_cancel'])
     .where('r.id', '=', row.rfq_id)
     .executeTakeFirstOrThrow();
+  memo.checksRead = null;
   const rfq = { account_id: read.account_id, instrument_id: read.instrument_id, side: read.side, taker_fee_tenth_bp: read.taker_fee_tenth_bp };
   const quote = { maker_pays_amount: read.maker_pays_amount, maker_receives_amount: read.maker_receives_amount };
   const makerActions = venueActionsOf(read);
@@ -542,8 +534,8 @@ export interface RunOptions {
 export async function runPerpExecution(x: PerpExecutor, id: string, options: RunOptions = {}): Promise<void> {
   const acquired = await acquire(x, id);
   if (!acquired) return;
-  let row: ExecutionRow = acquired;
-  const memo = newMemo();
+  let row: ExecutionRow = acquired.row;
+  const memo = newMemo(acquired.checksRead);
   let takerSendCommitted = false;
   let handedOff = false;
   try {

@@ -2,13 +2,13 @@
  * The `perp_executions` rows and their audit trail (`perp_execution_calls`): every venue request
  * and reply, and every decision, stored with the execution (DESIGN.md 9.3).
  */
-import { sql, type Selectable } from 'kysely';
-import type { PerpExecutionsTable } from '../../store/schema.ts';
+import { sql } from 'kysely';
 import type { Reader, Tx } from '../../store/transaction.ts';
 import type { ExecutionPhase, ExecutionState } from '../../domain/perp/execution.ts';
 import type { SignedVenueAction } from '../../domain/perp/types.ts';
+import type { ExecutionRow } from '../../store/perp-commit-functions.ts';
 
-export type ExecutionRow = Selectable<PerpExecutionsTable>;
+export type { ExecutionRow } from '../../store/perp-commit-functions.ts';
 
 export const TERMINAL_PHASES: readonly ExecutionPhase[] = ['refused', 'ignored', 'done'];
 
@@ -59,46 +59,6 @@ export async function recordCall(tx: Tx | Reader, executionId: string, call: Cal
 export async function recordCalls(tx: Tx | Reader, executionId: string, calls: readonly CallRecord[]): Promise<void> {
   if (calls.length === 0) return;
   await tx.insertInto('perp_execution_calls').values(calls.map((call) => callRow(executionId, call))).execute();
-}
-
-function callValues(executionId: string, calls: readonly CallRecord[]) {
-  return sql.join(
-    calls.map((call) => {
-      const r = callRow(executionId, call);
-      return sql`(${r.execution_id}::text, ${r.kind}::text, ${r.quote_id}::text, ${r.request}::jsonb, ${r.reply}::jsonb, ${r.error}::text, ${r.started_at}::int8, ${r.ended_at}::int8)`;
-    }),
-  );
-}
-
-/**
- * A transition's write in one statement (one round trip): the execution's new columns, only if
- * it is still held by `leaseOwner` in `phase`, and with them, only then, its call records.
- * Null when the execution is no longer ours in that phase (nothing is written).
- */
-export async function writeTransition(
-  db: Tx | Reader,
-  executionId: string,
-  guard: { leaseOwner: string; phase: string },
-  columns: Record<string, unknown>,
-  calls: readonly CallRecord[],
-): Promise<ExecutionRow | null> {
-  const set = sql.join(Object.entries(columns).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
-  const recorded =
-    calls.length === 0
-      ? sql``
-      : sql`, recorded as (
-          insert into perp_execution_calls (execution_id, kind, quote_id, request, reply, error, started_at, ended_at)
-          select v.* from (values ${callValues(executionId, calls)}) as v where exists (select 1 from next)
-        )`;
-  const result = await sql<ExecutionRow>`
-    with next as (
-      update perp_executions set ${set}
-      where id = ${executionId} and lease_owner = ${guard.leaseOwner} and phase = ${guard.phase}
-      returning *
-    )${recorded}
-    select * from next
-  `.execute(db);
-  return result.rows[0] ?? null;
 }
 
 /**
