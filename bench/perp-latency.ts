@@ -83,6 +83,8 @@ if (process.env.BENCH_SQL_STATS === '1') {
   };
 }
 
+// Interrupted: exit, and the simulator's process goes with this one (bench/lib/processes.ts).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 const sim = process.env.BENCH_SIM_INPROCESS === '1'
   ? { ...(await startVenueSim({ port: 0 })), pid: null as number | null }
   : await spawnServer({ name: 'venue-sim', args: ['sim/venue/main.ts'], env: process.env, cwd: repoRoot, ready: new RegExp(`${escape(READY_PREFIX)}(http://\\S+)`) }).then((c) => ({ url: c.url, pid: c.pid as number | null, stop: () => c.stop() }));

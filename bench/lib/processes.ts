@@ -31,6 +31,18 @@ export interface SpawnOptions {
 /** Every server spawned by this process and not yet stopped, for an interrupted run. */
 const live = new Set<Child>();
 
+// A run that ends abruptly (an uncaught error, a closed stdout pipe, `process.exit` from a signal
+// handler) still takes the servers it spawned with it: they run in process groups of their own.
+process.on('exit', () => {
+  for (const c of live) {
+    try {
+      process.kill(-c.pid, 'SIGKILL');
+    } catch {
+      // the group is gone
+    }
+  }
+});
+
 /** Stops every server this process spawned that is still running (SIGINT / SIGTERM handlers). */
 export async function stopAllServers(): Promise<void> {
   await Promise.allSettled([...live].map((c) => c.stop()));
