@@ -228,21 +228,12 @@ function call<T>(x: PerpExecutor, kind: string, quoteId: string | null, request:
 async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<ExecutionRow> {
   const { deps } = x;
   // The venue reads and the signer's recovery depend on nothing of ours: started when the accept
-  // arrived (check-reads.ts) when this node took it, else now, while the store is read.
+  // arrived (check-reads.ts) when this node took it, else now.
   const ahead = x.readsAhead?.take(row.rfq_id, row.taker_order) ?? null;
   const metaRead = ahead?.meta ?? call(x, 'meta', null, { type: 'meta' }, () => x.venue.freshMeta());
-  // Read with the lease (`acquire`) when the run found the execution in `checking`, as it does
-  // whenever it gets here; read again only should a run ever get here otherwise.
-  const read: ChecksRead = memo.checksRead ?? await deps.db
-    .selectFrom('rfqs as r')
-    .innerJoin('accounts as ta', 'ta.id', 'r.account_id')
-    .innerJoin('quotes as q', (join) => join.on('q.id', '=', row.quote_id))
-    .innerJoin('accounts as ma', 'ma.id', 'q.maker_account_id')
-    .leftJoin('perp_quote_orders as o', 'o.quote_id', 'q.id')
-    .select(['r.account_id', 'r.instrument_id', 'r.side', 'r.taker_fee_tenth_bp', 'ta.address as taker_address'])
-    .select(['q.maker_account_id', 'q.maker_pays_amount', 'q.maker_receives_amount', 'ma.address as maker_address', 'o.maker_order', 'o.maker_cancel'])
-    .where('r.id', '=', row.rfq_id)
-    .executeTakeFirstOrThrow();
+  // Read with the lease (`acquire`): a run reaches the checks only when it took the lease in `checking`.
+  const read = memo.checksRead;
+  if (read === null) throw new Error(`execution ${row.id}: the checks' read did not come with the lease (RFQ ${row.rfq_id} or quote ${row.quote_id} missing)`);
   memo.checksRead = null;
   const rfq = { account_id: read.account_id, instrument_id: read.instrument_id, side: read.side, taker_fee_tenth_bp: read.taker_fee_tenth_bp };
   const quote = { maker_pays_amount: read.maker_pays_amount, maker_receives_amount: read.maker_receives_amount };
