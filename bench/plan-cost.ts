@@ -32,7 +32,7 @@ try {
     rfq_lock_funds: () => client.query('select rfq_lock_funds($1::uuid, $2::uuid, $3, $4, $5::numeric, $6, $7, $8::int8)', [randomUUID(), randomUUID(), 'USDC', 'CHAIN', '1', 'rfq', ids[0], 1]),
   };
   const setting = async (fn: string, generic: boolean) => {
-    const { rows } = await client.query(`select oid::regprocedure::text as sig from pg_proc where proname = $1`, [fn]);
+    const { rows } = await client.query('select oid::regprocedure::text as sig from pg_proc where proname = $1', [fn]);
     await client.query(`alter function ${rows[0].sig} ${generic ? 'set plan_cache_mode = force_generic_plan' : 'reset plan_cache_mode'}`);
   };
   for (const [fn, probe] of Object.entries(probes)) {
