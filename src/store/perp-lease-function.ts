@@ -12,13 +12,14 @@
  */
 import { sql } from 'kysely';
 import type { Side } from '../domain/rfq/types.ts';
+import { TERMINAL_EXECUTION_PHASES } from '../domain/perp/execution.ts';
 import { GENERIC_PLANS } from './generic-plans.ts';
 import { decodeRow, parseExactJson, type NumericColumns } from './json-rows.ts';
 import { EXECUTION_COLUMNS, type ExecutionRow } from './perp-commit-functions.ts';
 import type { Db } from './transaction.ts';
 
 export const RFQ_PERP_ACQUIRE_SQL = `
-create or replace function rfq_perp_acquire(p_id text, p_owner text, p_now int8, p_until int8)
+create or replace function rfq_perp_acquire(p_id text, p_owner text, p_now int8, p_until int8, p_terminal text[])
 returns text
 language plpgsql ${GENERIC_PLANS} as $fn$
 declare
@@ -28,7 +29,7 @@ begin
   update perp_executions set lease_owner = p_owner, lease_until = p_until
     where id = (
       select id from perp_executions
-      where id = p_id and phase not in ('refused', 'ignored', 'done') and next_at <= p_now and lease_until <= p_now
+      where id = p_id and phase <> all(p_terminal) and next_at <= p_now and lease_until <= p_now
       for update skip locked)
     returning * into v_row;
   if v_row.id is null then
@@ -76,7 +77,7 @@ const CHECKS_COLUMNS: NumericColumns<ChecksRead> = {
 
 /** The execution as leased (with its checks' read while in `checking`), or null when it was not taken. */
 export async function acquirePerpExecution(db: Db, lease: { id: string; owner: string; now: number; until: number }): Promise<{ row: ExecutionRow; checksRead: ChecksRead | null } | null> {
-  const { rows } = await sql<{ taken: string | null }>`select rfq_perp_acquire(${lease.id}::text, ${lease.owner}::text, ${lease.now}::int8, ${lease.until}::int8) as taken`.execute(db);
+  const { rows } = await sql<{ taken: string | null }>`select rfq_perp_acquire(${lease.id}::text, ${lease.owner}::text, ${lease.now}::int8, ${lease.until}::int8, ${TERMINAL_EXECUTION_PHASES}::text[]) as taken`.execute(db);
   const taken = rows[0]?.taken ?? null;
   if (taken === null) return null;
   // Exact numbers (json-rows.ts): each turned back by its column's type.

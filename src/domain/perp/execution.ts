@@ -75,6 +75,9 @@ export function isTerminalExecution(phase: ExecutionPhase): boolean {
   return phase === 'refused' || phase === 'ignored' || phase === 'done';
 }
 
+/** The phases an execution ends in, as a list (for the store's queries). */
+export const TERMINAL_EXECUTION_PHASES: readonly ExecutionPhase[] = EXECUTION_PHASES.filter(isTerminalExecution);
+
 /** What steps 1-2 found, before anything is sent. */
 export type CheckResult =
   /** The (signer, nonce) pair was already claimed: nothing at all happens. */

@@ -21,6 +21,7 @@ import {
   afterLostTakerSend,
   afterMakerOrder,
   afterTakerOrder,
+  TERMINAL_EXECUTION_PHASES,
   type CheckResult,
   type ExecutionState,
   type MakerOrderResult,
@@ -106,7 +107,7 @@ export interface PerpExecutor extends PerpExecutionSettings {
 
 class LeaseLost extends Error {}
 
-const TERMINAL = ['refused', 'ignored', 'done'];
+const TERMINAL: readonly string[] = TERMINAL_EXECUTION_PHASES;
 const CANCEL_ATTEMPTS = 3;
 
 /** Executions due now that no node holds. */

@@ -10,8 +10,6 @@ import type { ExecutionRow } from '../../store/perp-commit-functions.ts';
 
 export type { ExecutionRow } from '../../store/perp-commit-functions.ts';
 
-export const TERMINAL_PHASES: readonly ExecutionPhase[] = ['refused', 'ignored', 'done'];
-
 /** The taker's signed order exactly as received (key order preserved). */
 export function takerOrderOf(row: ExecutionRow): SignedVenueAction {
   return JSON.parse(row.taker_order) as SignedVenueAction;
