@@ -2,6 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SignJWT } from 'jose';
+import { sql } from 'kysely';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { backends } from '../../helpers/backends.ts';
 import { startV0Stack, type V0Stack } from '../../helpers/v0.ts';
@@ -77,6 +78,27 @@ for (const backend of backends()) {
       const notJson = await fetch(`${stack.harness.url}/v0`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
       assert.equal(notJson.status, 400);
       assert.equal(((await notJson.json()) as { code: string }).code, 'VALIDATION_ERROR');
+    });
+
+    it('INTERNAL_ERROR for an unexpected failure: 500 with a request id, nothing internal revealed; the next request answers', async () => {
+      const user = privateKeyToAccount(generatePrivateKey());
+      await stack.deposit(user, 'USDC', '5');
+      const token = await stack.login(user);
+      await stack.waitFor(async () => (await stack.call('getFees', {}, { token })).status === 200, 'the account after the deposit', 30_000);
+      // A real store failure, not a stub: the fee table is briefly missing under the running node.
+      const db = stack.harness.node.store.db;
+      await sql`ALTER TABLE v0_fee_rates RENAME TO v0_fee_rates_away`.execute(db);
+      let failed: Awaited<ReturnType<V0Stack['call']>>;
+      try {
+        failed = await stack.call('getFees', {}, { token, layout: 'wrapped' });
+      } finally {
+        await sql`ALTER TABLE v0_fee_rates_away RENAME TO v0_fee_rates`.execute(db);
+      }
+      assert.deepEqual([failed.status, failed.body.code, failed.body.operation, failed.body.error], [500, 'INTERNAL_ERROR', 'getFees', 'internal error']);
+      assert.match(failed.body.responseMetadata.requestId, /^[0-9a-f-]{36}$/);
+      assert.doesNotMatch(JSON.stringify(failed.body), /v0_fee_rates|relation|select/i, 'no SQL or table name leaks');
+      const again = await stack.call('getFees', {}, { token });
+      assert.equal(again.status, 200);
     });
 
     it('logs in through an approved API wallet as the primary address; an unapproved one is refused', async () => {
