@@ -24,7 +24,7 @@ import { sql, type Selectable } from 'kysely';
 import { decodeRow, parseExactJson, type NumericColumns } from './json-rows.ts';
 import { BALANCE_COLUMNS, QUOTE_COLUMNS, RFQ_COLUMNS } from './row-columns.ts';
 import { quoteStatusArguments, type QuoteStatusWrite } from './quote-status.ts';
-import type { BalancesTable, QuotesTable, RfqsTable } from './schema.ts';
+import type { BalancesTable, MakerProtectionsTable, QuotesTable, RfqsTable } from './schema.ts';
 import type { ClaimOutcome } from './timestamp-claims.ts';
 import type { Tx } from './transaction.ts';
 import type { LockRequest } from './ledger.ts';
@@ -131,16 +131,10 @@ type QuoteRow = Selectable<QuotesTable>;
 type BalanceRow = Selectable<BalancesTable>;
 
 /** A maker's protection as locked for a selection, with its selections inside the window. */
-export interface LockedProtection {
-  maker_account_id: string;
-  instrument_id: string;
-  window_ms: number;
-  max_selected_quotes: number | null;
-  max_selected_notional: bigint | null;
-  triggered_at: number | null;
+export type LockedProtection = Pick<MakerProtectionsTable, 'maker_account_id' | 'instrument_id' | 'window_ms' | 'max_selected_quotes' | 'max_selected_notional' | 'triggered_at'> & {
   selected_count: number;
   selected_notional: bigint;
-}
+};
 
 export const PROTECTION_COLUMNS: NumericColumns<LockedProtection> = {
   bigints: { max_selected_notional: true, selected_notional: true },
