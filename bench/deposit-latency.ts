@@ -15,10 +15,12 @@
  * Target: load p99 <= 5 s. A figure to report, never asserted.
  * Auction closes in both runs too (the issue's "auction close lateness unchanged by it"): `closes`
  * autoAccept RFQs with no quote, their auctions ending spread over the run's first seconds, each
- * closed FAILED by the auction worker; per RFQ the ms from its `auctionEndsAt` to the close first
- * seen committed (its row no longer PENDING, polled every 20 ms from a thread of the benchmark's own,
+ * closed FAILED by the auction worker (100 per run, so that a p99 is more than the worst one); per
+ * RFQ the ms from its `auctionEndsAt` to the close first seen committed (its row no longer PENDING, polled every 20 ms from a thread of the benchmark's own,
  * bench/lib/close-watch.ts, so the quote load's backlog on this loop is not measured as lateness;
- * service and benchmark share the wall clock). Floor and load figures side by side, the load's p99 over the floor's.
+ * service and benchmark share the wall clock). The floor run is repeated after the load run
+ * ("floor after"), so the report shows how far two runs with no load differ from each other beside
+ * how far the load run differs from them: what "unchanged" can mean on a noisy machine.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -39,7 +41,7 @@ import { createRfq, INSTRUMENT, makeMakers, makeTakers, quoteBody, type Actor, t
 
 const HELP = `usage: node bench/deposit-latency.ts [options]
   --deposits <n>     deposits per run, floor and load alike (default 30)
-  --closes <n>       quote-less autoAccept auctions closing during each run (default 20)
+  --closes <n>       quote-less autoAccept auctions closing during each run (default 100)
   --depositors <n>   accounts depositing concurrently, one transfer in flight each (default 3)
   --rate <n>         re-quotes per second during the load run (default 1000)
   --makers <n>       makers (default 20)     --rfqs <n>   open RFQs re-quoted (default 50)
@@ -53,12 +55,14 @@ export interface DepositLatencyResult {
   depositors: number;
   floor: LatencySummary;
   load: LatencySummary;
+  /** The floor run again, after the load run. */
+  floorAfter: LatencySummary;
   /** Deposits of the load run not credited within the wait (counted, not in the summary). */
   uncredited: { floor: number; load: number };
   quotes: LoadResult;
   targetP99Ms: number;
   /** Auction close lateness (auctionEndsAt -> close seen committed) during each run; not closed within the wait are counted apart. */
-  closes: { count: number; floor: LatencySummary; load: LatencySummary; stamped: { floor: LatencySummary; load: LatencySummary }; notClosed: { floor: number; load: number }; answeredAfterEnd: { floor: number; load: number } };
+  closes: { count: number; floor: LatencySummary; load: LatencySummary; floorAfter: LatencySummary; stamped: { floor: LatencySummary; load: LatencySummary; floorAfter: LatencySummary }; notClosed: { floor: number; load: number; floorAfter: number }; answeredAfterEnd: { floor: number; load: number; floorAfter: number } };
 }
 
 const TARGET_P99_MS = 5_000;
@@ -72,6 +76,8 @@ const CLOSE_LEAD_MS = 1500;
 const CLOSE_SPAN_MS = 3000;
 /** How long after its auctionEndsAt a close-probe RFQ may stay PENDING before it counts as not closed. */
 const CLOSE_TIMEOUT_MS = 30_000;
+/** Close-probe auctions per run: enough that the p99 is not simply the worst one. */
+const DEFAULT_CLOSES = 100;
 
 interface Depositor {
   wallet: Awaited<ReturnType<typeof connectSigner>>;
@@ -163,11 +169,11 @@ export async function runDepositLatency(options: {
   rate: number;
   makers: number;
   rfqs: number;
-  /** Quote-less autoAccept auctions closing during each run (default 20). */
+  /** Quote-less autoAccept auctions closing during each run (default DEFAULT_CLOSES). */
   closes?: number;
   log: (line: string) => void;
 }): Promise<DepositLatencyResult> {
-  const closes = options.closes ?? 20;
+  const closes = options.closes ?? DEFAULT_CLOSES;
   const { service, db, log } = options;
   const admin = new AdminClient(service.url, service.adminToken);
   // Long auctions: the re-quoted RFQs stay open for the whole run.
@@ -196,6 +202,9 @@ export async function runDepositLatency(options: {
     slices.push(slice);
   } while (!depositsDone);
   const [load, loadCloses] = await deposits;
+
+  log(`floor after: ${options.deposits} deposits and ${closes} auction closes, no other load again`);
+  const [floorAfter, floorAfterCloses] = await Promise.all([depositRun(db, chain, options.deposits), closeRun(db, client, takers, closes)]);
   const quoteLatencies = slices.map((s) => s.latency);
   const quotes: LoadResult = {
     ...slices[0]!,
@@ -213,10 +222,19 @@ export async function runDepositLatency(options: {
     depositors: options.depositors,
     floor: summarize(floor.latencies),
     load: summarize(load.latencies),
+    floorAfter: summarize(floorAfter.latencies),
     uncredited: { floor: floor.uncredited, load: load.uncredited },
     quotes,
     targetP99Ms: TARGET_P99_MS,
-    closes: { count: closes, floor: summarize(floorCloses.latencies), load: summarize(loadCloses.latencies), stamped: { floor: summarize(floorCloses.stamped), load: summarize(loadCloses.stamped) }, notClosed: { floor: floorCloses.notClosed, load: loadCloses.notClosed }, answeredAfterEnd: { floor: floorCloses.answeredAfterEnd, load: loadCloses.answeredAfterEnd } },
+    closes: {
+      count: closes,
+      floor: summarize(floorCloses.latencies),
+      load: summarize(loadCloses.latencies),
+      floorAfter: summarize(floorAfterCloses.latencies),
+      stamped: { floor: summarize(floorCloses.stamped), load: summarize(loadCloses.stamped), floorAfter: summarize(floorAfterCloses.stamped) },
+      notClosed: { floor: floorCloses.notClosed, load: loadCloses.notClosed, floorAfter: floorAfterCloses.notClosed },
+      answeredAfterEnd: { floor: floorCloses.answeredAfterEnd, load: loadCloses.answeredAfterEnd, floorAfter: floorAfterCloses.answeredAfterEnd },
+    },
   };
 }
 
@@ -225,6 +243,7 @@ export function printDepositLatency(r: DepositLatencyResult, print: (line: strin
   print(`deposit mined -> COMPLETED, ${r.deposits} deposits per run, ${r.depositors} at a time`);
   print(line('floor (no other load)', r.floor));
   print(line(`under ${r.quotes.offeredRate}/s re-quotes`, r.load));
+  print(line('floor after (no other load)', r.floorAfter));
   print(`  re-quotes meanwhile: ${r.quotes.sent} sent, ${r.quotes.ok} ok, ${r.quotes.failed} failed, ${round(r.quotes.throughput, 0)}/s; worst 5 s slice p99 ${round(r.quotes.latency.p99, 1)} ms${Object.keys(r.quotes.errors).length ? `; errors ${JSON.stringify(r.quotes.errors)}` : ''}`);
   if (r.uncredited.floor + r.uncredited.load > 0) print(`  NOT credited within ${CREDIT_TIMEOUT_MS / 1000} s: floor ${r.uncredited.floor}, load ${r.uncredited.load}`);
   const met = r.load.count === r.deposits && r.load.p99 <= r.targetP99Ms;
@@ -232,12 +251,17 @@ export function printDepositLatency(r: DepositLatencyResult, print: (line: strin
   print(`auction close lateness in the same runs: ${r.closes.count} quote-less autoAccept auctions per run, auctionEndsAt -> close seen committed`);
   print(line('floor (no other load)', r.closes.floor));
   print(line(`under ${r.quotes.offeredRate}/s re-quotes`, r.closes.load));
+  print(line('floor after (no other load)', r.closes.floorAfter));
   print('  the same closes by their own timestamp (auctionEndsAt -> the close transaction began):');
   print(line('floor (no other load)', r.closes.stamped.floor));
   print(line(`under ${r.quotes.offeredRate}/s re-quotes`, r.closes.stamped.load));
-  if (r.closes.notClosed.floor + r.closes.notClosed.load > 0) print(`  NOT closed within ${CLOSE_TIMEOUT_MS / 1000} s of their end: floor ${r.closes.notClosed.floor}, load ${r.closes.notClosed.load}`);
-  if (r.closes.answeredAfterEnd.floor + r.closes.answeredAfterEnd.load > 0) print(`  creates answered only after their auction's end (request queueing, not the closer): floor ${r.closes.answeredAfterEnd.floor}, load ${r.closes.answeredAfterEnd.load}`);
-  print(`  load p99 / floor p99: ${round(r.closes.load.p99 / r.closes.floor.p99, 2)} (the issue: unchanged by the load)`);
+  print(line('floor after (no other load)', r.closes.stamped.floorAfter));
+  const { notClosed, answeredAfterEnd } = r.closes;
+  if (notClosed.floor + notClosed.load + notClosed.floorAfter > 0) print(`  NOT closed within ${CLOSE_TIMEOUT_MS / 1000} s of their end: floor ${notClosed.floor}, load ${notClosed.load}, floor after ${notClosed.floorAfter}`);
+  if (answeredAfterEnd.floor + answeredAfterEnd.load + answeredAfterEnd.floorAfter > 0) print(`  creates answered only after their auction's end (request queueing, not the closer): floor ${answeredAfterEnd.floor}, load ${answeredAfterEnd.load}, floor after ${answeredAfterEnd.floorAfter}`);
+  const floors = [r.closes.floor.p99, r.closes.floorAfter.p99];
+  print(`  p99: load ${round(r.closes.load.p99, 1)} ms against floors ${round(floors[0]!, 1)} and ${round(floors[1]!, 1)} ms (the issue: unchanged by the load);`);
+  print(`    load / higher floor ${round(r.closes.load.p99 / Math.max(...floors), 2)}, load / lower floor ${round(r.closes.load.p99 / Math.min(...floors), 2)}, the floors between themselves ${round(Math.max(...floors) / Math.min(...floors), 2)}`);
 }
 
 /** `--service-env RFQ_NAME=value` settings as an environment. */
@@ -259,7 +283,7 @@ if (import.meta.main) {
       rate: { type: 'string', default: '1000' },
       makers: { type: 'string', default: '20' },
       rfqs: { type: 'string', default: '50' },
-      closes: { type: 'string', default: '20' },
+      closes: { type: 'string', default: String(DEFAULT_CLOSES) },
       'pool-size': { type: 'string', default: '10' },
       'service-env': { type: 'string', multiple: true, default: [] },
       db: { type: 'string' },
