@@ -58,7 +58,7 @@ export interface DepositLatencyResult {
   /** The floor run again, after the load run. */
   floorAfter: LatencySummary;
   /** Deposits of the load run not credited within the wait (counted, not in the summary). */
-  uncredited: { floor: number; load: number };
+  uncredited: { floor: number; load: number; floorAfter: number };
   quotes: LoadResult;
   targetP99Ms: number;
   /** Auction close lateness (auctionEndsAt -> close seen committed) during each run; not closed within the wait are counted apart. */
@@ -223,7 +223,7 @@ export async function runDepositLatency(options: {
     floor: summarize(floor.latencies),
     load: summarize(load.latencies),
     floorAfter: summarize(floorAfter.latencies),
-    uncredited: { floor: floor.uncredited, load: load.uncredited },
+    uncredited: { floor: floor.uncredited, load: load.uncredited, floorAfter: floorAfter.uncredited },
     quotes,
     targetP99Ms: TARGET_P99_MS,
     closes: {
@@ -245,7 +245,7 @@ export function printDepositLatency(r: DepositLatencyResult, print: (line: strin
   print(line(`under ${r.quotes.offeredRate}/s re-quotes`, r.load));
   print(line('floor after (no other load)', r.floorAfter));
   print(`  re-quotes meanwhile: ${r.quotes.sent} sent, ${r.quotes.ok} ok, ${r.quotes.failed} failed, ${round(r.quotes.throughput, 0)}/s; worst 5 s slice p99 ${round(r.quotes.latency.p99, 1)} ms${Object.keys(r.quotes.errors).length ? `; errors ${JSON.stringify(r.quotes.errors)}` : ''}`);
-  if (r.uncredited.floor + r.uncredited.load > 0) print(`  NOT credited within ${CREDIT_TIMEOUT_MS / 1000} s: floor ${r.uncredited.floor}, load ${r.uncredited.load}`);
+  if (r.uncredited.floor + r.uncredited.load + r.uncredited.floorAfter > 0) print(`  NOT credited within ${CREDIT_TIMEOUT_MS / 1000} s: floor ${r.uncredited.floor}, load ${r.uncredited.load}, floor after ${r.uncredited.floorAfter}`);
   const met = r.load.count === r.deposits && r.load.p99 <= r.targetP99Ms;
   print(`  target p99 <= ${r.targetP99Ms} ms under load: ${met ? 'met' : 'NOT met'} (ratio to floor p99: ${round(r.load.p99 / r.floor.p99, 2)})`);
   print(`auction close lateness in the same runs: ${r.closes.count} quote-less autoAccept auctions per run, auctionEndsAt -> close seen committed`);
