@@ -1,7 +1,7 @@
 /**
  * One actor's WebSocket session, checked as it runs: per account topic, pushed frames carry
  * consecutive `seq` values after the `subscribed` ack (a baseline repeats the ack's `seq`, a
- * `resync` baseline restarts the count); and each RFQ's and quote's status frames move only along
+ * `resync` baseline restarts the count; none goes back); and each RFQ's and quote's status frames move only along
  * one edge of the domain's state tables at a time. The session reconnects by itself across node
  * restarts and resumes with `fromSeq`, so a restart that loses or repeats a frame shows here.
  */
@@ -40,14 +40,19 @@ export class FrameWatch {
       const topic = TOPIC_OF[kind];
       if (!topic || typeof frame['seq'] !== 'number') return;
       const seq = frame['seq'];
-      if (kind === 'balanceSnapshot') this.lastBalances = frame['balances'] as NonNullable<FrameWatch['lastBalances']>;
       const last = this.#seq.get(topic);
       if (frame['resync'] === true || last === undefined) this.#seq.set(topic, seq);
       else if (seq === last + 1 || seq === last) this.#seq.set(topic, seq);
       else if (seq > last + 1) {
         findings.add('wsSeqGap', `${actor} ${topic}: seq ${last} then ${seq}`);
         this.#seq.set(topic, seq);
+      } else {
+        // Older than a frame already delivered: a resumed session is replayed only what follows
+        // its `fromSeq`, and pushes the start covered are dropped, so this is a repeat.
+        findings.add('wsSeqBack', `${actor} ${topic}: seq ${last} then ${seq}`);
+        return;
       }
+      if (kind === 'balanceSnapshot') this.lastBalances = frame['balances'] as NonNullable<FrameWatch['lastBalances']>;
       if (kind === 'rfqStatus') this.#status(findings, this.#rfqStatus, rfqGraph, String(frame['id']), String(frame['status']), 'rfqStatus');
       if (kind === 'quoteStatus' || kind === 'quoteUpdate') this.#status(findings, this.#quoteStatus, quoteGraph, String(frame['quoteId']), String(frame['status']), kind);
     });

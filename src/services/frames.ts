@@ -6,9 +6,9 @@
  */
 import type { Frame } from '../domain/frames.ts';
 import type { Instrument } from '../domain/rfq/index.ts';
-import { appendEvent } from '../store/outbox.ts';
+import { appendBalancesEvent, appendEvent } from '../store/outbox.ts';
 import type { Tx } from '../store/transaction.ts';
-import { balanceSnapshotFrames, type BalanceRow } from './account/balances.ts';
+import { balanceSnapshotFrame, type BalanceRow } from './account/balances.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { QuoteRow, RfqRow } from './rfq/rows.ts';
 import { makerQuoteView, openRfqView, quoteView, rfqView } from './rfq/views.ts';
@@ -19,22 +19,22 @@ export interface FrameRows {
   quotes?: readonly QuoteRow[];
   instrumentOf?: (rfqId: string) => Instrument;
   /**
-   * Balance rows the transition's write already answered after its locks (the accept's and the
-   * auction close's one-call writes, src/store/accept-functions.ts, close-functions.ts): the
-   * accounts among them are not read again.
+   * Balance rows the transition's write already answered under the accounts' frame locks (the
+   * accept's and the auction close's one-call writes, src/store/accept-functions.ts,
+   * close-functions.ts, through src/store/balance-frames.ts): the accounts among them are not read
+   * again.
    */
   balances?: readonly BalanceRow[];
 }
 
 /**
- * Appends `frames` in order. An account's balances are read once (or taken from `rows.balances`),
- * after the caller applied every lock and posting of the transition, and pushed once per call (a batch that changes one taker's
- * lock twice sends one snapshot).
+ * Appends `frames` in order. An account's balances are pushed once per call (a batch that changes
+ * one taker's lock twice sends one snapshot), built from its rows as the transaction commits them
+ * (`pushBalances`).
  */
 export async function pushFrames(tx: Tx, deps: ServiceDeps, frames: readonly Frame[], rows: FrameRows, now: number): Promise<void> {
   if (frames.length === 0) return;
-  const accounts = [...new Set(frames.flatMap((f) => (f.kind === 'balances' ? [f.accountId] : [])))];
-  const balances = await balanceSnapshotFrames(tx, deps, accounts, rows.balances);
+  const pushedBalances = new Set<string>();
   const rfqs = new Map((rows.rfqs ?? []).map((r) => [r.id, r]));
   const quotes = new Map((rows.quotes ?? []).map((q) => [q.id, q]));
   const rfqOf = (id: string) => rfqs.get(id) ?? missing('RFQ', id);
@@ -64,14 +64,24 @@ export async function pushFrames(tx: Tx, deps: ServiceDeps, frames: readonly Fra
         break;
       }
       case 'balances': {
-        const snapshot = balances.get(frame.accountId);
-        if (!snapshot) break; // already pushed by this call
-        balances.delete(frame.accountId);
-        await appendEvent(tx, { accountId: frame.accountId, topic: 'balances', frame: snapshot }, now);
+        if (pushedBalances.has(frame.accountId)) break; // already pushed by this call
+        pushedBalances.add(frame.accountId);
+        pushBalances(tx, deps, frame.accountId, now, rows.balances);
         break;
       }
     }
   }
+}
+
+/**
+ * An account's `balanceSnapshot`, built from its rows as they are when the transaction writes its
+ * frames, read under the account's frame lock (src/store/balance-frames.ts), or from `answered`
+ * when a write function read them under it. Exported for the operator's adjustment, which has no
+ * decision's frames.
+ */
+export function pushBalances(tx: Tx, deps: ServiceDeps, accountId: string, now: number, answered?: readonly BalanceRow[]): void {
+  const own = answered?.some((row) => row.account_id === accountId) ? answered.filter((row) => row.account_id === accountId) : undefined;
+  appendBalancesEvent(tx, accountId, { build: (read) => balanceSnapshotFrame(deps, read), ...(own ? { rows: own } : {}) }, now);
 }
 
 function missing(what: string, id: string): never {

@@ -119,8 +119,8 @@ begin
   if v_written <> coalesce(cardinality(p_quote_ids), 0) then
     raise exception 'quote batch wrote % of % rows: some changed under their locks', v_written, cardinality(p_quote_ids);
   end if;
-  select coalesce(jsonb_agg(to_jsonb(b) order by b.token, b.rail), '[]') into v_balances
-    from balances b where b.account_id = p_account;
+  -- Under the account's frame lock (balance-frames.ts): the frame built from these rows is numbered after every commit they include.
+  v_balances := rfq_balance_frame_rows(array[p_account]);
   return jsonb_build_object('locked', true, 'rfq', v_rfq, 'quotes', v_quotes, 'balances', v_balances);
 end
 $fn$;

@@ -44,9 +44,8 @@ begin
   if v_written <> coalesce(cardinality(p_quote_ids), 0) then
     raise exception 'quote batch wrote % of % rows: some changed under their locks', v_written, cardinality(p_quote_ids);
   end if;
-  select coalesce(jsonb_agg(to_jsonb(b) order by b.account_id, b.token, b.rail), '[]') into v_balances
-    from balances b
-    where b.account_id in (select (e ->> 'account_id')::uuid from jsonb_array_elements(v_ended) as e);
+  -- Under the accounts' frame locks (balance-frames.ts): each frame built from these rows is numbered after every commit they include.
+  v_balances := rfq_balance_frame_rows(array(select (e ->> 'account_id')::uuid from jsonb_array_elements(v_ended) as e));
   return jsonb_build_object('ended', v_ended, 'rfqs', v_rfqs, 'quotes', v_quotes, 'balances', v_balances);
 end
 $fn$;

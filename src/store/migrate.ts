@@ -43,6 +43,7 @@ import * as perpCommitCalls from './migrations/0170-perp-commit-calls.ts';
 import * as quoteWriteChecksProtection from './migrations/0175-quote-write-checks-protection.ts';
 import * as quotePathGenericPlans from './migrations/0176-quote-path-generic-plans.ts';
 import * as perpPathFunctions from './migrations/0180-perp-path-functions.ts';
+import * as balanceFramesInCommitOrder from './migrations/0181-balance-frames-in-commit-order.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -85,6 +86,7 @@ const migrations: Record<string, Migration> = {
   '0175-quote-write-checks-protection': quoteWriteChecksProtection,
   '0176-quote-path-generic-plans': quotePathGenericPlans,
   '0180-perp-path-functions': perpPathFunctions,
+  '0181-balance-frames-in-commit-order': balanceFramesInCommitOrder,
 };
 
 class InCodeMigrations implements MigrationProvider {

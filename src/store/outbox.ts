@@ -13,6 +13,7 @@
 import { sql } from 'kysely';
 import { GENERIC_PLANS } from './generic-plans.ts';
 import type { Db, Tx } from './transaction.ts';
+import { readBalanceFrameRows, type BalanceFrameRow } from './balance-frames.ts';
 
 export type AccountTopic = 'balances' | 'rfqStatus' | 'quotes' | 'quoteStatus';
 export type BroadcastTopic = 'openRfqs' | 'prices';
@@ -26,6 +27,16 @@ export interface OutboxEvent {
 
 interface Buffered extends OutboxEvent {
   at: number;
+  /** A `balances` frame still to be built from the account's rows (`appendBalancesEvent`). */
+  balances?: BalancesFrameSource;
+}
+
+/** How a `balances` frame is built, and from which rows when its writer already read them. */
+export interface BalancesFrameSource {
+  /** The frame, from the account's rows in (token, rail) order. */
+  build: (rows: BalanceFrameRow[]) => Promise<Record<string, unknown>>;
+  /** Rows read under the account's frame lock by a write function (balance-frames.ts); otherwise read when the events are written. */
+  rows?: BalanceFrameRow[];
 }
 
 /** An outbox row as its writer got it back (`rfq_append_events`), handed on after the commit. */
@@ -93,10 +104,36 @@ export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Pr
 }
 
 export async function appendEvent(tx: Tx, event: OutboxEvent, at: number): Promise<void> {
+  bufferOf(tx, 'appendEvent').push({ ...event, at });
+}
+
+/**
+ * Appends an account's `balances` frame, built when the transaction's events are written: from
+ * the rows read then under the account's frame lock, or from `source.rows` that a write function
+ * read under it. Either way the frame shows every commit numbered before it (balance-frames.ts).
+ */
+export function appendBalancesEvent(tx: Tx, accountId: string, source: BalancesFrameSource, at: number): void {
+  bufferOf(tx, 'appendBalancesEvent').push({ accountId, topic: 'balances', frame: {}, at, balances: source });
+}
+
+function bufferOf(tx: Tx, caller: string): Buffered[] {
   const buffer = buffers.get(tx);
   // An event appended outside inTransaction would never be written: refuse loudly.
-  if (!buffer) throw new Error('appendEvent outside inTransaction');
-  buffer.push({ ...event, at });
+  if (!buffer) throw new Error(`${caller} outside inTransaction`);
+  return buffer;
+}
+
+/** Builds the buffer's pending `balances` frames; the rows not read yet are read in one call, under their locks. */
+async function buildBalancesFrames(tx: Tx, events: readonly Buffered[]): Promise<void> {
+  const pending = events.filter((e) => e.balances !== undefined);
+  if (pending.length === 0) return;
+  const unread = [...new Set(pending.flatMap((e) => (e.balances!.rows === undefined ? [e.accountId!] : [])))];
+  const read = await readBalanceFrameRows(tx, unread);
+  for (const event of pending) {
+    const rows = event.balances!.rows ?? read.filter((row) => row.account_id === event.accountId);
+    event.frame = await event.balances!.build(rows);
+    delete event.balances;
+  }
 }
 
 /** `rfq_append_events`'s argument: the events in append order. */
@@ -104,6 +141,7 @@ const eventsPayload = (events: readonly Buffered[]) => JSON.stringify(events.map
 
 async function writeEvents(tx: Tx, events: Buffered[]): Promise<CommittedEvent[]> {
   if (events.length === 0) return [];
+  await buildBalancesFrames(tx, events);
   // rfq_append_events (APPEND_EVENTS_SQL): sequence rows in (account, topic) order, numbered in append order.
   const { rows } = await sql<{ rows: CommittedEvent[] }>`select rfq_append_events(${eventsPayload(events)}::jsonb) as rows`.execute(tx);
   return rows[0]?.rows ?? [];
@@ -115,9 +153,9 @@ async function writeEvents(tx: Tx, events: Buffered[]): Promise<CommittedEvent[]
  * (perp-commit-functions.ts). The buffer is emptied; the rows that statement wrote must be given
  * back through `eventsWritten`, and go to the commit listeners with the rest.
  */
-export function takeAppendedEvents(tx: Tx): string {
-  const buffer = buffers.get(tx);
-  if (!buffer) throw new Error('takeAppendedEvents outside inTransaction');
+export async function takeAppendedEvents(tx: Tx): Promise<string> {
+  const buffer = bufferOf(tx, 'takeAppendedEvents');
+  await buildBalancesFrames(tx, buffer);
   const payload = eventsPayload(buffer);
   buffer.length = 0;
   return payload;

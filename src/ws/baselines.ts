@@ -68,7 +68,7 @@ async function replayAfter(tx: Reader, accountId: string, topic: AccountTopic, f
 async function baseline(tx: Reader, deps: ServiceDeps, accountId: string, topic: AccountTopic): Promise<Record<string, unknown>[]> {
   switch (topic) {
     case 'balances':
-      return [await balanceSnapshotFrame(tx, deps, accountId)];
+      return [await balanceSnapshotFrame(deps, await tx.selectFrom('balances').selectAll().where('account_id', '=', accountId).orderBy('token').orderBy('rail').execute())];
     case 'rfqStatus':
       return rfqStatusBaseline(tx, deps, accountId);
     case 'quotes':

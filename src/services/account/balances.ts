@@ -31,7 +31,7 @@ export async function readBalances(db: Reader, deps: ServiceDeps, accountId: str
 }
 
 /** The views of balance rows already read (in token, rail order). */
-export async function balanceViews(deps: ServiceDeps, rows: Array<{ token: string; rail: string; available: bigint; locked: bigint }>): Promise<BalanceView[]> {
+export async function balanceViews(deps: ServiceDeps, rows: ReadonlyArray<{ token: string; rail: string; available: bigint; locked: bigint }>): Promise<BalanceView[]> {
   const decimalsByToken = await decimalsOf(deps, rows.map((row) => row.token));
   return rows.map((row) => {
     const decimals = decimalsByToken.get(row.token)!;
@@ -45,30 +45,14 @@ export async function balanceViews(deps: ServiceDeps, rows: Array<{ token: strin
   });
 }
 
-/** Read inside the committing transaction so the frame is exactly the committed state. */
-export async function balanceSnapshotFrame(db: Reader, deps: ServiceDeps, accountId: string): Promise<Record<string, unknown>> {
-  return { kind: 'balanceSnapshot', balances: await readBalances(db, deps, accountId) };
-}
-
 /** A balance row as read (the `balances` table), whoever read it. */
 export interface BalanceRow { account_id: string; token: string; rail: string; available: bigint; locked: bigint }
 
 /**
- * `balanceSnapshot` frames for several accounts from one read (batched use cases). `read` holds
- * rows a write already answered after its locks (every row of each account in it, in token, rail
- * order): those accounts are not read again; any other account is read here.
+ * The `balanceSnapshot` frame of one account's rows (in token, rail order). A pushed frame's rows
+ * are read as its transaction writes its frames (src/services/frames.ts `pushBalances`); a
+ * subscription's baseline reads them with its `seq` (src/ws/baselines.ts).
  */
-export async function balanceSnapshotFrames(db: Reader, deps: ServiceDeps, accountIds: string[], read: readonly BalanceRow[] = []): Promise<Map<string, Record<string, unknown>>> {
-  const frames = new Map<string, Record<string, unknown>>();
-  if (accountIds.length === 0) return frames;
-  const answered = new Set(read.map((row) => row.account_id));
-  const unread = accountIds.filter((id) => !answered.has(id));
-  const rows: BalanceRow[] = [
-    ...read,
-    ...(unread.length === 0 ? [] : await db.selectFrom('balances').selectAll().where('account_id', 'in', unread).orderBy('account_id').orderBy('token').orderBy('rail').execute()),
-  ];
-  const byAccount = new Map<string, BalanceRow[]>(accountIds.map((id) => [id, []]));
-  for (const row of rows) byAccount.get(row.account_id)?.push(row);
-  for (const [accountId, own] of byAccount) frames.set(accountId, { kind: 'balanceSnapshot', balances: await balanceViews(deps, own) });
-  return frames;
+export async function balanceSnapshotFrame(deps: ServiceDeps, rows: readonly BalanceRow[]): Promise<Record<string, unknown>> {
+  return { kind: 'balanceSnapshot', balances: await balanceViews(deps, rows) };
 }

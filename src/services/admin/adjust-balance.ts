@@ -5,8 +5,8 @@
 import { ServiceError, invalidField } from '../../domain/errors.ts';
 import { formatAmount, parseAmount } from '../../domain/money/index.ts';
 import { postMovement, type Rail } from '../../store/ledger.ts';
-import { appendEvent, inTransaction } from '../../store/outbox.ts';
-import { balanceSnapshotFrame } from '../account/balances.ts';
+import { inTransaction } from '../../store/outbox.ts';
+import { pushBalances } from '../frames.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { ensureAccount, normaliseAddress } from './makers.ts';
 
@@ -35,8 +35,7 @@ export async function adjustBalance(deps: ServiceDeps, input: AdjustInput) {
         { book: 'adjustments', token: token.symbol, rail, delta: -delta, source: 'ADJUSTMENT' },
       ],
     });
-    const frame = await balanceSnapshotFrame(tx, deps, accountId);
-    await appendEvent(tx, { accountId, topic: 'balances', frame }, now);
+    pushBalances(tx, deps, accountId, now);
     const row = await tx
       .selectFrom('balances')
       .selectAll()

@@ -104,7 +104,7 @@ export class StagedWrites {
       else await pushFrames(this.#tx, this.#deps, s.frames, rows, this.#now);
     }
     const writesOf = (kind: 'rfq' | 'quote') => staged.flatMap((s) => (s.kind === kind ? [s.write] : []));
-    const written = await writePerpTransition(this.#tx, { now: this.#now, execution, rfqs: writesOf('rfq'), quotes: writesOf('quote'), events: takeAppendedEvents(this.#tx) });
+    const written = await writePerpTransition(this.#tx, { now: this.#now, execution, rfqs: writesOf('rfq'), quotes: writesOf('quote'), events: await takeAppendedEvents(this.#tx) });
     if (written.lost) return written;
     eventsWritten(this.#tx, written.events);
     for (const row of [...written.rfqs, ...written.quotes]) {
