@@ -34,24 +34,27 @@ export class FrameWatch {
       const kind = String(frame['kind']);
       if (kind === 'price') return this.onPrice?.(frame);
       if (kind === 'subscribed' && typeof frame['seq'] === 'number') {
-        this.#seq.set(String(frame['topic']), frame['seq']);
+        // A first subscription's count starts at its ack (a baseline may hold no frame); a resumed
+        // one (`fromSeq`) is answered with the topic's current seq and then replays what follows
+        // the last frame delivered, which is where its count goes on.
+        const topic = String(frame['topic']);
+        if (!this.#seq.has(topic)) this.#seq.set(topic, frame['seq']);
         return;
       }
       const topic = TOPIC_OF[kind];
       if (!topic || typeof frame['seq'] !== 'number') return;
       const seq = frame['seq'];
       const last = this.#seq.get(topic);
-      if (frame['resync'] === true || last === undefined) this.#seq.set(topic, seq);
-      else if (seq === last + 1 || seq === last) this.#seq.set(topic, seq);
-      else if (seq > last + 1) {
-        findings.add('wsSeqGap', `${actor} ${topic}: seq ${last} then ${seq}`);
-        this.#seq.set(topic, seq);
-      } else {
-        // Older than a frame already delivered: a resumed session is replayed only what follows
-        // its `fromSeq`, and pushes the start covered are dropped, so this is a repeat.
-        findings.add('wsSeqBack', `${actor} ${topic}: seq ${last} then ${seq}`);
-        return;
+      if (frame['resync'] !== true && last !== undefined) {
+        if (seq < last) {
+          // Older than a frame already delivered: the session drops such a frame, so this is a repeat it let through.
+          findings.add('wsSeqBack', `${actor} ${topic}: seq ${last} then ${seq}`);
+          return;
+        }
+        // A baseline repeats the ack's seq; anything else continues the count.
+        if (seq > last + 1) findings.add('wsSeqGap', `${actor} ${topic}: seq ${last} then ${seq}`);
       }
+      this.#seq.set(topic, seq);
       if (kind === 'balanceSnapshot') this.lastBalances = frame['balances'] as NonNullable<FrameWatch['lastBalances']>;
       if (kind === 'rfqStatus') this.#status(findings, this.#rfqStatus, rfqGraph, String(frame['id']), String(frame['status']), 'rfqStatus');
       if (kind === 'quoteStatus' || kind === 'quoteUpdate') this.#status(findings, this.#quoteStatus, quoteGraph, String(frame['quoteId']), String(frame['status']), kind);

@@ -76,6 +76,12 @@ export interface ChainWatcherOptions {
 }
 
 const RPC_TIMEOUT_MS = 10_000;
+/**
+ * Start-up checks in a row that found no block at the store's height below the chain's head
+ * before that counts as a lost history (one answer can be a node that has not caught up; anvil
+ * reverted under its interval miner was seen to keep such a hole for good, in CI).
+ */
+const START_MISSING_BLOCK_CHECKS = 5;
 
 export class ChainWatcher {
   private readonly options: Required<Omit<ChainWatcherOptions, 'onStep'>> & Pick<ChainWatcherOptions, 'onStep'>;
@@ -86,6 +92,8 @@ export class ChainWatcher {
   halted: string | null = null;
   /** The store's last booked block was checked against the chain (once per start). */
   private startChecked = false;
+  /** Start-up checks so far that found no block at the store's height (START_MISSING_BLOCK_CHECKS). */
+  private startMissing = 0;
   /** Consecutive failed steps at `failedAt` (the cursor block): feeds the handlers' quarantine. */
   private failedAttempts = 0;
   private failedAt = -1;
@@ -206,7 +214,12 @@ export class ChainWatcher {
     if (cursor.blockHash === '') return null;
     const booked = `the store has booked the chain up to block ${cursor.blockNumber} (${cursor.blockHash})`;
     if (head < cursor.blockNumber) return `${booked} but the chain's head is block ${head}: the chain lost blocks the store counts on (its data is older than the store's or was reset); restore the matching chain data or start both afresh`;
-    const seen = await this.block(cursor.blockNumber);
+    const seen = await this.rpc<{ hash: Hex } | null>('eth_getBlockByNumber', [numberToHex(cursor.blockNumber), false]);
+    if (!seen) {
+      // Retried by the step's schedule; a hole that stays is a chain that lost the block.
+      if (++this.startMissing < START_MISSING_BLOCK_CHECKS) throw new Error(`block ${cursor.blockNumber} not available (head ${head})`);
+      return `${booked} but the chain's head is block ${head} and it has no block ${cursor.blockNumber}: the chain lost blocks the store counts on (its data is older than the store's or was reset); restore the matching chain data or start both afresh`;
+    }
     if (seen.hash !== cursor.blockHash) return `${booked} but the chain has ${seen.hash} at that height: store and chain hold different histories (chain data reset or from another copy); restore the matching chain data or start both afresh`;
     return null;
   }
