@@ -103,7 +103,6 @@ language plpgsql as $fn$
 declare
   v_rfq jsonb;
   v_quotes jsonb;
-  v_written int;
   v_balances jsonb;
 begin
   if not rfq_lock_funds(p_lock_id, p_account, p_token, p_rail, p_amount, 'rfq', p_rfq, p_now) then
@@ -114,11 +113,7 @@ begin
   if v_rfq is null then
     raise exception 'RFQ % is no longer %: it changed under its lock', p_rfq, p_rfq_from;
   end if;
-  select count(*), coalesce(jsonb_agg((to_jsonb(q) || jsonb_build_object('xchange', q.xchange::text))), '[]') into v_written, v_quotes
-    from rfq_write_quote_statuses(p_now, p_quote_ids, p_quote_from, p_quote_to, p_quote_deadlines, p_quote_fields) as q;
-  if v_written <> coalesce(cardinality(p_quote_ids), 0) then
-    raise exception 'quote batch wrote % of % rows: some changed under their locks', v_written, cardinality(p_quote_ids);
-  end if;
+  v_quotes := rfq_write_quote_batch(p_now, p_quote_ids, p_quote_from, p_quote_to, p_quote_deadlines, p_quote_fields);
   -- Under the account's frame lock (balance-frames.ts): the frame built from these rows is numbered after every commit they include.
   v_balances := rfq_balance_frame_rows(array[p_account]);
   return jsonb_build_object('locked', true, 'rfq', v_rfq, 'quotes', v_quotes, 'balances', v_balances);

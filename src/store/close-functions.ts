@@ -39,11 +39,7 @@ begin
   if v_written <> coalesce(cardinality(p_rfq_ids), 0) then
     raise exception 'RFQ batch wrote % of % rows: some changed under their locks', v_written, cardinality(p_rfq_ids);
   end if;
-  select count(*), coalesce(jsonb_agg((to_jsonb(q) || jsonb_build_object('xchange', q.xchange::text))), '[]') into v_written, v_quotes
-    from rfq_write_quote_statuses(p_now, p_quote_ids, p_quote_from, p_quote_to, p_quote_deadlines, p_quote_fields) as q;
-  if v_written <> coalesce(cardinality(p_quote_ids), 0) then
-    raise exception 'quote batch wrote % of % rows: some changed under their locks', v_written, cardinality(p_quote_ids);
-  end if;
+  v_quotes := rfq_write_quote_batch(p_now, p_quote_ids, p_quote_from, p_quote_to, p_quote_deadlines, p_quote_fields);
   -- Under the accounts' frame locks (balance-frames.ts): each frame built from these rows is numbered after every commit they include.
   v_balances := rfq_balance_frame_rows(array(select (e ->> 'account_id')::uuid from jsonb_array_elements(v_ended) as e));
   return jsonb_build_object('ended', v_ended, 'rfqs', v_rfqs, 'quotes', v_quotes, 'balances', v_balances);
