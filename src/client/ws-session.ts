@@ -3,8 +3,9 @@
  * server pings and sends its own, treats two of its pings with nothing received in between as a
  * dead server, and reconnects with backoff. After every reconnect it re-authenticates and
  * re-subscribes each topic it holds; an account topic (balances, rfqStatus, quotes,
- * quoteStatus) is re-subscribed with `fromSeq` = the last `seq` it delivered, so the server
- * replays what was missed or sends a fresh baseline marked `resync: true`.
+ * quoteStatus) is re-subscribed with `fromSeq` = the last `seq` it delivered (or, before any
+ * frame, the `seq` its `subscribed` ack carried), so the server replays what was missed or sends
+ * a fresh baseline marked `resync: true`.
  *
  *   const session = client.wsSession();          // or new RfqWsSession({ baseUrl, credentials })
  *   session.on('frame', (frame) => { if (frame.kind === 'quoteUpdate') ... });
@@ -59,7 +60,7 @@ export class RfqWsSession extends ReconnectingSocket {
     super(options, WS_PATH, 'frames');
   }
 
-  /** The last `seq` delivered on an account topic (what a reconnect resumes from). */
+  /** What a reconnect resumes an account topic from: the last `seq` delivered, or its ack's before any frame. */
   lastSeq(topic: AccountTopic): number | undefined {
     return this.#lastSeq.get(topic);
   }
@@ -108,6 +109,12 @@ export class RfqWsSession extends ReconnectingSocket {
   protected override accept(frame: ServerFrame | UnknownFrame): boolean {
     if (frame.kind === 'subscribed') {
       const key = keyOf(frame as Selector);
+      // An account topic's ack carries its current `seq`: until a frame is delivered, that is
+      // where a reconnect resumes, so frames committed while the socket was down are replayed
+      // rather than summed up by a fresh baseline.
+      const acked = (frame as { seq?: unknown }).seq;
+      const ackedTopic = (frame as { topic?: unknown }).topic;
+      if (typeof acked === 'number' && typeof ackedTopic === 'string' && isAccountTopic(ackedTopic as Topic) && !this.#lastSeq.has(ackedTopic as AccountTopic)) this.#lastSeq.set(ackedTopic as AccountTopic, acked);
       const index = this.#unanswered.indexOf(key);
       if (index >= 0) this.#unanswered.splice(index, 1);
       this.#settle(key, null);

@@ -133,6 +133,32 @@ for (const backend of backends()) {
       await taker.client.cancelRfq(rfqId);
     });
 
+    it('before any frame, resumes from the seq of the subscribe ack, so what was missed is replayed', async () => {
+      const taker = await takerWithRfq();
+      // Two rfqStatus frames committed and no RFQ left open: the topic's baseline is empty.
+      const { rfqId: gone } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1', quoteLimit: '5000' });
+      await taker.client.cancelRfq(gone);
+      const session = open(taker.client);
+      await session.connect();
+      await session.subscribe('rfqStatus');
+      assert.equal(session.lastSeq('rfqStatus'), 2, 'the ack carried the topic seq');
+
+      const before = new Set(serverSockets());
+      const reopened = once(session, 'open');
+      for (const socket of serverSockets()) socket.terminate();
+      await reopened;
+      const fresh = serverSockets().filter((socket) => !before.has(socket));
+      const resubscribe = await until(() => received.get(fresh[0]!)!.find((f) => f.kind === 'subscribe'));
+      assert.deepEqual(resubscribe, { kind: 'subscribe', topic: 'rfqStatus', fromSeq: 2 });
+
+      const next = session.next<RfqStatusFrame>((f) => f.kind === 'rfqStatus', 5000);
+      const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1', quoteLimit: '5000' });
+      const frame = await next;
+      assert.equal(frame.id, rfqId);
+      assert.equal(frame.seq, 3);
+      await taker.client.cancelRfq(rfqId);
+    });
+
     it('detects a server that stops answering and reconnects', async () => {
       const { client } = await h.newUser();
       const session = open(client, { ...FAST, pingIntervalMs: 50 });
