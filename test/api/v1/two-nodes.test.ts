@@ -112,6 +112,9 @@ describe('two nodes on one database [postgres]', () => {
     const TAKERS = 4;
     const RFQS = 48;
     const FUNDING = '100000';
+    // The whole set-up (48 RFQs, 144 quotes, 12 accepts) must end before the first auction does.
+    // 3 s was enough on a quiet machine but not at load 6-7 (two simulations beside the suite).
+    const SETUP_WINDOW_MS = 8000;
     const takers = await Promise.all(Array.from({ length: TAKERS }, () => taker(nodeA, nodeB, FUNDING)));
     const makers = [await nodeB.newMaker(), await nodeB.newMaker(), await nodeB.newMaker()];
     // Kinds: 0 autoAccept with conforming quotes -> QUOTED (best selected); 1 autoAccept with no
@@ -123,7 +126,7 @@ describe('two nodes on one database [postgres]', () => {
       const owner = takers[Math.floor(i / 3) % TAKERS]!; // every taker gets every kind
       const autoAccept = kind === 0 || kind === 1;
       const created = await owner.client.createRfq({
-        instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', windowMs: 3000, autoAccept,
+        instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', windowMs: SETUP_WINDOW_MS, autoAccept,
         ...(autoAccept ? { quoteLimit: kind === 0 ? '5000' : '4000' } : {}),
       });
       // Node B arms its own deadline timer too, so both nodes' timers (and both sweeps) go for the
