@@ -91,6 +91,13 @@ async function repeatRace(
  * A round that saw only one label is followed by one shifted toward the other (request latency
  * moves the boundary on a loaded machine), up to 3 rounds.
  */
+/**
+ * The window of an RFQ raced at its deadline. Its set-up (the RFQ, one or two quotes, a balance
+ * read) must end before the auction does; at load 6-7 that took more than 1 s (CI, session 17), so
+ * it gets 3 s. The iterations of a round run at once, so this adds about 2 s per round.
+ */
+const RACE_WINDOW_MS = 3000;
+
 async function aroundDeadline(
   labels: { early: string; late: string },
   runs: number,
@@ -236,7 +243,7 @@ for (const backend of backends()) {
     it('accept vs auction close (taker-driven): accepted and QUOTED, or 409 AUCTION_CLOSED and CANCELLED', async (t) => {
       await aroundDeadline({ early: 'accepted', late: 'closed' }, 16, async (i, wait) => {
         const taker = await fundedTaker();
-        const { rfqId, auctionEndsAt } = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', windowMs: 1000 });
+        const { rfqId, auctionEndsAt } = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', windowMs: RACE_WINDOW_MS });
         const q = await makers[i % 3]!.client.submitQuote(buyQuote(rfqId, '4400'));
         const offset = await wait(auctionEndsAt);
         const accepted = await settle(taker.accept(rfqId, { quoteId: q.quoteId, expectedVersion: 1 }));
@@ -264,7 +271,7 @@ for (const backend of backends()) {
     it('accept vs auction close (autoAccept): the taker\'s pick or the best quote, selected exactly once', async (t) => {
       await aroundDeadline({ early: 'accepted', late: 'closed' }, 12, async (i, wait) => {
         const taker = await fundedTaker();
-        const { rfqId, auctionEndsAt } = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '5000', autoAccept: true, windowMs: 1000 });
+        const { rfqId, auctionEndsAt } = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '5000', autoAccept: true, windowMs: RACE_WINDOW_MS });
         const best = await makers[i % 2]!.client.submitQuote(buyQuote(rfqId, '4400'));
         const picked = await makers[2]!.client.submitQuote(buyQuote(rfqId, '4500'));
         await expectBalance(taker, 'USDC', '5000', '5000', 'locked at submission');
@@ -396,7 +403,7 @@ for (const backend of backends()) {
       await aroundDeadline({ early: 'cancelled', late: 'selected' }, 16, async (i, wait) => {
         const taker = await fundedTaker();
         const withBackup = i % 2 === 0;
-        const { rfqId, auctionEndsAt } = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '5000', autoAccept: true, windowMs: 1000 });
+        const { rfqId, auctionEndsAt } = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '5000', autoAccept: true, windowMs: RACE_WINDOW_MS });
         const maker = makers[i % 3]!;
         const best = await maker.client.submitQuote(buyQuote(rfqId, '4400'));
         const backup = withBackup ? await makers[(i + 1) % 3]!.client.submitQuote(buyQuote(rfqId, '4500')) : null;
