@@ -4,13 +4,22 @@
  * balance always equals the sum of that user's postings. Locks move funds between `available`
  * and `locked` without a ledger entry (the total does not change) and belong to exactly one owner.
  */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { ServiceError } from '../domain/errors.ts';
 import { assertBalanced, type Posting, type Rail } from '../domain/ledger/index.ts';
-import type { Tx } from './transaction.ts';
+import type { BalancesTable } from './schema.ts';
+import type { Reader, Tx } from './transaction.ts';
 
 export type { Book, LedgerSource, Posting, Rail } from '../domain/ledger/index.ts';
 export { assertBalanced } from '../domain/ledger/index.ts';
+
+/** A row of the balance projection (the `balances` table), whoever read it. */
+export type BalanceRow = Selectable<BalancesTable>;
+
+/** One account's balance rows in (token, rail) order: what a balances answer and frame list. */
+export function readBalanceRows(db: Reader, accountId: string): Promise<BalanceRow[]> {
+  return db.selectFrom('balances').selectAll().where('account_id', '=', accountId).orderBy('token').orderBy('rail').execute();
+}
 
 export interface Movement {
   movementId: string;

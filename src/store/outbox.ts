@@ -13,7 +13,8 @@
 import { sql } from 'kysely';
 import { GENERIC_PLANS } from './generic-plans.ts';
 import type { Db, Tx } from './transaction.ts';
-import { readBalanceFrameRows, type BalanceFrameRow } from './balance-frames.ts';
+import { readBalanceRows } from './balance-frames.ts';
+import type { BalanceRow } from './ledger.ts';
 
 export type AccountTopic = 'balances' | 'rfqStatus' | 'quotes' | 'quoteStatus';
 export type BroadcastTopic = 'openRfqs' | 'prices';
@@ -34,9 +35,9 @@ interface Buffered extends OutboxEvent {
 /** How a `balances` frame is built, and from which rows when its writer already read them. */
 export interface BalancesFrameSource {
   /** The frame, from the account's rows in (token, rail) order. */
-  build: (rows: BalanceFrameRow[]) => Promise<Record<string, unknown>>;
+  build: (rows: BalanceRow[]) => Promise<Record<string, unknown>>;
   /** Rows read under the account's frame lock by a write function (balance-frames.ts); otherwise read when the events are written. */
-  rows?: BalanceFrameRow[];
+  rows?: BalanceRow[];
 }
 
 /** An outbox row as its writer got it back (`rfq_append_events`), handed on after the commit. */
@@ -128,7 +129,7 @@ async function buildBalancesFrames(tx: Tx, events: readonly Buffered[]): Promise
   const pending = events.filter((e) => e.balances !== undefined);
   if (pending.length === 0) return;
   const unread = [...new Set(pending.flatMap((e) => (e.balances!.rows === undefined ? [e.accountId!] : [])))];
-  const read = await readBalanceFrameRows(tx, unread);
+  const read = await readBalanceRows(tx, unread);
   for (const event of pending) {
     const rows = event.balances!.rows ?? read.filter((row) => row.account_id === event.accountId);
     event.frame = await event.balances!.build(rows);

@@ -8,6 +8,7 @@
  * read is dispatched just after it) and no frame falls between the start and the pushes.
  */
 import type { ServiceDeps } from '../services/deps.ts';
+import { readBalanceRows } from '../store/ledger.ts';
 import type { Reader } from '../store/transaction.ts';
 import { balanceSnapshotFrame } from '../services/account/balances.ts';
 import { makerQuoteView, quoteView, rfqView } from '../services/rfq/views.ts';
@@ -68,7 +69,7 @@ async function replayAfter(tx: Reader, accountId: string, topic: AccountTopic, f
 async function baseline(tx: Reader, deps: ServiceDeps, accountId: string, topic: AccountTopic): Promise<Record<string, unknown>[]> {
   switch (topic) {
     case 'balances':
-      return [await balanceSnapshotFrame(deps, await tx.selectFrom('balances').selectAll().where('account_id', '=', accountId).orderBy('token').orderBy('rail').execute())];
+      return [await balanceSnapshotFrame(deps, await readBalanceRows(tx, accountId))];
     case 'rfqStatus':
       return rfqStatusBaseline(tx, deps, accountId);
     case 'quotes':

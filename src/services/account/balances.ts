@@ -1,7 +1,7 @@
 /** The caller's balances (one entry per token and rail) and the `balanceSnapshot` frame. */
 import { formatAmount } from '../../domain/money/index.ts';
 import type { Reader } from '../../store/transaction.ts';
-import type { Rail } from '../../store/ledger.ts';
+import { readBalanceRows, type BalanceRow, type Rail } from '../../store/ledger.ts';
 import type { ServiceDeps } from '../deps.ts';
 
 export interface BalanceView { token: string; rail: Rail; available: string; locked: string; total: string }
@@ -26,8 +26,7 @@ async function decimalsOf(deps: ServiceDeps, tokens: Iterable<string>): Promise<
 }
 
 export async function readBalances(db: Reader, deps: ServiceDeps, accountId: string): Promise<BalanceView[]> {
-  const rows = await db.selectFrom('balances').selectAll().where('account_id', '=', accountId).orderBy('token').orderBy('rail').execute();
-  return balanceViews(deps, rows);
+  return balanceViews(deps, await readBalanceRows(db, accountId));
 }
 
 /** The views of balance rows already read (in token, rail order). */
@@ -44,9 +43,6 @@ export async function balanceViews(deps: ServiceDeps, rows: ReadonlyArray<{ toke
     };
   });
 }
-
-/** A balance row as read (the `balances` table), whoever read it. */
-export interface BalanceRow { account_id: string; token: string; rail: string; available: bigint; locked: bigint }
 
 /**
  * The `balanceSnapshot` frame of one account's rows (in token, rail order). A pushed frame's rows

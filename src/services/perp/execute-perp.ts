@@ -21,6 +21,7 @@ import {
   afterLostTakerSend,
   afterMakerOrder,
   afterTakerOrder,
+  isTerminalExecution,
   TERMINAL_EXECUTION_PHASES,
   type CheckResult,
   type ExecutionState,
@@ -107,7 +108,6 @@ export interface PerpExecutor extends PerpExecutionSettings {
 
 class LeaseLost extends Error {}
 
-const TERMINAL: readonly string[] = TERMINAL_EXECUTION_PHASES;
 const CANCEL_ATTEMPTS = 3;
 
 /** Executions due now that no node holds. */
@@ -116,7 +116,7 @@ export async function duePerpExecutions(deps: ServiceDeps, limit: number): Promi
   const rows = await deps.db
     .selectFrom('perp_executions')
     .select('id')
-    .where('phase', 'not in', TERMINAL)
+    .where('phase', 'not in', TERMINAL_EXECUTION_PHASES)
     .where('next_at', '<=', now)
     .where('lease_until', '<=', now)
     .orderBy('next_at')
@@ -191,7 +191,7 @@ async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: Ef
 
 /** The new state, and the lease: extended, or given back with the last transition (no release after it). */
 function stateColumns(x: PerpExecutor, transition: Transition, spec: Commit, now: number) {
-  const ended = TERMINAL.includes(transition.state.phase);
+  const ended = isTerminalExecution(transition.state.phase);
   return {
     phase: transition.state.phase,
     state: JSON.stringify(transition.state),
@@ -531,7 +531,7 @@ export async function runPerpExecution(x: PerpExecutor, id: string, options: Run
   let takerSendCommitted = false;
   let handedOff = false;
   try {
-    for (let steps = 0; steps < 100 && !TERMINAL.includes(row.phase); steps++) {
+    for (let steps = 0; steps < 100 && !isTerminalExecution(executionPhase(row)); steps++) {
       const phase = executionPhase(row);
       if (phase === 'checking') {
         row = await stepChecking(x, memo, row);
