@@ -15,7 +15,7 @@
  * The lock is a transaction-level advisory lock, taken by account id order, and only ever waited
  * for here: a holder goes on only to number its frames and commit. `rfq_accept_write` and
  * `rfq_close_write` call this function for the balances they answer (accept-functions.ts,
- * close-functions.ts); every other writer reads through `readBalanceRows` when it writes its
+ * close-functions.ts); every other writer reads through `readBalanceFrameRows` when it writes its
  * frames (outbox.ts).
  */
 import { sql } from 'kysely';
@@ -48,13 +48,13 @@ $fn$;
 `;
 
 /** The accounts' balance rows, read under their frame locks (above), in (account, token, rail) order. */
-export async function readBalanceRows(tx: Tx, accountIds: readonly string[]): Promise<BalanceRow[]> {
+export async function readBalanceFrameRows(tx: Tx, accountIds: readonly string[]): Promise<BalanceRow[]> {
   if (accountIds.length === 0) return [];
   const { rows } = await sql<{ rows: string }>`select rfq_balance_frame_rows(${[...accountIds]}::uuid[])::text as rows`.execute(tx);
-  return decodeBalanceRows(parseExactJson<Array<Record<string, unknown>>>(rows[0]!.rows));
+  return decodeBalanceFrameRows(parseExactJson<Array<Record<string, unknown>>>(rows[0]!.rows));
 }
 
 /** Rows a write function answered as JSON (parsed with `parseExactJson`). */
-export function decodeBalanceRows(json: ReadonlyArray<Record<string, unknown>>): BalanceRow[] {
+export function decodeBalanceFrameRows(json: ReadonlyArray<Record<string, unknown>>): BalanceRow[] {
   return json.map((b) => decodeRow(b, BALANCE_COLUMNS));
 }

@@ -13,7 +13,7 @@
 import { sql } from 'kysely';
 import { GENERIC_PLANS } from './generic-plans.ts';
 import type { Db, Tx } from './transaction.ts';
-import { readBalanceRows } from './balance-frames.ts';
+import { readBalanceFrameRows } from './balance-frames.ts';
 import type { BalanceRow } from './ledger.ts';
 
 export type AccountTopic = 'balances' | 'rfqStatus' | 'quotes' | 'quoteStatus';
@@ -129,7 +129,7 @@ async function buildBalancesFrames(tx: Tx, events: readonly Buffered[]): Promise
   const pending = events.filter((e) => e.balances !== undefined);
   if (pending.length === 0) return;
   const unread = [...new Set(pending.flatMap((e) => (e.balances!.rows === undefined ? [e.accountId!] : [])))];
-  const read = await readBalanceRows(tx, unread);
+  const read = await readBalanceFrameRows(tx, unread);
   for (const event of pending) {
     const rows = event.balances!.rows ?? read.filter((row) => row.account_id === event.accountId);
     event.frame = await event.balances!.build(rows);
