@@ -57,6 +57,7 @@ const HELP = `usage: node bench/run.ts [options]
                        whatif (the quote SQL behind a bare route: 5 vs 1 round trips, needs quotes)
   --makers <n>         makers (default 50, quick 20)   --rfqs <n>   open RFQs (default 200, quick 100)
   --takers <n>         takers owning the RFQs (default 50)
+  --accepts <n>        accepts 10 at once (default 600, quick 200; one at a time: half of it)
   --connections <n>    closed-loop connections, baseline and service alike (default 10)
   --pool-size <n>      PostgreSQL pool of the service and of the baseline (default 10)
   --extra-rates <list> more open-loop rates for baseline and re-quotes, e.g. 300,500
@@ -77,6 +78,7 @@ const { values: args } = parseArgs({
     makers: { type: 'string' },
     rfqs: { type: 'string' },
     takers: { type: 'string', default: '50' },
+    accepts: { type: 'string' },
     connections: { type: 'string', default: '10' },
     'pool-size': { type: 'string', default: '10' },
     'hot-taker': { type: 'boolean', default: false },
@@ -96,6 +98,7 @@ if (args.help) {
 }
 
 const quick = args.quick;
+const acceptsCount = Number(args.accepts ?? (quick ? 200 : 600));
 const durationSecs = Number(args.duration ?? (quick ? 3 : 10));
 const selected = new Set((args.only ?? 'baseline,quotes,accept,close,burst,ws').split(','));
 if (args.analysis) {
@@ -213,7 +216,7 @@ const PHASES: Phase[] = [
     run: async ({ results, stack }) => {
       const { client, makers, takers, sampling } = await stack();
       results.accept = await runAccept({
-        client, makers, takers, sequential: quick ? 100 : 300, concurrent: quick ? 200 : 600, concurrency: connections, windowMs: LONG_WINDOW_MS, sampling, log,
+        client, makers, takers, sequential: acceptsCount / 2, concurrent: acceptsCount, concurrency: connections, windowMs: LONG_WINDOW_MS, sampling, log,
       });
     },
   },
