@@ -13,6 +13,7 @@ import { pruneChallenges } from '../services/auth/create-challenge.ts';
 import { DepositHeadScanner } from '../chain/funds/deposit-head-scanner.ts';
 import { CustodyBroadcaster } from '../chain/custody/custody-broadcaster.ts';
 import type { PerpWiring } from './perp-wiring.ts';
+import { startStoreMaintenance } from './store-maintenance.ts';
 
 /**
  * A halted chain follower (a reorganisation deeper than the confirmation depth) stops deposits,
@@ -51,6 +52,8 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
   }, 10_000);
   prune.unref();
   timers.push(prune);
+  // PGlite has no autovacuum: the node does its work (a no-op on PostgreSQL).
+  const maintenance = startStoreMaintenance(context.store, logger);
 
   if (enabled.has('auctions')) {
     const auctions = auctionCloser(deps, (closed) => context.auctionCloses?.(closed), logger);
@@ -114,6 +117,7 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
       await broadcaster?.stop();
       await Promise.all(workers.map((w) => w.stop()));
       await perp?.stop();
+      await maintenance.stop();
     },
   };
 }
