@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { StoreLocation } from '../../src/store/database.ts';
+import { openStore, type Store, type StoreLocation } from '../../src/store/database.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
 
 export type Backend = 'pglite' | 'postgres';
 
@@ -34,6 +35,20 @@ export async function createTestDatabase(backend: Backend): Promise<TestDatabase
       await client.connect();
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();
+    },
+  };
+}
+
+/** A fresh database of `backend` with the schema migrated; `close` closes the store and drops the database. */
+export async function openMigratedStore(backend: Backend): Promise<{ store: Store; close(): Promise<void> }> {
+  const database = await createTestDatabase(backend);
+  const store = await openStore(database.location);
+  await migrateToLatest(store.db);
+  return {
+    store,
+    async close() {
+      await store.close();
+      await database.drop();
     },
   };
 }

@@ -7,9 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import pino from 'pino';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
-import { openStore, type Store } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
+import { backends, openMigratedStore } from '../helpers/backends.ts';
+import type { Store } from '../../src/store/database.ts';
 import { maintainTables, maintenanceDue, readTableCounters } from '../../src/store/embedded-maintenance.ts';
 import { startStoreMaintenance } from '../../src/runtime/store-maintenance.ts';
 
@@ -32,21 +31,18 @@ describe('embedded store maintenance: the rule', () => {
 
 for (const backend of backends()) {
   describe(`embedded store maintenance [${backend}]`, () => {
-    let database: TestDatabase;
     let store: Store;
+    let close: () => Promise<void>;
     const probe = async (name: string) => (await readTableCounters(store.db)).find((t) => t.table === name)!;
     const lastVacuum = async (name: string) => {
       const { rows } = await sql<{ at: Date | null }>`select last_vacuum as at from pg_stat_user_tables where relname = ${name}`.execute(store.db);
       return rows[0]?.at ?? null;
     };
     before(async () => {
-      database = await createTestDatabase(backend);
-      store = await openStore(database.location);
-      await migrateToLatest(store.db);
+      ({ store, close } = await openMigratedStore(backend));
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await close();
     });
 
     it('a round vacuums and analyzes the table with dead rows, and only it; the next round finds nothing due there', async () => {

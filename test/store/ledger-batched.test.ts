@@ -9,9 +9,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
-import { openStore, type Store } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
+import { backends, openMigratedStore } from '../helpers/backends.ts';
+import type { Store } from '../../src/store/database.ts';
 import { applyBalanceDeltas, consumeAndMaybeEndLock, recordMovement } from '../../src/store/ledger-batched.ts';
 import { lockFunds, postMovement } from '../../src/store/ledger.ts';
 import { recordV0OrderLocked, type NewV0Order } from '../../src/store/v0-order-record.ts';
@@ -20,22 +19,19 @@ import { ServiceError } from '../../src/domain/errors.ts';
 
 for (const backend of backends()) {
   describe(`ledger in few statements [${backend}]`, () => {
-    let database: TestDatabase;
     let store: Store;
+    let close: () => Promise<void>;
     const address = '0x0000000000000000000000000000000000000002';
     let accountId: string;
     before(async () => {
-      database = await createTestDatabase(backend);
-      store = await openStore(database.location);
-      await migrateToLatest(store.db);
+      ({ store, close } = await openMigratedStore(backend));
       accountId = randomUUID();
       await store.db.insertInto('accounts').values({ id: accountId, address, created_at: 1 }).execute();
       await store.db.insertInto('tokens').values([{ symbol: 'HYPE', decimals: 8, address: null, updated_at: 1 }, { symbol: 'USDC', decimals: 6, address: null, updated_at: 1 }]).onConflict((oc) => oc.doNothing()).execute();
       await store.db.insertInto('balances').values({ account_id: accountId, token: 'USDC', rail: 'VENUE', available: 1000n, locked: 0n }).execute();
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await close();
     });
 
     const balance = async (token: string) => store.db.selectFrom('balances').select(['available', 'locked']).where('account_id', '=', accountId).where('token', '=', token).where('rail', '=', 'VENUE').executeTakeFirst();

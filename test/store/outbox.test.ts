@@ -5,23 +5,19 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
-import { openStore, type Store } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
+import { backends, openMigratedStore } from '../helpers/backends.ts';
+import type { Store } from '../../src/store/database.ts';
 import { appendEvent, inTransaction } from '../../src/store/outbox.ts';
 
 for (const backend of backends()) {
   describe(`outbox [${backend}]`, () => {
-    let database: TestDatabase;
     let store: Store;
+    let close: () => Promise<void>;
     before(async () => {
-      database = await createTestDatabase(backend);
-      store = await openStore(database.location);
-      await migrateToLatest(store.db);
+      ({ store, close } = await openMigratedStore(backend));
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await close();
     });
 
     it('numbers frames per account and topic across transactions, in append order', async () => {

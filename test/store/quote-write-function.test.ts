@@ -12,22 +12,19 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
-import { openStore, type Store } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
+import { backends, openMigratedStore } from '../helpers/backends.ts';
+import type { Store } from '../../src/store/database.ts';
 import { seedSpotMarket } from './spot-market.ts';
 
 for (const backend of backends()) {
   describe(`quote write claims [${backend}]`, () => {
-    let database: TestDatabase;
     let store: Store;
+    let close: () => Promise<void>;
     let taker: string;
     let makerAccount: string;
     const [key, revoked] = [`ak_${randomUUID()}`, `ak_${randomUUID()}`];
     before(async () => {
-      database = await createTestDatabase(backend);
-      store = await openStore(database.location);
-      await migrateToLatest(store.db);
+      ({ store, close } = await openMigratedStore(backend));
       ({ taker, makerAccount } = await seedSpotMarket(store));
       await store.db.insertInto('api_keys').values([
         { access_key: key, account_id: makerAccount, secret_enc: 'x', maker_scoped: true, created_at: 1, expires_at: 10 ** 15, revoked_at: null },
@@ -35,8 +32,7 @@ for (const backend of backends()) {
       ]).execute();
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await close();
     });
 
     /** `n` orders the RFQ in the write's loop, which runs in (RFQ, maker, arrival) order. */

@@ -4,9 +4,8 @@
  * store (these tests exercise SQL functions, not the API).
  */
 import { randomUUID } from 'node:crypto';
-import { openStore, type Store } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
-import { createTestDatabase, type Backend } from '../helpers/backends.ts';
+import type { Store } from '../../src/store/database.ts';
+import { openMigratedStore, type Backend } from '../helpers/backends.ts';
 
 export interface SpotMarket {
   taker: string;
@@ -32,16 +31,6 @@ export async function seedSpotMarket(store: Store): Promise<SpotMarket> {
 
 /** A fresh database of `backend`, migrated, with the spot market seeded; `close` drops it. */
 export async function openSpotMarket(backend: Backend): Promise<{ store: Store; market: SpotMarket; close(): Promise<void> }> {
-  const database = await createTestDatabase(backend);
-  const store = await openStore(database.location);
-  await migrateToLatest(store.db);
-  const market = await seedSpotMarket(store);
-  return {
-    store,
-    market,
-    async close() {
-      await store.close();
-      await database.drop();
-    },
-  };
+  const { store, close } = await openMigratedStore(backend);
+  return { store, market: await seedSpotMarket(store), close };
 }

@@ -7,9 +7,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
-import { openStore, type Store } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
+import { backends, openMigratedStore } from '../helpers/backends.ts';
+import type { Store } from '../../src/store/database.ts';
 import { inTransaction } from '../../src/store/outbox.ts';
 import { writeRfqStatus, writeRfqStatuses } from '../../src/store/rfq-status.ts';
 import { writeQuoteStatuses } from '../../src/store/quote-status.ts';
@@ -17,13 +16,11 @@ import { transitionRfq } from '../../src/domain/rfq/index.ts';
 
 for (const backend of backends()) {
   describe(`status writers [${backend}]`, () => {
-    let database: TestDatabase;
     let store: Store;
+    let close: () => Promise<void>;
     let accountId: string;
     before(async () => {
-      database = await createTestDatabase(backend);
-      store = await openStore(database.location);
-      await migrateToLatest(store.db);
+      ({ store, close } = await openMigratedStore(backend));
       accountId = randomUUID();
       await store.db.insertInto('accounts').values({ id: accountId, address: '0x0000000000000000000000000000000000000001', created_at: 1 }).execute();
       await store.db.insertInto('tokens').values([{ symbol: 'ETH', decimals: 18, address: null, updated_at: 1 }, { symbol: 'USDC', decimals: 6, address: null, updated_at: 1 }]).onConflict((oc) => oc.doNothing()).execute();
@@ -34,8 +31,7 @@ for (const backend of backends()) {
         .execute();
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await close();
     });
 
     async function newRfq(): Promise<string> {

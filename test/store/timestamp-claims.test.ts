@@ -7,30 +7,26 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
-import { openStore, type Store } from '../../src/store/database.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
+import { backends, openMigratedStore } from '../helpers/backends.ts';
+import type { Store } from '../../src/store/database.ts';
 import { claimKey, claimTimestamps, pruneTimestampClaims } from '../../src/store/timestamp-claims.ts';
 import { claimInTransaction, TimestampClaims } from '../../src/services/auth/timestamp-claims.ts';
 
 for (const backend of backends()) {
   describe(`replay claim [${backend}]`, () => {
-    let database: TestDatabase;
     let store: Store;
+    let close: () => Promise<void>;
     const live = `ak_${randomUUID()}`;
     const revoked = `ak_${randomUUID()}`;
     before(async () => {
-      database = await createTestDatabase(backend);
-      store = await openStore(database.location);
-      await migrateToLatest(store.db);
+      ({ store, close } = await openMigratedStore(backend));
       const accountId = randomUUID();
       await store.db.insertInto('accounts').values({ id: accountId, address: '0x0000000000000000000000000000000000000002', created_at: 1 }).execute();
       const key = { account_id: accountId, secret_enc: 'x', maker_scoped: false, created_at: 1, expires_at: 10 ** 13 };
       await store.db.insertInto('api_keys').values([{ ...key, access_key: live, revoked_at: null }, { ...key, access_key: revoked, revoked_at: 5 }]).execute();
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await close();
     });
 
     it('claims a pair once, refuses it after, and claims nothing for a revoked or unknown key', async () => {
