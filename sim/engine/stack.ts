@@ -185,8 +185,9 @@ export class SimStack {
     slot.node = null;
     if (!node) return;
     if (await within(node.close(), NODE_START_STOP_MS)) return;
+    const waitingFor = node.closing;
     node.app.server.closeAllConnections();
-    throw new Error(`node ${slot.name} did not stop within ${NODE_START_STOP_MS / 1000} s`);
+    throw new Error(`node ${slot.name} did not stop within ${NODE_START_STOP_MS / 1000} s (its close was waiting for: ${waitingFor ?? 'nothing named'})`);
   }
 
   /** Stops everything, whatever hangs; returns what did not stop (nothing when all is well). */

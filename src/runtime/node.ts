@@ -89,6 +89,8 @@ export interface RunningNode {
   /** The auction-close thread, when this node's closer runs on one (`auctionsThread` on PostgreSQL). */
   auctionThread: AuctionThread | null;
   close(): Promise<void>;
+  /** While `close` runs: the part it is waiting for (a stop that hangs says where; the simulation reports it). */
+  readonly closing: string | null;
 }
 
 export function generateSecretKey(): string {
@@ -156,6 +158,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     throw error;
   }
   let closed = false;
+  let closing: string | null = null;
   return {
     app,
     context,
@@ -163,16 +166,25 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     store,
     v0Worker,
     auctionThread,
+    get closing() {
+      return closing === 'workers' && workers.stopping ? `workers: ${workers.stopping}` : closing;
+    },
     async close() {
       if (closed) return;
       closed = true;
       context.draining.value = true;
+      closing = 'http (requests and sockets in flight)';
       await app.close();
+      closing = 'v0 worker';
       await v0Worker?.stop();
+      closing = 'workers';
       await workers.stop();
+      closing = 'auction thread';
       await auctionThread?.stop();
       context.rateLimiter.close();
+      closing = 'store';
       await store.close();
+      closing = null;
     },
   };
 }

@@ -37,6 +37,8 @@ function makeHaltLoud(context: NodeContext, watcher: ChainWatcher): void {
 
 export interface Workers {
   stop(): Promise<void>;
+  /** While `stop` runs: the part it is waiting for. */
+  readonly stopping: string | null;
 }
 
 export async function startWorkers(context: NodeContext, enabled: ReadonlySet<string>, logger: Logger, chainWiring: ChainWiring | null = null, perp: PerpWiring | null = null): Promise<Workers> {
@@ -107,17 +109,28 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
   broadcaster?.start();
   // ws: cross-node bus and price book always; outbox -> sessions and pruning with `dispatch`.
   const ws = await startWsRuntime(context, logger, enabled.has('dispatch'));
+  let stopping: string | null = null;
   return {
+    get stopping() {
+      return stopping;
+    },
     async stop() {
       for (const timer of timers) clearInterval(timer);
+      stopping = 'ws (sessions, presence, dispatcher)';
       await ws.stop(); // before the store closes
+      stopping = 'chain follower';
       if (chainWatcher) await Promise.all(chainWiring!.background.map((loop) => loop.stop()));
       await chainWatcher?.stop();
+      stopping = 'deposit head scanner and custody broadcaster';
       await headScanner?.stop();
       await broadcaster?.stop();
+      stopping = `deadline workers (${workers.map((w) => w.name).join(', ')})`;
       await Promise.all(workers.map((w) => w.stop()));
+      stopping = 'perp executor';
       await perp?.stop();
+      stopping = 'store maintenance';
       await maintenance.stop();
+      stopping = null;
     },
   };
 }

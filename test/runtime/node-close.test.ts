@@ -1,0 +1,28 @@
+/**
+ * A node's close says what it is waiting for (`RunningNode.closing`), so a stop that hangs can be
+ * reported by its part (the simulation's "did not stop within 60 s" names it): the HTTP part
+ * first, while a request is still in flight, and nothing once the close is done.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { startHarness } from '../helpers/harness.ts';
+
+describe('node close stages', () => {
+  it('names the HTTP part while a request holds it, and nothing once closed', async () => {
+    const h = await startHarness('pglite', { seed: false });
+    assert.equal(h.node.closing, null, 'not closing yet');
+    // A request whose body never ends keeps the HTTP part of the close waiting.
+    const url = new URL('/v1/rfq/requests', h.url);
+    const held = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000' } });
+    held.on('error', () => undefined);
+    held.write('{');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closed = h.node.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(h.node.closing, 'http (requests and sockets in flight)');
+    held.destroy();
+    await closed;
+    assert.equal(h.node.closing, null);
+  });
+});
