@@ -14,10 +14,13 @@ describe('node close stages', () => {
     assert.equal(h.node.closing, null, 'not closing yet');
     // A request whose body never ends keeps the HTTP part of the close waiting.
     const url = new URL('/v1/rfq/requests', h.url);
+    // Closed only once the server has the request: a socket it has not read yet is idle, and the
+    // close drops it at once.
+    const received = new Promise((resolve) => h.node.app.server.once('request', resolve));
     const held = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000' } });
     held.on('error', () => undefined);
     held.write('{');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await received;
     const closed = h.node.close();
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(h.node.closing, 'http (requests and sockets in flight)');
