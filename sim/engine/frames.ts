@@ -61,6 +61,11 @@ export class FrameWatch {
     });
   }
 
+  /** What a finding about this session says of it: its connection state and last seq per topic. */
+  describe(): string {
+    return `session ${this.session.state}, last seq ${JSON.stringify(Object.fromEntries(this.#seq))}`;
+  }
+
   #status(findings: Findings, seen: Map<string, string>, graph: typeof rfqGraph, id: string, status: string, kind: string): void {
     const before = seen.get(id);
     // Frames are per transition, but a session that resumed after a restart may have been told the

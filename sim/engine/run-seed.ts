@@ -221,7 +221,7 @@ async function lastSnapshots(actors: Awaited<ReturnType<typeof createActors>>, f
     while (shape(actor.watch.lastBalances) !== want && Date.now() < until) await sleep(100);
     // A user with no balance change has had no snapshot pushed beyond the empty baseline.
     if (shape(actor.watch.lastBalances) !== want && rest.value.balances.length > 0) {
-      findings.add('wsBalances', `${actor.name}: last snapshot ${shape(actor.watch.lastBalances)}, REST ${want}`);
+      findings.add('wsBalances', `${actor.name} (node ${actor.node}; ${actor.watch.describe()}): last snapshot ${shape(actor.watch.lastBalances)}, REST ${want}`);
     }
   }
 }
