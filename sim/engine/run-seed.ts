@@ -158,7 +158,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
         await checker.venuePositions();
       }
       phase('end: last balance snapshots');
-      await lastSnapshots(actors, findings);
+      await lastSnapshots(stack, actors, findings);
     }
   };
   // After a stall, what the abandoned run still does against the closing stack is not a finding.
@@ -210,7 +210,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
 }
 
 /** Each session's last balance snapshot comes to equal the REST balances (frames follow commits). */
-async function lastSnapshots(actors: Awaited<ReturnType<typeof createActors>>, findings: Findings): Promise<void> {
+async function lastSnapshots(stack: SimStack, actors: Awaited<ReturnType<typeof createActors>>, findings: Findings): Promise<void> {
   const shape = (rows: Array<{ token: string; available: string; locked: string }> | null) =>
     JSON.stringify((rows ?? []).map((b) => [b.token, b.available, b.locked]).sort());
   for (const actor of actors) {
@@ -221,7 +221,8 @@ async function lastSnapshots(actors: Awaited<ReturnType<typeof createActors>>, f
     while (shape(actor.watch.lastBalances) !== want && Date.now() < until) await sleep(100);
     // A user with no balance change has had no snapshot pushed beyond the empty baseline.
     if (shape(actor.watch.lastBalances) !== want && rest.value.balances.length > 0) {
-      findings.add('wsBalances', `${actor.name} (node ${actor.node}; ${actor.watch.describe()}): last snapshot ${shape(actor.watch.lastBalances)}, REST ${want}`);
+      const committed = await stack.committedSeqs(actor.address).then((seqs) => JSON.stringify(seqs), (error: unknown) => `unread (${String(error)})`);
+      findings.add('wsBalances', `${actor.name} (node ${actor.node}; ${actor.watch.describe()}; committed seq ${committed}): last snapshot ${shape(actor.watch.lastBalances)}, REST ${want}`);
     }
   }
 }

@@ -11,6 +11,7 @@ import { AdminClient } from '../../src/client/admin-client.ts';
 import type { Clock } from '../../src/services/deps.ts';
 import { openStore, type Store, type StoreLocation } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
+import { sql } from 'kysely';
 import { createTestDatabase, type Backend, type TestDatabase } from '../../test/helpers/backends.ts';
 import { ADMIN_TOKEN, seedReferenceData } from '../../test/helpers/harness.ts';
 import { freePort } from '../../test/helpers/embedded-node.ts';
@@ -198,6 +199,28 @@ export class SimStack {
     }
     if (!(await within(this.#cleanup(), NODE_START_STOP_MS))) problems.push(`the store, chain or venue did not close within ${NODE_START_STOP_MS / 1000} s`);
     return problems;
+  }
+
+  /**
+   * The last seq each of an account's topics has committed (its `event_seqs` rows), read from the
+   * store itself: beside a session's last delivered seq, a finding about a stale snapshot tells a
+   * frame the session never got (committed beyond it) from a snapshot that was never pushed.
+   */
+  async committedSeqs(address: string): Promise<Record<string, number>> {
+    // PostgreSQL: a connection of its own (each node's store is its own); PGlite: the shared store.
+    const store = this.#store ?? (await openStore({ ...(this.#location as Extract<StoreLocation, { kind: 'postgres' }>), poolSize: 1 }));
+    try {
+      const rows = await store.db
+        .selectFrom('event_seqs as s')
+        .innerJoin('accounts as a', 'a.id', 's.account_id')
+        .select(['s.topic', 's.last_seq'])
+        .where(sql<string>`lower(a.address)`, '=', address.toLowerCase())
+        .orderBy('s.topic')
+        .execute();
+      return Object.fromEntries(rows.map((r) => [r.topic, Number(r.last_seq)]));
+    } finally {
+      if (store !== this.#store) await store.close();
+    }
   }
 
   /**

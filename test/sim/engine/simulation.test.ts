@@ -71,7 +71,11 @@ for (const backend of backends()) {
         await driver.fund(taker, 'USDC', '1000', 'acknowledged');
         await checker.afterStep();
         assert.deepEqual(findings.list, []);
+        // What a stale-snapshot finding prints beside the session's last seq: the store's own count.
+        const committed = await stack.committedSeqs(taker.address);
+        assert.ok((committed['balances'] ?? 0) >= 1, JSON.stringify(committed));
         await stack.admin.adjustBalance({ address: taker.address, token: 'USDC', amount: '5', memo: 'behind the model' });
+        assert.equal((await stack.committedSeqs(taker.address))['balances'], committed['balances']! + 1, 'one balances frame for the adjustment');
         await checker.afterStep();
         const found: Violation[] = findings.list;
         assert.deepEqual(found.map((v) => [v.check, v.detail]), [['modelTotal', 'T0 USDC: total 1005000000, acknowledged 1000000000 (raw)']]);
