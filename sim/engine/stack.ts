@@ -11,7 +11,7 @@ import { AdminClient } from '../../src/client/admin-client.ts';
 import type { Clock } from '../../src/services/deps.ts';
 import { openStore, type Store, type StoreLocation } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
-import { sql } from 'kysely';
+import { getAddress } from 'viem';
 import { createTestDatabase, type Backend, type TestDatabase } from '../../test/helpers/backends.ts';
 import { ADMIN_TOKEN, seedReferenceData } from '../../test/helpers/harness.ts';
 import { freePort } from '../../test/helpers/embedded-node.ts';
@@ -214,7 +214,7 @@ export class SimStack {
         .selectFrom('event_seqs as s')
         .innerJoin('accounts as a', 'a.id', 's.account_id')
         .select(['s.topic', 's.last_seq'])
-        .where(sql<string>`lower(a.address)`, '=', address.toLowerCase())
+        .where('a.address', '=', getAddress(address))
         .orderBy('s.topic')
         .execute();
       return Object.fromEntries(rows.map((r) => [r.topic, Number(r.last_seq)]));
