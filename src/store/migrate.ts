@@ -44,6 +44,7 @@ import * as quoteWriteChecksProtection from './migrations/0175-quote-write-check
 import * as quotePathGenericPlans from './migrations/0176-quote-path-generic-plans.ts';
 import * as perpPathFunctions from './migrations/0180-perp-path-functions.ts';
 import * as balanceFramesInCommitOrder from './migrations/0181-balance-frames-in-commit-order.ts';
+import * as acceptBatchCalls from './migrations/0182-accept-batch-calls.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -87,6 +88,7 @@ const migrations: Record<string, Migration> = {
   '0176-quote-path-generic-plans': quotePathGenericPlans,
   '0180-perp-path-functions': perpPathFunctions,
   '0181-balance-frames-in-commit-order': balanceFramesInCommitOrder,
+  '0182-accept-batch-calls': acceptBatchCalls,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -73,6 +73,15 @@ export class SelectionGuard {
     return !state || (state.triggeredAt === null && state.tripped === null);
   }
 
+  /**
+   * True when this maker's protection on the instrument had tripped before this transaction (so a
+   * refusal by `maySelect` stands whatever else the transaction decides).
+   */
+  trippedBefore(makerAccountId: string, instrumentId: string): boolean {
+    const state = this.states.get(keyOf(makerAccountId, instrumentId));
+    return state !== undefined && state.triggeredAt !== null;
+  }
+
   /** Counts a selection decided in this transaction; it may trip the setting (written by `flush`). */
   count(quote: QuoteRow, instrument: Instrument): void {
     const state = this.states.get(keyOf(quote.maker_account_id, instrument.instrumentId));

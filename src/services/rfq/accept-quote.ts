@@ -1,9 +1,11 @@
 /**
- * POST /v1/rfq/requests/{id}/accept (spot). Locks the RFQ and its quotes, checks the auction is
- * open, the quote is this RFQ's, its version is the one the taker saw, and it conforms (status,
- * maker window, quoteLimit), then selects it. A retry of the accept that already won (same quote
- * and version) replays the 202; any other accept after selection is 409. A perp accept stops
- * at the 202 once its order's envelope parses: the perp executor does the rest (accept-perp.ts).
+ * POST /v1/rfq/requests/{id}/accept. Locks the RFQ and its quotes, checks the auction is open, the
+ * quote is this RFQ's, its version is the one the taker saw, and it conforms (status, maker
+ * window, quoteLimit), then selects it. A retry of the accept that already won (same quote and
+ * version) replays the 202; any other accept after selection is 409. A spot accept is
+ * group-committed with the accepts arriving beside it (accept-batch.ts); a perp accept runs alone
+ * and stops at the 202 once its order's envelope parses: the perp executor does the rest
+ * (accept-perp.ts).
  */
 import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
@@ -13,7 +15,9 @@ import { assertTimestampClaimed, claimWon, type DeferredClaim } from '../auth/ti
 import { lockForAccept } from '../../store/accept-functions.ts';
 import { SelectionGuard } from '../protection/selection-guard.ts';
 import { resolveInstrument } from './create-rfq.ts';
-import { quoteTerms, rfqTerms } from './rows.ts';
+import { quoteTerms, rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
+import type { Instrument } from '../../domain/rfq/index.ts';
+import { acceptBatcher } from './accept-batch.ts';
 import { selectQuote } from './select-quote.ts';
 import { parsePerpTakerOrder, recordPerpAccept } from '../perp/accept-perp.ts';
 
@@ -31,7 +35,50 @@ export interface AcceptResult {
 }
 
 export async function acceptQuote(deps: ServiceDeps, taker: { accountId: string; address: string }, rfqId: string, input: AcceptInput, claim?: DeferredClaim): Promise<AcceptResult> {
-  const now = deps.clock.now();
+  // A perp accept carries its order; every other accept is group-committed with those arriving beside it.
+  if (input.perpTakerOrder !== undefined) return acceptAlone(deps, taker, rfqId, input, claim);
+  return acceptBatcher(deps).accept({ taker, rfqId, input, claim, arrivedAt: deps.clock.now() });
+}
+
+/**
+ * The checks every accept makes on its locked RFQ and quotes, at `now` (its arrival): the quote
+ * is this RFQ's; a retry of the accept that already won (same quote and version) is a replay;
+ * otherwise the RFQ is PENDING and its auction open, the version is the one the taker saw, and
+ * the quote conforms (status, maker window, quoteLimit). `clockNow` judges an RFQ no longer
+ * pending: an accept that queued behind the auction close for the row lock lost to the deadline,
+ * and says so (AUCTION_CLOSED, not RFQ_NOT_PENDING).
+ */
+export function checkAccept(rfq: RfqRow, quotes: readonly QuoteRow[], input: AcceptInput, instrument: Instrument, now: number, clockNow: number): { quote: QuoteRow; replay: boolean } {
+  const quote = quotes.find((q) => q.id === input.quoteId && q.rfq_id === rfq.id);
+  if (!quote) throw new ServiceError('NOT_FOUND', 'no such quote on this RFQ');
+  if (rfq.status !== 'PENDING') {
+    const sameAccept =
+      rfq.selected_quote_id === quote.id && (input.expectedVersion === undefined || input.expectedVersion === null || input.expectedVersion === quote.version);
+    if (sameAccept && rfq.quoted_at !== null) return { quote, replay: true };
+    assertAuctionOpen(rfq.auction_ends_at, clockNow);
+    throw new ServiceError('RFQ_NOT_PENDING', 'the RFQ is no longer pending', { status: rfq.status });
+  }
+  assertAuctionOpen(rfq.auction_ends_at, now);
+  if (input.expectedVersion !== undefined && input.expectedVersion !== null && input.expectedVersion !== quote.version) {
+    throw new ServiceError('QUOTE_VERSION_MISMATCH', 'the quote was re-priced; read it again', { currentVersion: quote.version });
+  }
+  assertQuoteAcceptable(rfqTerms(rfq, instrument), quoteTerms(quote), now);
+  return { quote, replay: false };
+}
+
+/**
+ * The accept alone, in a transaction of its own: a perp accept (its order is recorded with it),
+ * and the spot accepts a batch hands back (an autoAccept RFQ, whose bound lock is released first;
+ * a maker whose protection the batch itself tripped; a batch that deadlocked).
+ */
+export async function acceptAlone(
+  deps: ServiceDeps,
+  taker: { accountId: string; address: string },
+  rfqId: string,
+  input: AcceptInput,
+  claim?: DeferredClaim,
+  now: number = deps.clock.now(),
+): Promise<AcceptResult> {
   const { accountId } = taker;
   const outcome = await inTransaction(deps.db, async (tx) => {
     // One call takes the claim and every lock the decisions below read (src/store/accept-functions.ts).
@@ -47,22 +94,9 @@ export async function acceptQuote(deps: ServiceDeps, taker: { accountId: string;
       throw new ServiceError('INVALID_REQUEST', 'perpTakerOrder is only for a perp RFQ', { errors: [{ field: 'perpTakerOrder', reason: 'unexpected', message: 'perpTakerOrder is only for a perp RFQ' }] });
     }
     const perpOrder = perp ? parsePerpTakerOrder(input.perpTakerOrder) : null;
-    const quote = quotes.find((q) => q.id === input.quoteId);
-    if (!quote) throw new ServiceError('NOT_FOUND', 'no such quote on this RFQ');
-    if (rfq.status !== 'PENDING') {
-      const sameAccept =
-        rfq.selected_quote_id === quote.id && (input.expectedVersion === undefined || input.expectedVersion === null || input.expectedVersion === quote.version);
-      if (sameAccept && rfq.quoted_at !== null) return { rfqId: rfq.id, quoteId: quote.id, status: rfq.status, replayed: true, settlementDeadline: null };
-      // The clock as of now, not as of arrival: an accept that queued behind the auction close for
-      // the row lock lost to the deadline, and says so (AUCTION_CLOSED, not RFQ_NOT_PENDING).
-      assertAuctionOpen(rfq.auction_ends_at, deps.clock.now());
-      throw new ServiceError('RFQ_NOT_PENDING', 'the RFQ is no longer pending', { status: rfq.status });
-    }
-    assertAuctionOpen(rfq.auction_ends_at, now);
-    if (input.expectedVersion !== undefined && input.expectedVersion !== null && input.expectedVersion !== quote.version) {
-      throw new ServiceError('QUOTE_VERSION_MISMATCH', 'the quote was re-priced; read it again', { currentVersion: quote.version });
-    }
-    assertQuoteAcceptable(rfqTerms(rfq, instrument), quoteTerms(quote), now);
+    const checked = checkAccept(rfq, quotes, input, instrument, now, deps.clock.now());
+    const quote = checked.quote;
+    if (checked.replay) return { rfqId: rfq.id, quoteId: quote.id, status: rfq.status, replayed: true, settlementDeadline: null };
     if (perpOrder !== null) {
       const accepted = await recordPerpAccept(tx, deps, { rfq, quote, order: perpOrder, now });
       // The execution's venue reads need nothing left in this transaction: they start now, beside

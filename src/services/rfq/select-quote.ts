@@ -7,11 +7,11 @@
  * the RFQ's status, since the lock is taken first). The writes are one database call
  * (`rfq_accept_write`, through persist-transition.ts); the decisions stay here.
  */
-import { decideQuote, decideRfq, takerLockAmount, takerPayToken, type Instrument } from '../../domain/rfq/index.ts';
+import { decideQuote, decideRfq, takerLockAmount, takerPayToken, type Instrument, type RfqDecision } from '../../domain/rfq/index.ts';
 import { assertLockAmount, endLock, insufficientBalance, type LockRequest } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { persistAcceptSelection, rfqState } from './persist-transition.ts';
+import { persistAcceptSelection, rfqState, type QuoteChange } from './persist-transition.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import type { SelectionGuard } from '../protection/selection-guard.ts';
@@ -21,20 +21,28 @@ export interface Selected {
   winner: QuoteRow;
 }
 
-export async function selectQuote(
+/** What a taker's selection writes: the RFQ's decision, the taker's funds lock, and every quote's change (the winner first). */
+export interface SelectionPlan {
+  decision: RfqDecision<'accept'>;
+  lock: LockRequest;
+  quotes: [QuoteChange, ...QuoteChange[]];
+}
+
+/**
+ * Decides a taker's selection of `winner` (the RFQ, its quotes and the winner's protection locked
+ * by the caller): the funds lock for exactly what the winner costs, the RFQ QUOTED, the winner
+ * SELECTED with its settlement fields, every other open quote NOT_SELECTED. Writes nothing (the
+ * gateway's `onSelected` only reads). The one home of the selection's shape, for the accept alone
+ * (below) and the batch (accept-batch.ts).
+ */
+export async function planSelection(
   tx: Tx,
   deps: ServiceDeps,
-  selection: { rfq: RfqRow; winner: QuoteRow; quotes: QuoteRow[]; instrument: Instrument; guard: SelectionGuard; now: number },
-): Promise<Selected> {
-  const { rfq, winner, quotes, instrument, guard, now } = selection;
+  selection: { rfq: RfqRow; winner: QuoteRow; quotes: readonly QuoteRow[]; instrument: Instrument; now: number },
+): Promise<SelectionPlan> {
+  const { rfq, winner, quotes, instrument, now } = selection;
   const terms = rfqTerms(rfq, instrument);
   const decision = decideRfq(rfqState(rfq, instrument), 'accept');
-  // Market-maker protection: a maker whose protection tripped has its open quotes cancelled; none is selected meanwhile.
-  if (!guard.maySelect(winner.maker_account_id, rfq.instrument_id)) {
-    throw new ServiceError('QUOTE_NOT_ACCEPTABLE', "the maker's protection withdrew this quote", { reason: 'makerProtection' });
-  }
-  // An autoAccept RFQ locked its bound at submission; the winner may cost less, so re-lock exactly.
-  if (rfq.auto_accept) await endLock(tx, 'rfq', rfq.id, 'release', 'selection', now);
   const lock: LockRequest = {
     lockId: deps.ids.uuid(),
     accountId: rfq.account_id,
@@ -46,29 +54,44 @@ export async function selectQuote(
     at: now,
   };
   assertLockAmount(lock);
-
   // The winner's settlement fields (permit, delivery window) are decided from what the selection
   // does not change (ids, amounts, deadline), so they go into the status write itself.
   const gateway = deps.settlement[winner.settlement_mode];
   const fields = gateway ? await gateway.onSelected(tx, { rfq, quote: winner, instrument, now }) : {};
-
-  // The funds lock, the RFQ, then the winner (with its fields) and every other open quote, each a
-  // compare-and-set on the status its transition was decided from: one call.
-  const open = quotes.filter((q) => q.id !== winner.id && q.status === 'SUBMITTED').sort((a, b) => (a.id < b.id ? -1 : 1));
-  const written = await persistAcceptSelection(tx, deps, {
-    rfq,
+  // The RFQ, then the winner (with its fields) and every other open quote, each a compare-and-set
+  // on the status its transition was decided from.
+  const open = quotes.filter((q) => q.rfq_id === rfq.id && q.id !== winner.id && q.status === 'SUBMITTED').sort((a, b) => (a.id < b.id ? -1 : 1));
+  return {
     decision,
     lock,
     quotes: [
       { quote: winner, decision: decideQuote(winner, 'select'), settlementDeadlineSecs: rfq.settlement_deadline_secs, fields },
       ...open.map((q) => ({ quote: q, decision: decideQuote(q, 'notSelect'), settlementDeadlineSecs: null })),
     ],
-    instrument,
-    now,
-  });
-  if (!written) throw insufficientBalance(lock.token);
+  };
+}
+
+export async function selectQuote(
+  tx: Tx,
+  deps: ServiceDeps,
+  selection: { rfq: RfqRow; winner: QuoteRow; quotes: QuoteRow[]; instrument: Instrument; guard: SelectionGuard; now: number },
+): Promise<Selected> {
+  const { rfq, winner, quotes, instrument, guard, now } = selection;
+  // Market-maker protection: a maker whose protection tripped has its open quotes cancelled; none is selected meanwhile.
+  if (!guard.maySelect(winner.maker_account_id, rfq.instrument_id)) throw protectionWithdrew();
+  // An autoAccept RFQ locked its bound at submission; the winner may cost less, so re-lock exactly.
+  if (rfq.auto_accept) await endLock(tx, 'rfq', rfq.id, 'release', 'selection', now);
+  const plan = await planSelection(tx, deps, { rfq, winner, quotes, instrument, now });
+  // The funds lock, the RFQ, then the quotes: one call.
+  const written = await persistAcceptSelection(tx, deps, { rfq, decision: plan.decision, lock: plan.lock, quotes: plan.quotes, instrument, now });
+  if (!written) throw insufficientBalance(plan.lock.token);
   const { rfq: updatedRfq, quotes: [selectedWinner] } = written;
   guard.count(selectedWinner!, instrument);
   await guard.flush(tx, now);
   return { rfq: updatedRfq, winner: selectedWinner! };
+}
+
+/** The refusal of a quote whose maker's protection tripped. */
+export function protectionWithdrew(): ServiceError {
+  return new ServiceError('QUOTE_NOT_ACCEPTABLE', "the maker's protection withdrew this quote", { reason: 'makerProtection' });
 }
