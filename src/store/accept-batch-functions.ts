@@ -42,7 +42,10 @@ declare
   v_keys text[];
   v_times int8[];
   v_claims jsonb := '{}';
-  v_rfqs jsonb;
+  v_ids text[];
+  v_accounts uuid[];
+  v_locked text[];
+  v_rfqs jsonb := '[]';
   v_quotes jsonb := '[]';
   v_protections jsonb := '[]';
   v_pair record;
@@ -54,22 +57,26 @@ begin
     select coalesce(jsonb_object_agg(c.access_key || E'\\n' || c.signed_at, c.outcome), '{}') into v_claims
       from rfq_claim_timestamps(v_keys, v_times) as c;
   end if;
-  select coalesce(jsonb_agg(to_jsonb(r) order by r.id), '[]') into v_rfqs
+  -- Arrays, not joins with the JSON: a lookup by = any(array) is an index scan whatever the
+  -- planner guesses of a set-returning function's rows (it guesses 100, and chose a sequential
+  -- scan of quotes for one RFQ).
+  select array_agg(x.rfq_id), array_agg(x.account) into v_ids, v_accounts
+    from jsonb_to_recordset(p_items) as x(access_key text, signed_at int8, rfq_id text, account uuid)
+    where x.access_key is null or v_claims ->> (x.access_key || E'\\n' || x.signed_at) = 'claimed';
+  if v_ids is null then
+    return jsonb_build_object('claims', v_claims, 'rfqs', v_rfqs, 'quotes', v_quotes, 'protections', v_protections);
+  end if;
+  select coalesce(jsonb_agg(to_jsonb(r) order by r.id), '[]'), array_agg(r.id) into v_rfqs, v_locked
     from (select r.* from rfqs r
-          join jsonb_to_recordset(p_items) as x(access_key text, signed_at int8, rfq_id text, account uuid)
-            on r.id = x.rfq_id and r.account_id = x.account
-          where x.access_key is null or v_claims ->> (x.access_key || E'\\n' || x.signed_at) = 'claimed'
+          where r.id = any(v_ids) and (r.id, r.account_id) in (select w.id, w.account from unnest(v_ids, v_accounts) as w(id, account))
           order by r.id
           for update of r) as r;
-  if jsonb_array_length(v_rfqs) = 0 then
+  if v_locked is null then
     return jsonb_build_object('claims', v_claims, 'rfqs', v_rfqs, 'quotes', v_quotes, 'protections', v_protections);
   end if;
   select coalesce(jsonb_agg((to_jsonb(q) || jsonb_build_object('xchange', q.xchange::text)) order by q.received_at, q.id), '[]')
     into v_quotes
-    from (select q.* from quotes q
-          where q.rfq_id in (select r.id from jsonb_to_recordset(v_rfqs) as r(id text))
-          order by q.id
-          for update of q) as q;
+    from (select q.* from quotes q where q.rfq_id = any(v_locked) order by q.id for update of q) as q;
   for v_pair in
     select distinct q.maker_account_id as maker, r.instrument_id as instrument
       from jsonb_to_recordset(p_items) as x(rfq_id text, quote_id text)
