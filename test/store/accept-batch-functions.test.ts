@@ -10,12 +10,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { backends } from '../helpers/backends.ts';
 import type { Store } from '../../src/store/database.ts';
-import { openSpotMarket } from './spot-market.ts';
+import { HUGE, insertQuotedRfq, openSpotMarket } from './spot-market.ts';
 import { inTransaction } from '../../src/store/outbox.ts';
 import { batchClaimOutcome, lockAcceptBatch, writeAcceptBatch, type AcceptBatchWriteItem } from '../../src/store/accept-batch-functions.ts';
-
-// 10^24 + 7: a NUMERIC a JSON number would round (2^53 is about 9 x 10^15).
-const HUGE = 10n ** 24n + 7n;
 
 for (const backend of backends()) {
   describe(`accept batch functions [${backend}]`, () => {
@@ -37,28 +34,7 @@ for (const backend of backends()) {
     });
     after(() => market.close());
 
-    async function rfqWithQuotes(n: number): Promise<{ rfqId: string; quoteIds: string[] }> {
-      const rfqId = `rfq_${randomUUID()}`;
-      await store.db.insertInto('rfqs').values({
-        id: rfqId, account_id: taker, instrument_id: 'ETH-USDC-SPOT', side: 'BUY', base_qty: HUGE, quote_limit: HUGE + 1n, taker_fee_tenth_bp: 25, auto_accept: false,
-        status: 'PENDING', created_at: 1_700_000_000_001, auction_ends_at: 1_700_000_600_000, settlement_deadline_secs: 1_700_003_600, quoted_at: null, settled_at: null,
-        executed_pay_amount: null, executed_recv_amount: null, taker_fee: null, tx_hash: null, failure_code: null, failure_reason: null, selected_quote_id: null,
-        idempotency_key: null, request_fingerprint: 'f', updated_at: 1_700_000_000_001,
-      }).execute();
-      const quoteIds: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const quoteId = `q_${randomUUID()}`;
-        quoteIds.push(quoteId);
-        await store.db.insertInto('quotes').values({
-          id: quoteId, rfq_id: rfqId, maker_id: [maker, second][i]!.makerId, maker_account_id: [maker, second][i]!.makerAccount, version: 3, status: 'SUBMITTED', maker_pays_token: 'ETH',
-          maker_pays_amount: HUGE, maker_receives_token: 'USDC', maker_receives_amount: 3_000_000_000n + BigInt(i), taker_fee: 7_500_000n, taker_total: 3_007_500_000n,
-          received_at: 1_700_000_000_002 + i, acceptable_for_ms: 5000, settlement_mode: 'promised', settlement_deadline_secs: null, permit_signature: null, spender: null,
-          delivery_deadline_secs: null, window_starts_at: null, window_ends_at: null, xchange: JSON.stringify({ nested: 12345678901234567890 }), settled_at: null,
-          tx_hash: null, created_at: 1_700_000_000_002, updated_at: 1_700_000_000_002, quote_hash: null,
-        }).execute();
-      }
-      return { rfqId, quoteIds };
-    }
+    const rfqWithQuotes = (n: number) => insertQuotedRfq(store, taker, [maker, second].slice(0, n));
 
     it('locks the RFQs of won claims and of their own takers only, with all their quotes, exactly as stored', async () => {
       const a = await rfqWithQuotes(2);

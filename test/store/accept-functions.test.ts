@@ -9,12 +9,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { backends } from '../helpers/backends.ts';
 import type { Store } from '../../src/store/database.ts';
-import { openSpotMarket } from './spot-market.ts';
+import { HUGE, insertQuotedRfq, openSpotMarket } from './spot-market.ts';
 import { inTransaction } from '../../src/store/outbox.ts';
 import { lockForAccept, writeAcceptSelection } from '../../src/store/accept-functions.ts';
-
-// 10^24 + 7: a NUMERIC a JSON number would round (2^53 is about 9 x 10^15).
-const HUGE = 10n ** 24n + 7n;
 
 for (const backend of backends()) {
   describe(`accept functions [${backend}]`, () => {
@@ -33,22 +30,8 @@ for (const backend of backends()) {
     after(() => market.close());
 
     async function rfqWithQuote(): Promise<{ rfqId: string; quoteId: string }> {
-      const rfqId = `rfq_${randomUUID()}`;
-      const quoteId = `q_${randomUUID()}`;
-      await store.db.insertInto('rfqs').values({
-        id: rfqId, account_id: taker, instrument_id: 'ETH-USDC-SPOT', side: 'BUY', base_qty: HUGE, quote_limit: HUGE + 1n, taker_fee_tenth_bp: 25, auto_accept: false,
-        status: 'PENDING', created_at: 1_700_000_000_001, auction_ends_at: 1_700_000_600_000, settlement_deadline_secs: 1_700_003_600, quoted_at: null, settled_at: null,
-        executed_pay_amount: null, executed_recv_amount: null, taker_fee: null, tx_hash: null, failure_code: null, failure_reason: null, selected_quote_id: null,
-        idempotency_key: null, request_fingerprint: 'f', updated_at: 1_700_000_000_001,
-      }).execute();
-      await store.db.insertInto('quotes').values({
-        id: quoteId, rfq_id: rfqId, maker_id: maker.makerId, maker_account_id: maker.makerAccount, version: 3, status: 'SUBMITTED', maker_pays_token: 'ETH',
-        maker_pays_amount: HUGE, maker_receives_token: 'USDC', maker_receives_amount: 3_000_000_000n, taker_fee: 7_500_000n, taker_total: 3_007_500_000n,
-        received_at: 1_700_000_000_002, acceptable_for_ms: 5000, settlement_mode: 'promised', settlement_deadline_secs: null, permit_signature: null, spender: null,
-        delivery_deadline_secs: null, window_starts_at: null, window_ends_at: null, xchange: JSON.stringify({ nested: 12345678901234567890 }), settled_at: null,
-        tx_hash: null, created_at: 1_700_000_000_002, updated_at: 1_700_000_000_002, quote_hash: null,
-      }).execute();
-      return { rfqId, quoteId };
+      const { rfqId, quoteIds } = await insertQuotedRfq(store, taker, [maker]);
+      return { rfqId, quoteId: quoteIds[0]! };
     }
 
     it('returns the locked rows exactly as the driver reads them', async () => {
