@@ -1,11 +1,12 @@
 /**
- * Selection by the taker's accept (the auction close selects in batches, close-auction.ts):
- * inside the caller's transaction (RFQ, its quotes and the winner's protection already locked,
- * `rfq_accept_lock`), the taker's pay leg is locked for exactly what the winner costs, the RFQ
- * goes QUOTED, the winner SELECTED (with its settlement fields), every other open quote
- * NOT_SELECTED, and each decision's frames are written to the outbox (the taker's balances with
- * the RFQ's status, since the lock is taken first). The writes are one database call
- * (`rfq_accept_write`, through persist-transition.ts); the decisions stay here.
+ * Selection by the taker's accept (the auction close selects in batches, close-auction.ts). The
+ * selection's shape is `planSelection`: the taker's pay leg locked for exactly what the winner
+ * costs, the RFQ QUOTED, the winner SELECTED (with its settlement fields), every other open quote
+ * NOT_SELECTED, each decision's frames (the taker's balances with the RFQ's status, since the lock
+ * is taken first). The accept alone (`selectQuote`, inside its transaction with the RFQ, its
+ * quotes and the winner's protection locked by `rfq_accept_lock`) writes it in one database call
+ * (`rfq_accept_write`, through persist-transition.ts); a batch of accepts writes the plans of all
+ * its items in one (accept-batch.ts). The decisions stay here.
  */
 import { decideQuote, decideRfq, takerLockAmount, takerPayToken, type Instrument, type RfqDecision } from '../../domain/rfq/index.ts';
 import { assertLockAmount, endLock, insufficientBalance, type LockRequest } from '../../store/ledger.ts';
