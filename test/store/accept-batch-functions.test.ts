@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { backends } from '../helpers/backends.ts';
 import type { Store } from '../../src/store/database.ts';
-import { HUGE, insertQuotedRfq, openSpotMarket } from './spot-market.ts';
+import { HUGE, insertQuotedRfq, openSpotMarket, seedTakerKeyAndFunds } from './spot-market.ts';
 import { inTransaction } from '../../src/store/outbox.ts';
 import { batchClaimOutcome, lockAcceptBatch, writeAcceptBatch, type AcceptBatchWriteItem } from '../../src/store/accept-batch-functions.ts';
 
@@ -27,8 +27,7 @@ for (const backend of backends()) {
       market = await openSpotMarket(backend);
       store = market.store;
       ({ taker, ...maker } = market.market);
-      await store.db.insertInto('api_keys').values({ access_key: accessKey, account_id: taker, secret_enc: 'x', maker_scoped: false, created_at: 1, expires_at: 10 ** 15, revoked_at: null }).execute();
-      await store.db.insertInto('balances').values({ account_id: taker, token: 'USDC', rail: 'EVM', available: HUGE, locked: 5n }).execute();
+      await seedTakerKeyAndFunds(store, taker, accessKey);
       await store.db.insertInto('accounts').values({ id: second.makerAccount, address: '0x0000000000000000000000000000000000000003', created_at: 1 }).execute();
       await store.db.insertInto('makers').values({ maker_id: second.makerId, account_id: second.makerAccount, active: true, pairs: JSON.stringify(['ETH-USDC']), settlement_modes: JSON.stringify(['promised']), spender: null, adapter_signer: null, suspended_until: null, created_at: 1, updated_at: 1 }).execute();
     });

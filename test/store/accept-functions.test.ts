@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { backends } from '../helpers/backends.ts';
 import type { Store } from '../../src/store/database.ts';
-import { HUGE, insertQuotedRfq, openSpotMarket } from './spot-market.ts';
+import { HUGE, insertQuotedRfq, openSpotMarket, seedTakerKeyAndFunds } from './spot-market.ts';
 import { inTransaction } from '../../src/store/outbox.ts';
 import { lockForAccept, writeAcceptSelection } from '../../src/store/accept-functions.ts';
 
@@ -24,8 +24,7 @@ for (const backend of backends()) {
       market = await openSpotMarket(backend);
       store = market.store;
       ({ taker, ...maker } = market.market);
-      await store.db.insertInto('api_keys').values({ access_key: accessKey, account_id: taker, secret_enc: 'x', maker_scoped: false, created_at: 1, expires_at: 10 ** 15, revoked_at: null }).execute();
-      await store.db.insertInto('balances').values({ account_id: taker, token: 'USDC', rail: 'EVM', available: HUGE, locked: 5n }).execute();
+      await seedTakerKeyAndFunds(store, taker, accessKey);
     });
     after(() => market.close());
 

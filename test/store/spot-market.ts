@@ -64,3 +64,9 @@ export async function insertQuotedRfq(store: Store, taker: string, makers: Reado
   }
   return { rfqId, quoteIds };
 }
+
+/** The taker's API key `accessKey` (for replay claims) and a USDC balance of HUGE available, 5 locked. */
+export async function seedTakerKeyAndFunds(store: Store, taker: string, accessKey: string): Promise<void> {
+  await store.db.insertInto('api_keys').values({ access_key: accessKey, account_id: taker, secret_enc: 'x', maker_scoped: false, created_at: 1, expires_at: 10 ** 15, revoked_at: null }).execute();
+  await store.db.insertInto('balances').values({ account_id: taker, token: 'USDC', rail: 'EVM', available: HUGE, locked: 5n }).execute();
+}

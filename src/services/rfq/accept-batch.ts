@@ -20,6 +20,7 @@ import { ServiceError } from '../../domain/errors.ts';
 import { inTransaction } from '../../store/outbox.ts';
 import { batchClaimOutcome, lockAcceptBatch, writeAcceptBatch, type AcceptBatchWriteItem } from '../../store/accept-batch-functions.ts';
 import { insufficientBalance } from '../../store/ledger.ts';
+import type { LockedProtection } from '../../store/accept-functions.ts';
 import { claimKey } from '../../store/timestamp-claims.ts';
 import type { Instrument } from '../../domain/rfq/index.ts';
 import type { Tx } from '../../store/transaction.ts';
@@ -206,7 +207,8 @@ async function decideItem(
   guard: SelectionGuard,
 ): Promise<'alone' | { replay: AcceptResult } | Omit<Planned, 'index'>> {
   const rfq = locked.rfqs.get(request.rfqId);
-  if (!rfq || rfq.account_id !== request.taker.accountId) throw new ServiceError('NOT_FOUND', 'no such RFQ');
+  // The lock call locks only an RFQ of the item's taker.
+  if (!rfq) throw new ServiceError('NOT_FOUND', 'no such RFQ');
   const instrument = await resolveInstrument(deps, rfq.instrument_id);
   // A perp accept must carry its order (those that do run alone): refused as the accept alone refuses it.
   if (instrument.type === 'PERP') parsePerpTakerOrder(request.input.perpTakerOrder);
@@ -227,7 +229,7 @@ async function decideItem(
  * The batch's one write, then the protection's counts of the items written (in arrival order,
  * from the rows as locked), then their frames in arrival order (each taker's balances once).
  */
-async function writePlanned(tx: Tx, deps: ServiceDeps, planned: Planned[], protections: Parameters<typeof SelectionGuard.fromLocked>[0], verdicts: Array<Verdict | null>, now: number): Promise<void> {
+async function writePlanned(tx: Tx, deps: ServiceDeps, planned: Planned[], protections: LockedProtection[], verdicts: Array<Verdict | null>, now: number): Promise<void> {
   const items: AcceptBatchWriteItem[] = planned.map(({ rfq, plan }) => ({
     lock: plan.lock,
     rfq: { id: rfq.id, from: rfq.status, to: plan.decision.status, selectedQuoteId: plan.quotes[0].quote.id, quotedAt: plan.lock.at },
