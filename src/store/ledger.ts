@@ -227,21 +227,31 @@ language plpgsql as $fn$
 #variable_conflict use_column
 declare
   v_ended jsonb;
+  v_lock record;
+  i int;
+  e_owner text[] := '{}'; e_lock uuid[] := '{}'; e_account uuid[] := '{}'; e_token text[] := '{}'; e_rail text[] := '{}';
+  e_amount numeric[] := '{}'; e_new uuid[] := '{}'; e_kept numeric[] := '{}';
 begin
-  with changes as (
-    select * from unnest(p_owner_ids, p_reasons) as c(owner_id, reason)
-  ), ended as (
-    update locks l set released_at = p_at, release_reason = c.reason
-    from changes c
-    where l.owner_kind = 'rfq' and l.owner_id = c.owner_id and l.released_at is null
-    returning l.owner_id, l.lock_id, l.account_id, l.token, l.rail, l.amount
-  )
+  -- One point update per owner: its live lock is one probe of the unique index, planned so
+  -- whatever the table's statistics say. As one join against the batch the plan followed them:
+  -- on a locks table grown since its last ANALYZE it compared every live lock with every owner
+  -- (130,000 rows for a close of 100 RFQs, 30 ms; issue 17).
+  for i in 1 .. coalesce(cardinality(p_owner_ids), 0) loop
+    update locks l set released_at = p_at, release_reason = p_reasons[i]
+      where l.owner_kind = 'rfq' and l.owner_id = p_owner_ids[i] and l.released_at is null
+      returning l.owner_id, l.lock_id, l.account_id, l.token, l.rail, l.amount into v_lock;
+    if found then
+      e_owner := e_owner || v_lock.owner_id; e_lock := e_lock || v_lock.lock_id; e_account := e_account || v_lock.account_id;
+      e_token := e_token || v_lock.token; e_rail := e_rail || v_lock.rail; e_amount := e_amount || v_lock.amount;
+      e_new := e_new || p_new_lock_ids[i]; e_kept := e_kept || coalesce(p_kept[i], 0);
+    end if;
+  end loop;
   -- Each ended lock beside its replacement (kept 0 when released), as one value the statements
   -- below read (no temporary table: its catalog churn would cost more than the round trips saved).
-  select coalesce(jsonb_agg(jsonb_build_object('owner_id', e.owner_id, 'lock_id', e.lock_id, 'account_id', e.account_id, 'token', e.token,
-           'rail', e.rail, 'amount', e.amount, 'new_lock_id', c.new_lock_id, 'kept', coalesce(c.kept, 0))), '[]')
+  select coalesce(jsonb_agg(jsonb_build_object('owner_id', e.o, 'lock_id', e.l, 'account_id', e.a, 'token', e.t,
+           'rail', e.r, 'amount', e.m, 'new_lock_id', e.n, 'kept', e.k)), '[]')
     into v_ended
-    from ended e join unnest(p_owner_ids, p_new_lock_ids, p_kept) as c(owner_id, new_lock_id, kept) on c.owner_id = e.owner_id;
+    from unnest(e_owner, e_lock, e_account, e_token, e_rail, e_amount, e_new, e_kept) as e(o, l, a, t, r, m, n, k);
   if exists (select 1 from jsonb_to_recordset(v_ended) as r(amount numeric, kept numeric) where r.kept > r.amount) then
     raise exception 'a replacement lock exceeds the lock it replaces';
   end if;

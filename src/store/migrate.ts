@@ -45,6 +45,7 @@ import * as quotePathGenericPlans from './migrations/0176-quote-path-generic-pla
 import * as perpPathFunctions from './migrations/0180-perp-path-functions.ts';
 import * as balanceFramesInCommitOrder from './migrations/0181-balance-frames-in-commit-order.ts';
 import * as acceptBatchCalls from './migrations/0182-accept-batch-calls.ts';
+import * as relockByOwner from './migrations/0183-relock-by-owner.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
   '0180-perp-path-functions': perpPathFunctions,
   '0181-balance-frames-in-commit-order': balanceFramesInCommitOrder,
   '0182-accept-batch-calls': acceptBatchCalls,
+  '0183-relock-by-owner': relockByOwner,
 };
 
 class InCodeMigrations implements MigrationProvider {
