@@ -133,7 +133,7 @@ export class AcceptBatcher {
       // Rolled back whole, claims included: each accept runs alone, as it would without batching.
       verdicts = batch.map(() => ({ kind: 'alone' }));
     }
-    const alone: Array<Promise<void>> = [];
+    const alone: typeof batch = [];
     batch.forEach((p, i) => {
       const verdict = verdicts[i]!;
       if (verdict.kind === 'done') {
@@ -142,12 +142,16 @@ export class AcceptBatcher {
       } else if (verdict.kind === 'refused') {
         p.reject(verdict.error);
       } else {
-        const { taker, rfqId, input, claim, arrivedAt } = p.request;
-        alone.push(acceptAlone(this.#deps, taker, rfqId, input, claim, arrivedAt).then(p.resolve, p.reject));
+        alone.push(p);
       }
     });
-    // The next batch waits for these: an accept handed back keeps its place before later arrivals.
-    await Promise.all(alone);
+    // One after another, in arrival order, and the next batch waits for them: an accept handed
+    // back keeps its place (two handed back on one maker's last headroom are judged in the order
+    // they came, not in the order their transactions happen to lock).
+    for (const p of alone) {
+      const { taker, rfqId, input, claim, arrivedAt } = p.request;
+      await acceptAlone(this.#deps, taker, rfqId, input, claim, arrivedAt).then(p.resolve, p.reject);
+    }
   }
 }
 
