@@ -1,5 +1,14 @@
 /**
- * The auction close's writes in one database call (issue 17): `rfq_close_write` relocks or
+ * The auction close in two database calls (issue 17).
+ *
+ * `rfq_close_lock` takes what the close decides from, in the order every batch of selections
+ * takes its locks: the due RFQs among those asked, still PENDING, not being accepted as a perp
+ * (an executor's check in flight), FOR UPDATE SKIP LOCKED in id order (a second closer skips
+ * them); their quotes FOR UPDATE in id order; and for the open quotes of autoAccept RFQs, each
+ * (maker, instrument) protection row FOR UPDATE with its selections in the window
+ * (`rfq_locked_protections`, accept-functions.ts), in (maker, instrument) order.
+ *
+ * `rfq_close_write` relocks or
  * releases the autoAccept takers' funds (`rfq_relock_many`, ledger.ts), writes the batch's RFQ and
  * quote transitions (`rfq_write_rfq_statuses`, `rfq_write_quote_statuses`: every row in its
  * `from` status or the call raises and the transaction rolls back), and answers the ended locks,
@@ -8,12 +17,48 @@
  */
 import { sql, type Selectable } from 'kysely';
 import { decodeRow, parseExactJson } from './json-rows.ts';
+import { PROTECTION_COLUMNS, type LockedProtection } from './accept-functions.ts';
 import { relockArguments, type LiveLock, type LockChange, type Rail } from './ledger.ts';
 import { quoteStatusArguments, type QuoteStatusWrite } from './quote-status.ts';
 import { rfqStatusArguments, type RfqCloseChange } from './rfq-status.ts';
 import { BALANCE_COLUMNS, QUOTE_COLUMNS, RFQ_COLUMNS } from './row-columns.ts';
 import type { BalancesTable, QuotesTable, RfqsTable } from './schema.ts';
 import type { Tx } from './transaction.ts';
+
+export const RFQ_CLOSE_LOCK_SQL = `
+create or replace function rfq_close_lock(p_ids text[], p_now int8)
+returns jsonb
+language plpgsql as $fn$
+declare
+  v_rfqs jsonb := '[]';
+  v_locked text[];
+  v_quotes jsonb := '[]';
+  v_protections jsonb := '[]';
+  v_pair record;
+begin
+  select coalesce(jsonb_agg(to_jsonb(r) order by r.id), '[]'), array_agg(r.id order by r.id) into v_rfqs, v_locked
+    from (select r.* from rfqs r
+          where r.id = any(p_ids) and r.status = 'PENDING' and r.auction_ends_at <= p_now
+            and not exists (select 1 from perp_executions e where e.rfq_id = r.id and e.phase = 'checking')
+          order by r.id
+          for update of r skip locked) as r;
+  if v_locked is null then
+    return jsonb_build_object('rfqs', v_rfqs, 'quotes', v_quotes, 'protections', v_protections);
+  end if;
+  select coalesce(jsonb_agg((to_jsonb(q) || jsonb_build_object('xchange', q.xchange::text)) order by q.id), '[]') into v_quotes
+    from (select q.* from quotes q where q.rfq_id = any(v_locked) order by q.id for update of q) as q;
+  for v_pair in
+    select distinct q.maker_account_id as maker, r.instrument_id as instrument
+      from quotes q join rfqs r on r.id = q.rfq_id
+      where q.rfq_id = any(v_locked) and r.id = any(v_locked) and r.auto_accept and q.status = 'SUBMITTED'
+      order by 1, 2
+  loop
+    v_protections := v_protections || rfq_locked_protections(v_pair.maker, v_pair.instrument, p_now);
+  end loop;
+  return jsonb_build_object('rfqs', v_rfqs, 'quotes', v_quotes, 'protections', v_protections);
+end
+$fn$;
+`;
 
 export const RFQ_CLOSE_WRITE_SQL = `
 create or replace function rfq_close_write(
@@ -46,6 +91,25 @@ begin
 end
 $fn$;
 `;
+
+export interface CloseLocked {
+  /** The RFQs this close took, in id order. */
+  rfqs: Array<Selectable<RfqsTable>>;
+  /** Their quotes, in id order. */
+  quotes: Array<Selectable<QuotesTable>>;
+  protections: LockedProtection[];
+}
+
+/** Locks the due auctions among `rfqIds` that no other closer holds, with what their close reads (above). */
+export async function lockClose(tx: Tx, rfqIds: readonly string[], now: number): Promise<CloseLocked> {
+  const { rows } = await sql<{ locked: string }>`select rfq_close_lock(${[...rfqIds]}::text[], ${now}::int8)::text as locked`.execute(tx);
+  const locked = parseExactJson<{ rfqs: Json[]; quotes: Json[]; protections: Json[] }>(rows[0]!.locked);
+  return {
+    rfqs: locked.rfqs.map((r) => decodeRow(r, RFQ_COLUMNS)),
+    quotes: locked.quotes.map((q) => decodeRow(q, QUOTE_COLUMNS)),
+    protections: locked.protections.map((p) => decodeRow(p, PROTECTION_COLUMNS)),
+  };
+}
 
 export interface CloseWrite {
   now: number;

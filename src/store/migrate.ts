@@ -46,6 +46,7 @@ import * as perpPathFunctions from './migrations/0180-perp-path-functions.ts';
 import * as balanceFramesInCommitOrder from './migrations/0181-balance-frames-in-commit-order.ts';
 import * as acceptBatchCalls from './migrations/0182-accept-batch-calls.ts';
 import * as relockByOwner from './migrations/0183-relock-by-owner.ts';
+import * as closeLockCall from './migrations/0184-close-lock-call.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -91,6 +92,7 @@ const migrations: Record<string, Migration> = {
   '0181-balance-frames-in-commit-order': balanceFramesInCommitOrder,
   '0182-accept-batch-calls': acceptBatchCalls,
   '0183-relock-by-owner': relockByOwner,
+  '0184-close-lock-call': closeLockCall,
 };
 
 class InCodeMigrations implements MigrationProvider {

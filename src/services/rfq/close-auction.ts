@@ -20,6 +20,7 @@ import {
 } from '../../domain/rfq/index.ts';
 import type { LockChange } from '../../store/ledger.ts';
 import { inTransaction } from '../../store/outbox.ts';
+import { lockClose, type CloseLocked } from '../../store/close-functions.ts';
 import type { SelectionFields } from './settlement-gateway.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ExpressionBuilder } from 'kysely';
@@ -42,6 +43,8 @@ export interface ClosedAuction {
  * A perp accept answered 202 in time is an acceptance (the spec's "taker-driven RFQ with no
  * acceptance" is what the close cancels): while its checks run, the close leaves the RFQ to the
  * executor, which selects it (QUOTED) or refuses the quote, after which the next sweep closes it.
+ * The sweep looks for due auctions with this rule; the close's lock call (`rfq_close_lock`,
+ * close-functions.ts) applies it again as it takes the rows, and is what decides.
  */
 const notBeingAccepted = (eb: ExpressionBuilder<DB, 'rfqs'>) =>
   eb.not(eb.exists(eb.selectFrom('perp_executions').select('perp_executions.id').whereRef('perp_executions.rfq_id', '=', 'rfqs.id').where('perp_executions.phase', '=', 'checking')));
@@ -63,20 +66,12 @@ export async function dueAuctions(deps: ServiceDeps, limit: number): Promise<str
 export async function closeAuctions(deps: ServiceDeps, rfqIds: string[]): Promise<ClosedAuction[]> {
   if (rfqIds.length === 0) return [];
   const closed = await inTransaction(deps.db, async (tx) => {
-    const rfqs = await tx
-      .selectFrom('rfqs')
-      .selectAll()
-      .where('id', 'in', rfqIds)
-      .where('status', '=', 'PENDING')
-      .where('auction_ends_at', '<=', deps.clock.now())
-      .where(notBeingAccepted)
-      .orderBy('id')
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (rfqs.length === 0) return [];
+    // The RFQs, their quotes and the makers' protections in one call (close-functions.ts); the
+    // protection windows are read at this instant, when their rows are locked.
+    const locked = await lockClose(tx, rfqIds, deps.clock.now());
+    if (locked.rfqs.length === 0) return [];
     // Stamped once the rows are ours, so quotedAt and the lateness it shows include any queueing.
-    return closeLocked(tx, deps, rfqs, deps.clock.now());
+    return closeLocked(tx, deps, locked, deps.clock.now());
   });
   for (const c of closed) if (c.settlementDeadline !== null) deps.hooks.quoteSelected(c.rfqId, c.settlementDeadline);
   return closed;
@@ -92,18 +87,13 @@ interface Decision {
 
 type AuctionEndEvent = ReturnType<typeof auctionEndEvent>;
 
-async function closeLocked(tx: Tx, deps: ServiceDeps, rfqs: RfqRow[], now: number): Promise<ClosedAuction[]> {
-  const quotes = await tx.selectFrom('quotes').selectAll().where('rfq_id', 'in', rfqs.map((r) => r.id)).orderBy('id').forUpdate().execute();
+async function closeLocked(tx: Tx, deps: ServiceDeps, locked: CloseLocked, now: number): Promise<ClosedAuction[]> {
+  const { rfqs, quotes } = locked;
   const quotesByRfq = new Map<string, QuoteRow[]>();
   for (const q of quotes) quotesByRfq.set(q.rfq_id, [...(quotesByRfq.get(q.rfq_id) ?? []), q]);
 
   // Market-maker protection: the autoAccept winners' makers, counted in order; a tripped maker's quotes are passed over.
-  const autoSelected = new Map(rfqs.filter((r) => r.auto_accept).map((r) => [r.id, r.instrument_id]));
-  const guard = await SelectionGuard.lock(
-    tx,
-    quotes.filter((q) => q.status === 'SUBMITTED' && autoSelected.has(q.rfq_id)).map((q) => ({ makerAccountId: q.maker_account_id, instrumentId: autoSelected.get(q.rfq_id)! })),
-    now,
-  );
+  const guard = SelectionGuard.fromLocked(locked.protections);
   const decisions: Decision[] = [];
   const lockChanges: LockChange[] = [];
   for (const rfq of rfqs) {
