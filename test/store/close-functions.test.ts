@@ -1,5 +1,10 @@
 /**
- * The auction close's one write (src/store/close-functions.ts): a batch relocks one taker's
+ * The auction close's lock call (src/store/close-functions.ts): of the RFQs asked, it takes the
+ * due PENDING ones no other closer holds and none being accepted as a perp, in id order, with
+ * their quotes in id order and the protections of the autoAccept RFQs' open quotes' makers
+ * (selections in the window counted), all exactly as stored.
+ *
+ * Its one write: a batch relocks one taker's
  * funds to the winner's cost and releases another's, writes the RFQs and quotes, and answers the
  * ended locks, the rows and the balances exactly as stored; a replacement larger than the lock it
  * replaces, or a row that moved from its `from` status, writes nothing at all.
@@ -9,14 +14,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { backends } from '../helpers/backends.ts';
 import type { Store } from '../../src/store/database.ts';
-import { openSpotMarket } from './spot-market.ts';
+import { HUGE, insertQuotedRfq, openSpotMarket } from './spot-market.ts';
 import { inTransaction } from '../../src/store/outbox.ts';
-import { writeClose } from '../../src/store/close-functions.ts';
-
-const HUGE = 10n ** 24n + 7n;
+import { lockClose, writeClose } from '../../src/store/close-functions.ts';
 
 for (const backend of backends()) {
-  describe(`close write [${backend}]`, () => {
+  describe(`close lock and write [${backend}]`, () => {
     let market: Awaited<ReturnType<typeof openSpotMarket>>;
     let store: Store;
     let taker: string;
@@ -111,5 +114,65 @@ for (const backend of backends()) {
       assert.equal((await store.db.selectFrom('rfqs').select('status').where('id', '=', a.rfqId).executeTakeFirstOrThrow()).status, 'PENDING');
       assert.equal((await store.db.selectFrom('locks').select('lock_id').where('owner_id', '=', a.rfqId).where('released_at', 'is', null).execute()).length, 1);
     });
+
+    it('locks the due auctions asked, their quotes and the autoAccept makers\' protections', async () => {
+      const now = 1_700_000_600_000;
+      const auto = await lockedRfq(1n); // autoAccept, ended at 2
+      const takerDriven = await insertQuotedRfq(store, taker, [maker]); // ends at `now`
+      const notDue = await insertQuotedRfq(store, taker, [maker]);
+      await store.db.updateTable('rfqs').set({ auction_ends_at: now + 1 }).where('id', '=', notDue.rfqId).execute();
+      const beingAccepted = await lockedRfq(1n);
+      await store.db.insertInto('perp_executions').values({
+        id: randomUUID(), rfq_id: beingAccepted.rfqId, quote_id: beingAccepted.quoteId, account_id: taker, quote_version: 1, taker_order: '{}', signer: null, nonce: null,
+        cloid: null, phase: 'checking', state: JSON.stringify({}), taker_sent_at: null, taker_reply_at: null, failure_code: null, lease_owner: null, next_at: 1, created_at: 1, updated_at: 1,
+      }).execute();
+      await store.db.insertInto('maker_protections').values({ maker_account_id: maker.makerAccount, instrument_id: 'ETH-USDC-SPOT', window_ms: 1000, max_selected_quotes: 5, max_selected_notional: HUGE, triggered_at: null, trigger_reason: null, updated_at: 1 }).execute();
+      await store.db.insertInto('maker_protection_selections').values([
+        { quote_id: `q_${randomUUID()}`, maker_account_id: maker.makerAccount, instrument_id: 'ETH-USDC-SPOT', notional: HUGE, selected_at: now - 500 },
+        { quote_id: `q_${randomUUID()}`, maker_account_id: maker.makerAccount, instrument_id: 'ETH-USDC-SPOT', notional: 1n, selected_at: now - 1000 }, // out of the window
+      ]).execute();
+
+      const asked = [notDue.rfqId, beingAccepted.rfqId, takerDriven.rfqId, auto.rfqId, `rfq_${randomUUID()}`];
+      const locked = await inTransaction(store.db, (tx) => lockClose(tx, asked, now));
+      const due = [auto.rfqId, takerDriven.rfqId].sort();
+      assert.deepEqual(locked.rfqs, await store.db.selectFrom('rfqs').selectAll().where('id', 'in', due).orderBy('id').execute());
+      assert.deepEqual(locked.quotes, await store.db.selectFrom('quotes').selectAll().where('rfq_id', 'in', due).orderBy('id').execute());
+      assert.deepEqual(locked.protections, [{
+        maker_account_id: maker.makerAccount, instrument_id: 'ETH-USDC-SPOT', window_ms: 1000, max_selected_quotes: 5, max_selected_notional: HUGE, triggered_at: null,
+        selected_count: 1, selected_notional: HUGE,
+      }]);
+
+      // Only a taker-driven RFQ among those taken: no protection is read.
+      const alone = await inTransaction(store.db, (tx) => lockClose(tx, [takerDriven.rfqId], now));
+      assert.deepEqual([alone.rfqs.map((r) => r.id), alone.protections], [[takerDriven.rfqId], []]);
+      await store.db.deleteFrom('maker_protection_selections').where('maker_account_id', '=', maker.makerAccount).execute();
+      await store.db.deleteFrom('maker_protections').where('maker_account_id', '=', maker.makerAccount).execute();
+      await store.db.updateTable('rfqs').set({ status: 'CANCELLED' }).where('id', 'in', [takerDriven.rfqId, notDue.rfqId, auto.rfqId, beingAccepted.rfqId]).execute();
+    });
+
+    if (backend === 'postgres') {
+      it('skips an auction another closer holds', async () => {
+        const held = await lockedRfq(1n);
+        const free = await lockedRfq(1n);
+        let release!: () => void;
+        const holding = new Promise<void>((resolve) => (release = resolve));
+        let taken!: () => void;
+        const isTaken = new Promise<void>((resolve) => (taken = resolve));
+        const other = inTransaction(store.db, async (tx) => {
+          await lockClose(tx, [held.rfqId], 10);
+          taken();
+          await holding;
+        });
+        await isTaken;
+        try {
+          const locked = await inTransaction(store.db, (tx) => lockClose(tx, [held.rfqId, free.rfqId], 10));
+          assert.deepEqual(locked.rfqs.map((r) => r.id), [free.rfqId]);
+        } finally {
+          release();
+          await other;
+        }
+        await store.db.updateTable('rfqs').set({ status: 'CANCELLED' }).where('id', 'in', [held.rfqId, free.rfqId]).execute();
+      });
+    }
   });
 }
