@@ -31,8 +31,9 @@ import type { LockRequest } from './ledger.ts';
 
 /**
  * A maker's protection on an instrument, locked FOR UPDATE, with its selections inside the window
- * (as `SelectionGuard.lock` reads them): the spot accept's and the perp execution's lock calls
- * (perp-commit-functions.ts) take it through this one definition.
+ * (as `SelectionGuard.lock` reads them): the spot accept's, the auction close's
+ * (close-functions.ts) and the perp execution's lock calls (perp-commit-functions.ts) take it
+ * through this one definition.
  */
 export const RFQ_LOCKED_PROTECTIONS_SQL = `
 create or replace function rfq_locked_protections(p_maker uuid, p_instrument text, p_now int8)

@@ -56,7 +56,8 @@ export class SelectionGuard {
 
   /**
    * A guard over protection rows the caller's transaction already locked and counted, in the
-   * same order and with the same reading as `lock` (the accept's `rfq_accept_lock`, src/store/accept-functions.ts).
+   * same order and with the same reading as `lock` (the accepts' and the auction close's lock
+   * calls: `rfq_accept_lock`, `rfq_accept_batch_lock`, `rfq_close_lock` in src/store).
    */
   static fromLocked(rows: LockedProtection[]): SelectionGuard {
     const states = new Map<string, GuardedState>();

@@ -6,8 +6,8 @@
  * conforming quote, judged at the `auctionEndsAt` instant itself so a late closer changes nothing,
  * and re-locks the taker's funds to exactly its cost; without one the RFQ is FAILED and the lock
  * released. Taker-driven: CANCELLED. Open quotes that were not selected become EXPIRED or
- * NOT_SELECTED. The batch's writes are one call (`rfq_close_write`), so a batch costs about as
- * much as one close.
+ * NOT_SELECTED. The batch's locks are one call (`rfq_close_lock`) and its writes another
+ * (`rfq_close_write`), so a batch costs about as much as one close.
  */
 import {
   auctionEndEvent,
