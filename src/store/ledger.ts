@@ -228,9 +228,8 @@ language plpgsql as $fn$
 declare
   v_ended jsonb;
   v_lock record;
+  v_rows jsonb[] := '{}';
   i int;
-  e_owner text[] := '{}'; e_lock uuid[] := '{}'; e_account uuid[] := '{}'; e_token text[] := '{}'; e_rail text[] := '{}';
-  e_amount numeric[] := '{}'; e_new uuid[] := '{}'; e_kept numeric[] := '{}';
 begin
   -- One point update per owner: its live lock is one probe of the unique index, planned so
   -- whatever the table's statistics say. As one join against the batch the plan followed them:
@@ -240,18 +239,14 @@ begin
     update locks l set released_at = p_at, release_reason = p_reasons[i]
       where l.owner_kind = 'rfq' and l.owner_id = p_owner_ids[i] and l.released_at is null
       returning l.owner_id, l.lock_id, l.account_id, l.token, l.rail, l.amount into v_lock;
+    -- Each ended lock beside its replacement (kept 0 when released), gathered into one value the
+    -- statements below read (no temporary table: its catalog churn would cost more than the round
+    -- trips saved).
     if found then
-      e_owner := e_owner || v_lock.owner_id; e_lock := e_lock || v_lock.lock_id; e_account := e_account || v_lock.account_id;
-      e_token := e_token || v_lock.token; e_rail := e_rail || v_lock.rail; e_amount := e_amount || v_lock.amount;
-      e_new := e_new || p_new_lock_ids[i]; e_kept := e_kept || coalesce(p_kept[i], 0);
+      v_rows := v_rows || (to_jsonb(v_lock) || jsonb_build_object('new_lock_id', p_new_lock_ids[i], 'kept', coalesce(p_kept[i], 0)));
     end if;
   end loop;
-  -- Each ended lock beside its replacement (kept 0 when released), as one value the statements
-  -- below read (no temporary table: its catalog churn would cost more than the round trips saved).
-  select coalesce(jsonb_agg(jsonb_build_object('owner_id', e.o, 'lock_id', e.l, 'account_id', e.a, 'token', e.t,
-           'rail', e.r, 'amount', e.m, 'new_lock_id', e.n, 'kept', e.k)), '[]')
-    into v_ended
-    from unnest(e_owner, e_lock, e_account, e_token, e_rail, e_amount, e_new, e_kept) as e(o, l, a, t, r, m, n, k);
+  v_ended := to_jsonb(v_rows);
   if exists (select 1 from jsonb_to_recordset(v_ended) as r(amount numeric, kept numeric) where r.kept > r.amount) then
     raise exception 'a replacement lock exceeds the lock it replaces';
   end if;
