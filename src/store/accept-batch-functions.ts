@@ -48,6 +48,7 @@ declare
   v_rfqs jsonb := '[]';
   v_quotes jsonb := '[]';
   v_protections jsonb := '[]';
+  v_makers uuid[] := '{}';
   v_pair record;
 begin
   select array_agg(x.access_key), array_agg(x.signed_at) into v_keys, v_times
@@ -87,8 +88,10 @@ begin
       order by 1, 2
   loop
     v_protections := v_protections || rfq_locked_protections(v_pair.maker, v_pair.instrument, p_now);
+    v_makers := v_makers || v_pair.maker;
   end loop;
-  return jsonb_build_object('claims', v_claims, 'rfqs', v_rfqs, 'quotes', v_quotes, 'protections', v_protections);
+  return jsonb_build_object('claims', v_claims, 'rfqs', v_rfqs, 'quotes', v_quotes, 'protections', v_protections,
+    'barred', rfq_barred_makers(v_makers, p_now));
 end
 $fn$;
 `;
@@ -167,18 +170,21 @@ export interface AcceptBatchLocked {
   /** The locked RFQs' quotes, in arrival order. */
   quotes: QuoteRow[];
   protections: LockedProtection[];
+  /** The accepted quotes' makers that may not be selected (`rfq_barred_makers`). */
+  barred: string[];
 }
 
 /** Items must name distinct RFQs and distinct claims (the batcher keeps repeats for a later batch). */
 export async function lockAcceptBatch(tx: Tx, items: readonly AcceptBatchLockItem[], now: number): Promise<AcceptBatchLocked> {
   const payload = JSON.stringify(items.map((i) => ({ access_key: i.claim?.accessKey ?? null, signed_at: i.claim?.signedAt ?? null, rfq_id: i.rfqId, account: i.accountId, quote_id: i.quoteId })));
   const { rows } = await sql<{ locked: string }>`select rfq_accept_batch_lock(${payload}::jsonb, ${now}::int8)::text as locked`.execute(tx);
-  const locked = parseExactJson<{ claims: Record<string, ClaimOutcome>; rfqs: Json[]; quotes: Json[]; protections: Json[] }>(rows[0]!.locked);
+  const locked = parseExactJson<{ claims: Record<string, ClaimOutcome>; rfqs: Json[]; quotes: Json[]; protections: Json[]; barred?: string[] }>(rows[0]!.locked);
   return {
     claims: new Map(Object.entries(locked.claims)),
     rfqs: new Map(locked.rfqs.map((r) => decodeRow(r, RFQ_COLUMNS)).map((r) => [r.id, r])),
     quotes: locked.quotes.map((q) => decodeRow(q, QUOTE_COLUMNS)),
     protections: locked.protections.map((p) => decodeRow(p, PROTECTION_COLUMNS)),
+    barred: locked.barred ?? [],
   };
 }
 

@@ -9,7 +9,8 @@
  * 3. its quotes FOR UPDATE, in arrival order;
  * 4. while the RFQ is PENDING, on a spot instrument, for the accepted quote's maker: the maker's
  *    protection row FOR UPDATE and its selections within the window (`rfq_locked_protections`,
- *    as selection-guard.ts reads them).
+ *    as selection-guard.ts reads them), and whether that maker may be selected at all
+ *    (`rfq_barred_makers`).
  *
  * `rfq_accept_write` writes the selection the use case decided, through the same definitions
  * the other writers use: the taker's funds lock (`rfq_lock_funds`, ledger.ts; stops with
@@ -59,6 +60,25 @@ end
 $fn$;
 `;
 
+/**
+ * The makers among `p_makers` whose quotes may not be selected now: inactive, or suspended after
+ * failed settlements (`suspended_until` after `p_now`), or no longer a maker. Such a maker could
+ * not settle what it won (its maker calls are refused), so every selection passes its quotes
+ * over. The rows are read, not locked: a suspension committed a moment after the read is the same
+ * as one committed a moment after the selection. The quote write function
+ * (quote-write-function.ts) admits quotes by the same rule.
+ */
+export const RFQ_BARRED_MAKERS_SQL = `
+create or replace function rfq_barred_makers(p_makers uuid[], p_now int8)
+returns jsonb
+language sql stable as $fn$
+  select coalesce(jsonb_agg(k.maker order by k.maker), '[]')
+    from (select distinct unnest(p_makers) as maker) as k
+    where not exists (select 1 from makers m
+                      where m.account_id = k.maker and m.active and (m.suspended_until is null or m.suspended_until <= p_now))
+$fn$;
+`;
+
 export const RFQ_ACCEPT_LOCK_SQL = `
 create or replace function rfq_accept_lock(p_access_key text, p_signed_at int8, p_rfq text, p_account uuid, p_quote text, p_now int8)
 returns jsonb
@@ -69,6 +89,7 @@ declare
   v_quotes jsonb;
   v_maker uuid;
   v_protections jsonb := '[]';
+  v_barred jsonb := '[]';
 begin
   if p_access_key is not null then
     select c.outcome into v_claim from rfq_claim_timestamps(array[p_access_key], array[p_signed_at]) as c;
@@ -87,9 +108,10 @@ begin
     select q.maker_account_id into v_maker from quotes q where q.id = p_quote and q.rfq_id = p_rfq;
     if v_maker is not null then
       v_protections := rfq_locked_protections(v_maker, v_rfq.instrument_id, p_now);
+      v_barred := rfq_barred_makers(array[v_maker], p_now);
     end if;
   end if;
-  return jsonb_build_object('claim', v_claim, 'rfq', to_jsonb(v_rfq), 'quotes', v_quotes, 'protections', v_protections);
+  return jsonb_build_object('claim', v_claim, 'rfq', to_jsonb(v_rfq), 'quotes', v_quotes, 'protections', v_protections, 'barred', v_barred);
 end
 $fn$;
 `;
@@ -146,6 +168,8 @@ export interface AcceptLocked {
   rfq: RfqRow | null;
   quotes: QuoteRow[];
   protections: LockedProtection[];
+  /** The accepted quote's maker when it may not be selected (`rfq_barred_makers`). */
+  barred: string[];
 }
 
 export async function lockForAccept(
@@ -155,12 +179,13 @@ export async function lockForAccept(
   const { rows } = await sql<{ locked: string }>`
     select rfq_accept_lock(${request.claim?.accessKey ?? null}::text, ${request.claim?.signedAt ?? null}::int8, ${request.rfqId}::text, ${request.accountId}::uuid, ${request.quoteId}::text, ${request.now}::int8)::text as locked
   `.execute(tx);
-  const locked = parseExactJson<{ claim: ClaimOutcome | null; rfq?: Json; quotes?: Json[]; protections?: Json[] }>(rows[0]!.locked);
+  const locked = parseExactJson<{ claim: ClaimOutcome | null; rfq?: Json; quotes?: Json[]; protections?: Json[]; barred?: string[] }>(rows[0]!.locked);
   return {
     claim: locked.claim ?? null,
     rfq: locked.rfq ? decodeRow(locked.rfq, RFQ_COLUMNS) : null,
     quotes: (locked.quotes ?? []).map((q) => decodeRow(q, QUOTE_COLUMNS)),
     protections: (locked.protections ?? []).map((p) => decodeRow(p, PROTECTION_COLUMNS)),
+    barred: locked.barred ?? [],
   };
 }
 

@@ -6,7 +6,8 @@
  * (an executor's check in flight), FOR UPDATE SKIP LOCKED in id order (a second closer skips
  * them); their quotes FOR UPDATE in id order; and for the open quotes of autoAccept RFQs, each
  * (maker, instrument) protection row FOR UPDATE with its selections in the window
- * (`rfq_locked_protections`, accept-functions.ts), in (maker, instrument) order.
+ * (`rfq_locked_protections`, accept-functions.ts), in (maker, instrument) order; and which of
+ * those makers may not be selected at all (`rfq_barred_makers`, accept-functions.ts).
  *
  * `rfq_close_write` relocks or
  * releases the autoAccept takers' funds (`rfq_relock_many`, ledger.ts), writes the batch's RFQ and
@@ -34,6 +35,7 @@ declare
   v_locked text[];
   v_quotes jsonb := '[]';
   v_protections jsonb := '[]';
+  v_makers uuid[] := '{}';
   v_pair record;
 begin
   select coalesce(jsonb_agg(to_jsonb(r) order by r.id), '[]'), array_agg(r.id order by r.id) into v_rfqs, v_locked
@@ -43,7 +45,7 @@ begin
           order by r.id
           for update of r skip locked) as r;
   if v_locked is null then
-    return jsonb_build_object('rfqs', v_rfqs, 'quotes', v_quotes, 'protections', v_protections);
+    return jsonb_build_object('rfqs', v_rfqs, 'quotes', v_quotes, 'protections', v_protections, 'barred', '[]'::jsonb);
   end if;
   select coalesce(jsonb_agg((to_jsonb(q) || jsonb_build_object('xchange', q.xchange::text)) order by q.id), '[]') into v_quotes
     from (select q.* from quotes q where q.rfq_id = any(v_locked) order by q.id for update of q) as q;
@@ -54,8 +56,10 @@ begin
       order by 1, 2
   loop
     v_protections := v_protections || rfq_locked_protections(v_pair.maker, v_pair.instrument, p_now);
+    v_makers := v_makers || v_pair.maker;
   end loop;
-  return jsonb_build_object('rfqs', v_rfqs, 'quotes', v_quotes, 'protections', v_protections);
+  return jsonb_build_object('rfqs', v_rfqs, 'quotes', v_quotes, 'protections', v_protections,
+    'barred', rfq_barred_makers(v_makers, p_now));
 end
 $fn$;
 `;
@@ -98,16 +102,19 @@ export interface CloseLocked {
   /** Their quotes, in id order. */
   quotes: Array<Selectable<QuotesTable>>;
   protections: LockedProtection[];
+  /** The makers of those open quotes that may not be selected (`rfq_barred_makers`). */
+  barred: string[];
 }
 
 /** Locks the due auctions among `rfqIds` that no other closer holds, with what their close reads (above). */
 export async function lockClose(tx: Tx, rfqIds: readonly string[], now: number): Promise<CloseLocked> {
   const { rows } = await sql<{ locked: string }>`select rfq_close_lock(${[...rfqIds]}::text[], ${now}::int8)::text as locked`.execute(tx);
-  const locked = parseExactJson<{ rfqs: Json[]; quotes: Json[]; protections: Json[] }>(rows[0]!.locked);
+  const locked = parseExactJson<{ rfqs: Json[]; quotes: Json[]; protections: Json[]; barred: string[] }>(rows[0]!.locked);
   return {
     rfqs: locked.rfqs.map((r) => decodeRow(r, RFQ_COLUMNS)),
     quotes: locked.quotes.map((q) => decodeRow(q, QUOTE_COLUMNS)),
     protections: locked.protections.map((p) => decodeRow(p, PROTECTION_COLUMNS)),
+    barred: locked.barred,
   };
 }
 

@@ -47,6 +47,7 @@ import * as balanceFramesInCommitOrder from './migrations/0181-balance-frames-in
 import * as acceptBatchCalls from './migrations/0182-accept-batch-calls.ts';
 import * as relockByOwner from './migrations/0183-relock-by-owner.ts';
 import * as closeLockCall from './migrations/0184-close-lock-call.ts';
+import * as barredMakers from './migrations/0185-barred-makers.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -93,6 +94,7 @@ const migrations: Record<string, Migration> = {
   '0182-accept-batch-calls': acceptBatchCalls,
   '0183-relock-by-owner': relockByOwner,
   '0184-close-lock-call': closeLockCall,
+  '0185-barred-makers': barredMakers,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -43,15 +43,33 @@ for (const backend of backends()) {
       assert.deepEqual(locked.quotes, quotes);
       assert.equal(locked.rfq!.base_qty, HUGE);
       assert.deepEqual(locked.protections, []);
+      assert.deepEqual(locked.barred, []);
+    });
+
+    it("names the accepted quote's maker barred while it is suspended (at the call's instant) or inactive", async () => {
+      const barredAt = async (now: number) => {
+        const { rfqId, quoteId } = await rfqWithQuote();
+        return (await inTransaction(store.db, (tx) => lockForAccept(tx, { claim: null, rfqId, accountId: taker, quoteId, now }))).barred;
+      };
+      const makers = store.db.updateTable('makers').where('maker_id', '=', maker.makerId);
+      try {
+        await makers.set({ suspended_until: 1_700_000_000_100 }).execute();
+        assert.deepEqual(await barredAt(1_700_000_000_099), [maker.makerAccount]);
+        assert.deepEqual(await barredAt(1_700_000_000_100), [], 'a suspension ends at suspended_until');
+        await makers.set({ suspended_until: null, active: false }).execute();
+        assert.deepEqual(await barredAt(1_700_000_000_100), [maker.makerAccount]);
+      } finally {
+        await makers.set({ suspended_until: null, active: true }).execute();
+      }
     });
 
     it('a replayed claim locks and returns nothing; another account sees no RFQ', async () => {
       const { rfqId, quoteId } = await rfqWithQuote();
       await inTransaction(store.db, (tx) => lockForAccept(tx, { claim: { accessKey, signedAt: 2 }, rfqId, accountId: taker, quoteId, now: 1 }));
       const replayed = await inTransaction(store.db, (tx) => lockForAccept(tx, { claim: { accessKey, signedAt: 2 }, rfqId, accountId: taker, quoteId, now: 1 }));
-      assert.deepEqual(replayed, { claim: 'reused', rfq: null, quotes: [], protections: [] });
+      assert.deepEqual(replayed, { claim: 'reused', rfq: null, quotes: [], protections: [], barred: [] });
       const stranger = await inTransaction(store.db, (tx) => lockForAccept(tx, { claim: null, rfqId, accountId: randomUUID(), quoteId, now: 1 }));
-      assert.deepEqual(stranger, { claim: null, rfq: null, quotes: [], protections: [] });
+      assert.deepEqual(stranger, { claim: null, rfq: null, quotes: [], protections: [], barred: [] });
     });
 
     it('writes the selection and answers the rows and balances as stored; an uncovered lock writes nothing', async () => {

@@ -29,9 +29,12 @@ const keyOf = (makerAccountId: string, instrumentId: string) => `${makerAccountI
 
 export class SelectionGuard {
   private readonly states: Map<string, GuardedState>;
+  /** Makers that may not be selected at all: inactive or suspended (`rfq_barred_makers`). */
+  private readonly barredMakers: ReadonlySet<string>;
 
-  private constructor(states: Map<string, GuardedState>) {
+  private constructor(states: Map<string, GuardedState>, barred: Iterable<string> = []) {
     this.states = states;
+    this.barredMakers = new Set(barred);
   }
 
   /** Locks and reads the settings of these (maker, instrument) pairs; pairs without one are free. */
@@ -57,21 +60,28 @@ export class SelectionGuard {
   /**
    * A guard over protection rows the caller's transaction already locked and counted, in the
    * same order and with the same reading as `lock` (the accepts' and the auction close's lock
-   * calls: `rfq_accept_lock`, `rfq_accept_batch_lock`, `rfq_close_lock` in src/store).
+   * calls: `rfq_accept_lock`, `rfq_accept_batch_lock`, `rfq_close_lock` in src/store), and the
+   * makers those calls found barred.
    */
-  static fromLocked(rows: LockedProtection[]): SelectionGuard {
+  static fromLocked(rows: LockedProtection[], barred: readonly string[] = []): SelectionGuard {
     const states = new Map<string, GuardedState>();
     for (const row of rows) {
       const selected = row.triggered_at !== null ? { count: 0, notional: 0n } : { count: row.selected_count, notional: row.selected_notional };
       states.set(keyOf(row.maker_account_id, row.instrument_id), stateOf(row, selected));
     }
-    return new SelectionGuard(states);
+    return new SelectionGuard(states, barred);
   }
 
-  /** False once this maker's protection on the instrument has tripped (in this transaction or before). */
+  /** False for a barred maker, and once this maker's protection on the instrument has tripped (in this transaction or before). */
   maySelect(makerAccountId: string, instrumentId: string): boolean {
+    if (this.barredMakers.has(makerAccountId)) return false;
     const state = this.states.get(keyOf(makerAccountId, instrumentId));
     return !state || (state.triggeredAt === null && state.tripped === null);
+  }
+
+  /** True when this maker is inactive or suspended: its quotes are refused whatever else happens. */
+  barred(makerAccountId: string): boolean {
+    return this.barredMakers.has(makerAccountId);
   }
 
   /**

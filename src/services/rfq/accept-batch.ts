@@ -31,7 +31,7 @@ import { SelectionGuard } from '../protection/selection-guard.ts';
 import { parsePerpTakerOrder } from '../perp/accept-perp.ts';
 import { acceptAlone, checkAccept, type AcceptInput, type AcceptResult } from './accept-quote.ts';
 import { resolveInstrument } from './create-rfq.ts';
-import { planSelection, protectionWithdrew, type SelectionPlan } from './select-quote.ts';
+import { makerBarred, planSelection, protectionWithdrew, type SelectionPlan } from './select-quote.ts';
 import type { RfqRow } from './rows.ts';
 
 export interface AcceptRequest {
@@ -173,7 +173,7 @@ async function decideBatch(deps: ServiceDeps, requests: readonly AcceptRequest[]
       now,
     );
     // The protection as each item is decided (it counts items the funds may yet refuse: see above).
-    const tentative = SelectionGuard.fromLocked(locked.protections);
+    const tentative = SelectionGuard.fromLocked(locked.protections, locked.barred);
     const verdicts: Array<Verdict | null> = [];
     const planned: Planned[] = [];
     for (const [index, request] of requests.entries()) {
@@ -220,6 +220,7 @@ async function decideItem(
   const winner = checked.quote;
   if (checked.replay) return { replay: { rfqId: rfq.id, quoteId: winner.id, status: rfq.status, replayed: true } };
   if (rfq.auto_accept) return 'alone';
+  if (guard.barred(winner.maker_account_id)) throw makerBarred();
   if (!guard.maySelect(winner.maker_account_id, rfq.instrument_id)) {
     if (guard.trippedBefore(winner.maker_account_id, rfq.instrument_id)) throw protectionWithdrew();
     return 'alone';

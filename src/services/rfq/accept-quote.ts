@@ -105,7 +105,7 @@ export async function acceptAlone(
       if (!accepted.replayed) deps.hooks.perpAcceptArrived?.(rfq.id, perpOrder, taker.address);
       return { rfqId: rfq.id, quoteId: quote.id, status: rfq.status, replayed: accepted.replayed, settlementDeadline: null, executionId: accepted.executionId };
     }
-    const guard = SelectionGuard.fromLocked(locked.protections);
+    const guard = SelectionGuard.fromLocked(locked.protections, locked.barred);
     const selected = await selectQuote(tx, deps, { rfq, winner: quote, quotes, instrument, guard, now });
     return { rfqId: rfq.id, quoteId: quote.id, status: selected.rfq.status, replayed: false, settlementDeadline: selected.rfq.settlement_deadline_secs };
   });

@@ -92,8 +92,9 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, locked: CloseLocked, now: 
   const quotesByRfq = new Map<string, QuoteRow[]>();
   for (const q of quotes) quotesByRfq.set(q.rfq_id, [...(quotesByRfq.get(q.rfq_id) ?? []), q]);
 
-  // Market-maker protection: the autoAccept winners' makers, counted in order; a tripped maker's quotes are passed over.
-  const guard = SelectionGuard.fromLocked(locked.protections);
+  // Market-maker protection: the autoAccept winners' makers, counted in order; a tripped maker's
+  // quotes are passed over, as are those of a maker suspended or made inactive since it quoted.
+  const guard = SelectionGuard.fromLocked(locked.protections, locked.barred);
   const decisions: Decision[] = [];
   const lockChanges: LockChange[] = [];
   for (const rfq of rfqs) {

@@ -78,6 +78,8 @@ export async function selectQuote(
   selection: { rfq: RfqRow; winner: QuoteRow; quotes: QuoteRow[]; instrument: Instrument; guard: SelectionGuard; now: number },
 ): Promise<Selected> {
   const { rfq, winner, quotes, instrument, guard, now } = selection;
+  // A suspended or inactive maker could not settle what it won (its maker calls are refused).
+  if (guard.barred(winner.maker_account_id)) throw makerBarred();
   // Market-maker protection: a maker whose protection tripped has its open quotes cancelled; none is selected meanwhile.
   if (!guard.maySelect(winner.maker_account_id, rfq.instrument_id)) throw protectionWithdrew();
   // An autoAccept RFQ locked its bound at submission; the winner may cost less, so re-lock exactly.
@@ -90,6 +92,11 @@ export async function selectQuote(
   guard.count(selectedWinner!, instrument);
   await guard.flush(tx, now);
   return { rfq: updatedRfq, winner: selectedWinner! };
+}
+
+/** The refusal of a quote whose maker is suspended or no longer active (`rfq_barred_makers`). */
+export function makerBarred(): ServiceError {
+  return new ServiceError('QUOTE_NOT_ACCEPTABLE', "this quote's maker is suspended or no longer active", { reason: 'makerNotApproved' });
 }
 
 /** The refusal of a quote whose maker's protection tripped. */

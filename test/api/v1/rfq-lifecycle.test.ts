@@ -227,6 +227,44 @@ for (const backend of backends()) {
       assert.equal(notSelected.items.length, 2);
     });
 
+    it('passes over the quotes of a maker suspended or made inactive since it quoted: the close takes the next best, an accept is refused', async () => {
+      const { client: taker } = await fundedTaker('20000');
+      const [suspended, inactive, fair] = [await h.newMaker(), await h.newMaker(), await h.newMaker()];
+      const auto = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '5000', autoAccept: true, windowMs: 1500 });
+      const alone = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '5000', autoAccept: true, windowMs: 1500 });
+      const driven = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', windowMs: 10_000 });
+      // The two barred makers quote best (a BUY: the lowest price wins).
+      const quoted = async (rfqId: string) => ({
+        suspended: await suspended.client.submitQuote(buyQuote(rfqId, '3900')),
+        inactive: await inactive.client.submitQuote(buyQuote(rfqId, '3950')),
+        fair: await fair.client.submitQuote(buyQuote(rfqId, '4000')),
+      });
+      const onAuto = await quoted(auto.rfqId);
+      const onDriven = await quoted(driven.rfqId);
+      const onlyBarred = await suspended.client.submitQuote(buyQuote(alone.rfqId, '3900'));
+      // A suspension is what failed settlements write (permit2-settlement.test.ts); the store is written to the same effect here.
+      await h.node.store.db.updateTable('makers').set({ suspended_until: Date.now() + 60_000 }).where('maker_id', '=', suspended.makerId).execute();
+      await h.admin.putMaker(inactive.account.address, { active: false, pairs: ['ETH-USDC', 'BTC-USDC'], settlementModes: ['permit2'] });
+
+      for (const barred of [onDriven.suspended, onDriven.inactive]) {
+        const refused = await rejects(taker.accept(driven.rfqId, { quoteId: barred.quoteId }), 409, 'QUOTE_NOT_ACCEPTABLE');
+        assert.equal(refused.details?.reason, 'makerNotApproved');
+      }
+      assert.equal((await taker.getRfq(driven.rfqId)).status, 'PENDING', 'a refused accept changes nothing');
+      assert.equal((await taker.accept(driven.rfqId, { quoteId: onDriven.fair.quoteId })).status, 'QUOTED');
+
+      const closed = await until(() => taker.getRfq(auto.rfqId), (r) => r.status !== 'PENDING');
+      assert.equal(closed.status, 'QUOTED');
+      assert.deepEqual((await taker.rfqQuotes(auto.rfqId, { status: 'SELECTED' })).items.map((q) => q.quoteId), [onAuto.fair.quoteId]);
+      assert.deepEqual(new Set((await taker.rfqQuotes(auto.rfqId, { status: 'NOT_SELECTED' })).items.map((q) => q.quoteId)), new Set([onAuto.suspended.quoteId, onAuto.inactive.quoteId]));
+      const noneLeft = await until(() => taker.getRfq(alone.rfqId), (r) => r.status !== 'PENDING');
+      assert.deepEqual([noneLeft.status, noneLeft.failureCode], ['FAILED', 'NO_CONFORMING_QUOTE']);
+      assert.deepEqual((await taker.rfqQuotes(alone.rfqId, { status: 'EXPIRED' })).items.map((q) => q.quoteId), [onlyBarred.quoteId]);
+      // The taker's lock is the two winners' cost (the fair maker's price), not the barred best price's.
+      const cost = (await taker.rfqQuotes(auto.rfqId, { status: 'SELECTED' })).items[0]!.takerTotal;
+      assert.equal(Number(balanceOf((await taker.balances()).balances, 'USDC').locked), 2 * Number(cost));
+    });
+
     it('fails an auto-accept auction with no conforming quote and releases the lock', async () => {
       const { client: taker } = await fundedTaker('1000');
       const maker = await h.newMaker();
