@@ -106,8 +106,8 @@ async function prepareMaker(options: DemoOptions, deployer: SigningChainClients,
     if (allowance < maxUint256 / 2n) await mined(maker, await maker.walletClient.writeContract({ address: token.address, abi: testTokenAbi, functionName: 'approve', args: [wrapper, maxUint256] }), 'approve wrapper');
   }
   if (options.venue) await options.venue.fundMaker(address);
-  // The demo makers are the stack's own: a start lifts a suspension, such as one left by trades a
-  // crash of the stack cut short (their settlements expired while it was down), or none would quote.
+  // The demo makers are the stack's own: a start lifts any suspension, or none would quote. (Trades
+  // a crash cut short are not counted against them when they lapse: service-outages.ts.)
   await putMaker(context.service, address, { active: true, pairs: PAIRS, settlementModes: options.venue ? ['permit2', 'perp'] : ['permit2'], spender: wrapper, suspended: false }, context.spenderCheck);
   return { key, address };
 }

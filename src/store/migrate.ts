@@ -48,6 +48,7 @@ import * as acceptBatchCalls from './migrations/0182-accept-batch-calls.ts';
 import * as relockByOwner from './migrations/0183-relock-by-owner.ts';
 import * as closeLockCall from './migrations/0184-close-lock-call.ts';
 import * as barredMakers from './migrations/0185-barred-makers.ts';
+import * as serviceOutages from './migrations/0186-service-outages.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -95,6 +96,7 @@ const migrations: Record<string, Migration> = {
   '0183-relock-by-owner': relockByOwner,
   '0184-close-lock-call': closeLockCall,
   '0185-barred-makers': barredMakers,
+  '0186-service-outages': serviceOutages,
 };
 
 class InCodeMigrations implements MigrationProvider {

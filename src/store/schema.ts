@@ -374,6 +374,8 @@ export interface MakerProtectionsTable {
 }
 export interface MakerProtectionSelectionsTable { quote_id: string; maker_account_id: string; instrument_id: string; notional: bigint; selected_at: number }
 export interface WsNodesTable { node_id: string; heartbeat_at: number }
+export interface ServiceLivenessTable { id: Generated<number>; alive_at: number }
+export interface ServiceOutagesTable { started_at: number; ended_at: number }
 export interface MakerSessionsTable { session_id: string; node_id: string; maker_account_id: string; cancel_on_disconnect: boolean; opened_at: number; ended_at: number | null }
 export interface V0FeeRatesTable { account_id: string; taker_ppm: number; maker_ppm: number; updated_at: number }
 
@@ -421,4 +423,6 @@ export interface DB {
   maker_protection_selections: MakerProtectionSelectionsTable;
   ws_nodes: WsNodesTable;
   maker_sessions: MakerSessionsTable;
+  service_liveness: ServiceLivenessTable;
+  service_outages: ServiceOutagesTable;
 }

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { ServiceDeps } from '../services/deps.ts';
 import { sweepTrippedProtections } from '../services/protection/protection-sweep.ts';
 import { endMakerSessions, heartbeat, leaveNode, openMakerSession, sweepDisconnectedMakers, type MakerSession } from '../services/protection/maker-sessions.ts';
+import { noteServiceStart } from '../services/settlement/service-outages.ts';
 
 /** Sweep cadence: a disconnect elsewhere is acted on within this plus the cancels (2 s bound). */
 const SWEEP_INTERVAL_MS = 250;
@@ -25,6 +26,9 @@ export interface PresenceDeps {
   heartbeatTimeoutMs: () => number;
   logger: Logger;
 }
+
+/** A fifth of the timeout: a node misses four beats before the others take it for dead. */
+const beatIntervalMs = (deps: PresenceDeps) => Math.max(50, Math.floor(deps.heartbeatTimeoutMs() / 5));
 
 export class SessionPresence {
   readonly nodeId: string;
@@ -41,16 +45,23 @@ export class SessionPresence {
     this.nodeId = nodeId;
   }
 
-  /** Beats once before returning, so sessions accepted afterwards belong to a live node. */
+  /**
+   * Beats once before returning, so sessions accepted afterwards belong to a live node; first it
+   * records the outage this start ends, if no node beat for two beat intervals (service-outages.ts).
+   */
   async start(deps: PresenceDeps): Promise<void> {
     this.deps = deps;
-    await this.enqueue(() => this.beat());
+    await this.enqueue(async () => {
+      const outage = await deps.service.db.transaction().execute((tx) => noteServiceStart(tx, deps.service.clock.now(), 2 * beatIntervalMs(deps)));
+      if (outage) deps.logger.warn({ outage }, `no node of the service was alive for ${outage.endedAt - outage.startedAt} ms: permit2 settlements whose window overlapped that are not counted against their makers`);
+      await this.beat();
+    });
     const scheduleBeat = () => {
       this.heartbeatTimer = setTimeout(() => {
         void this.enqueue(() => this.beat()).finally(() => {
           if (!this.stopped) scheduleBeat();
         });
-      }, Math.max(50, Math.floor(deps.heartbeatTimeoutMs() / 5)));
+      }, beatIntervalMs(deps));
       this.heartbeatTimer.unref();
     };
     scheduleBeat();

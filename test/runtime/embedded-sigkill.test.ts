@@ -4,8 +4,9 @@
  * kill `npm start` runs again on the same data directory and must: be ready (the chain follower
  * not halted), settle the next trade, credit exactly once every deposit the chain still has and
  * none it lost, hold every SETTLED trade's transaction on the chain, and report no invariant
- * violation (custody included). The last round kills the node alone: its children must not
- * outlive it.
+ * violation (custody included), nor any failure recorded against a maker (the settlements a kill
+ * cut short lapse while no node was alive). The last round kills the node alone: its children must
+ * not outlive it.
  *
  * Seeds: RFQ_SIGKILL_SEEDS (a seed or a range `a-b`; default 1-3, what CI runs) and
  * RFQ_SIGKILL_ROUNDS (rounds per seed, default 1) pick the kill moments. The seeds run one after
@@ -213,6 +214,12 @@ async function checkResumed(s: Started, sentDeposits: Hex[], label: string): Pro
   // Trades of the killed run may still be settling or expiring: invariants once nothing is in flight.
   await until('no RFQ in flight', async () => (await taker.listRfqs({ status: 'QUOTED', limit: 1 })).items.length === 0 && (await taker.listRfqs({ status: 'PENDING', limit: 1 })).items.length === 0, (SETTLEMENT_HEADROOM_SECS + 45) * 1000);
   clock.lap('in flight ended');
+  // Trades a kill cut short fail at their deadline, but the service, not the maker, was missing
+  // (service-outages.ts): nothing is recorded against a maker, so none is ever suspended for it.
+  for (const maker of (await admin.listMakers()).makers) {
+    const record = await admin.call<{ failures: unknown[]; suspendedUntil: number | null }>('GET', `/makers/${String(maker['address'])}/failures`);
+    assert.deepEqual([record.failures, record.suspendedUntil], [[], null], `${label}: maker ${String(maker['address'])} blamed for the outage`);
+  }
   assert.deepEqual(await admin.invariants(), { ok: true, violations: [] }, `${label}: invariants`);
   clock.lap('invariants');
   process.stdout.write(`# ${label} resumed: ${settledRfqs.length} SETTLED on chain, ${onChain.size}/${sentDeposits.length} deposits on chain and credited once (s: ${String(clock)})\n`);

@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import type { Db, Reader } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { cancelOpenQuotes } from './cancel-open-quotes.ts';
+import { markServiceAlive } from '../settlement/service-outages.ts';
 
 export interface MakerSession {
   sessionId: string;
@@ -22,10 +23,12 @@ const SWEEP_MAKERS = 100;
 
 /**
  * The node's heartbeat, and its live sessions written again: a node the others took for dead
- * (a pause longer than the timeout) registers its surviving sessions anew.
+ * (a pause longer than the timeout) registers its surviving sessions anew. The service's own
+ * liveness moves with it (service-outages.ts).
  */
 export async function heartbeat(db: Db, nodeId: string, sessions: MakerSession[], now: number): Promise<void> {
   await db.transaction().execute(async (tx) => {
+    await markServiceAlive(tx, now);
     await tx.insertInto('ws_nodes').values({ node_id: nodeId, heartbeat_at: now }).onConflict((oc) => oc.column('node_id').doUpdateSet({ heartbeat_at: now })).execute();
     if (sessions.length === 0) return;
     await tx

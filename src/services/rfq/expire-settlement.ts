@@ -19,6 +19,7 @@ import type { Reader } from '../../store/transaction.ts';
 import { decideQuote, decideRfq } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { recordMakerFailure } from '../settlement/maker-failures.ts';
+import { outageDuring } from '../settlement/service-outages.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { persistQuote, persistRfq, rfqState } from './persist-transition.ts';
 import { endTakerLock } from './taker-lock.ts';
@@ -85,7 +86,9 @@ export async function expireSettlement(deps: ServiceDeps, rfqId: string): Promis
       await persistQuote(tx, deps, { quote, decision: decideQuote(quote, 'fail'), rfq, instrument, now });
       // A permit2 winner is blamed only if it got a permit; a mode without a gateway settles nothing, so nobody is at fault.
       const gateway = deps.settlement[quote.settlement_mode];
-      const makerCouldSettle = gateway !== undefined && (quote.settlement_mode !== 'permit2' || quote.permit_signature !== null);
+      // Nor is it blamed when no node of the service was alive during part of its window (service-outages.ts).
+      const makerCouldSettle = gateway !== undefined && (quote.settlement_mode !== 'permit2'
+        || (quote.permit_signature !== null && !(await outageDuring(tx, rfq.quoted_at ?? rfq.auction_ends_at, rfq.settlement_deadline_secs * 1000))));
       if (makerCouldSettle) {
         await recordMakerFailure(tx, { makerId: quote.maker_id, rfqId: rfq.id, quoteId: quote.id, reason: 'notSettled', at: now });
       }

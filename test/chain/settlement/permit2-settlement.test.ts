@@ -317,6 +317,26 @@ for (const backend of backends()) {
       }
     });
 
+    it('does not count a lapse against the maker when no node of the service was alive during part of its window', async () => {
+      await h.admin.putSettings({ settlementHeadroomSecs: 1, makerFailureThreshold: 1 });
+      const db = h.node.store.db;
+      // The outage a node's start records (service-outages.ts), here spanning the whole trade.
+      const outage = { started_at: Date.now() - 1000, ended_at: Date.now() + 120_000 };
+      await db.insertInto('service_outages').values(outage).execute();
+      try {
+        const maker = await chainMaker(h, chain);
+        const lapsed = await lapse(maker);
+        assert.equal(lapsed.failed.failureCode, 'SETTLEMENT_FAILED', 'the trade fails as before');
+        assert.deepEqual(balanceOf((await lapsed.taker.client.balances()).balances, 'USDC'), { available: '5000', locked: '0' });
+        const failures = await db.selectFrom('maker_failures').select('quote_id').where('maker_id', '=', maker.makerId).execute();
+        assert.deepEqual(failures, [], 'nothing recorded against the maker');
+        assert.equal((await makerView(maker)).suspendedUntil, null, 'a threshold of one would have suspended it');
+      } finally {
+        await db.deleteFrom('service_outages').where('started_at', '=', outage.started_at).execute();
+        await h.admin.putSettings({ settlementHeadroomSecs: 60, makerFailureThreshold: 3 });
+      }
+    });
+
     // Last: it moves chain time relative to the wall clock.
     it('judges the deadline on chain time: past it by the wall clock but mined in the deadline second, the settlement succeeds', async () => {
       await h.admin.putSettings({ settlementHeadroomSecs: 1 });
