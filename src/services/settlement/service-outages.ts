@@ -1,7 +1,7 @@
 /**
  * Service outages: spans in which no node of the service was alive, so no maker could relay a
  * permit (or call anything). Every node's heartbeat moves `service_liveness.alive_at` forward; the
- * first node to start after a gap longer than the heartbeat timeout records the gap in
+ * first node to start after a gap longer than two beat intervals (presence.ts) records the gap in
  * `service_outages`, whatever ended it (a crash, or every node stopped cleanly). The settlement
  * expiry does not count a permit2 maker's failure against it when its settlement window overlapped
  * an outage (expire-settlement.ts): the service, not the maker, was missing. The funds and the RFQ
@@ -25,13 +25,13 @@ export async function markServiceAlive(tx: Tx, now: number): Promise<void> {
 
 /**
  * A node starting: records the outage that ended now if the service was last alive more than
- * `timeoutMs` ago, and marks it alive, in one transaction on the liveness row (two nodes starting
+ * `gapMs` ago, and marks it alive, in one transaction on the liveness row (two nodes starting
  * together record the outage once). A store that never saw the service alive records nothing.
  */
-export async function noteServiceStart(tx: Tx, now: number, timeoutMs: number): Promise<ServiceOutage | null> {
+export async function noteServiceStart(tx: Tx, now: number, gapMs: number): Promise<ServiceOutage | null> {
   const last = await tx.selectFrom('service_liveness').select('alive_at').where('id', '=', 1).forUpdate().executeTakeFirst();
   let outage: ServiceOutage | null = null;
-  if (last && now - last.alive_at > timeoutMs) {
+  if (last && now - last.alive_at > gapMs) {
     outage = { startedAt: last.alive_at, endedAt: now };
     await tx.insertInto('service_outages').values({ started_at: outage.startedAt, ended_at: outage.endedAt }).onConflict((oc) => oc.doNothing()).execute();
   }
