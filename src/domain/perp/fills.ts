@@ -9,6 +9,20 @@ import type { VenueFill } from './order-outcome.ts';
 /** Venue sizes have at most 8 decimals (spot szDecimals), prices at most 8 (spot MAX_DECIMALS). */
 const SCALE = 8;
 
+/**
+ * How far before our own send time a fill read (`userFillsByTime`) starts: the venue stamps fills
+ * by its clock, which may be behind ours by as much as the request skew we accept (30 s). Reads
+ * are filtered by order (cloid, oid) or deduplicated, so a wider window costs rows, not accuracy.
+ * (The simulation's seed 9608: with our clock 9.8 s ahead, a read from one second before the send
+ * missed the fill of an order whose reply was lost, and the trade ended FAILED while filled.)
+ */
+export const FILL_CLOCK_SLACK_MS = 30_000;
+
+/** True when an order record (`orderStatus`) shows part of it filled: its remaining size below its original. */
+export function orderPartFilled(origSz: string, sz: string): boolean {
+  return parseAmount(origSz, SCALE, { field: 'origSz' }) > parseAmount(sz, SCALE, { field: 'sz' });
+}
+
 export interface FillSummary {
   filledSize: string;
   avgPx: string;

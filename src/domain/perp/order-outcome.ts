@@ -7,6 +7,8 @@
  * or may not be on the venue, and only a look-up by its cloid can tell.
  */
 
+import { orderPartFilled } from './fills.ts';
+
 export type OrderOutcome =
   | { kind: 'resting'; oid: number | null }
   | { kind: 'filled'; oid: number | null; totalSz: string; avgPx: string }
@@ -87,8 +89,12 @@ export type LookedUpOrder =
   | { kind: 'unknown' }
   /** Still on the book. */
   | { kind: 'open' }
-  /** Ended: filled in full, or IOC-cancelled / rejected with whatever part filled (may be none). */
-  | { kind: 'ended'; status: string };
+  /**
+   * Ended: filled in full, or IOC-cancelled / rejected with whatever part filled (may be none).
+   * `filled`: the venue's own record says some of it filled (status `filled`, or a remaining size
+   * below the original), so its fills exist even when a read does not show them yet.
+   */
+  | { kind: 'ended'; status: string; filled: boolean };
 
 /** Classifies an `orderStatus` info reply: `{ status: "order", order: { order, status } }` or `{ status: "unknownOid" }`. */
 export function lookedUpOrder(reply: unknown): LookedUpOrder {
@@ -96,7 +102,15 @@ export function lookedUpOrder(reply: unknown): LookedUpOrder {
   const status = reply['order']['status'];
   if (typeof status !== 'string') return { kind: 'unknown' };
   if (status === 'open' || status === 'triggered') return { kind: 'open' };
-  return { kind: 'ended', status };
+  const order = reply['order']['order'];
+  const sizes = isRecord(order) && typeof order['origSz'] === 'string' && typeof order['sz'] === 'string' ? { origSz: order['origSz'], sz: order['sz'] } : null;
+  let partFilled = false;
+  try {
+    partFilled = sizes !== null && orderPartFilled(sizes.origSz, sizes.sz);
+  } catch {
+    // Unreadable sizes say nothing; the status still may.
+  }
+  return { kind: 'ended', status, filled: status === 'filled' || partFilled };
 }
 
 /** One fill of the user's, as `userFills`/`userFillsByTime` report it. */

@@ -30,7 +30,7 @@ import {
   type Transition,
 } from '../../domain/perp/execution.ts';
 import { cancelSucceeded, isBuilderFeeRefusal, isMakerFault, isVenueFill, lookedUpOrder, orderOutcome } from '../../domain/perp/order-outcome.ts';
-import { canonicalVenueDecimal, summariseFills } from '../../domain/perp/fills.ts';
+import { canonicalVenueDecimal, FILL_CLOCK_SLACK_MS, summariseFills } from '../../domain/perp/fills.ts';
 import { rankCascade } from '../../domain/rfq/perp-cascade.ts';
 import { checkTakerOrder } from '../../domain/perp/taker-order.ts';
 import { recoverSigner, recoverSignerOfText, venueCall, type CheckReadsAhead, type SignerRecovery, type VenueCall } from './check-reads.ts';
@@ -469,14 +469,15 @@ async function stepResolving(x: PerpExecutor, memo: RunMemo, row: ExecutionRow):
     const found = lookup.reply === undefined ? { kind: 'unknown' as const } : lookedUpOrder(lookup.reply);
     result = { kind: 'unclear', reason: lookup.error ?? 'the venue does not know the cloid' };
     if (found.kind !== 'unknown') {
-      const since = (row.taker_sent_at ?? row.created_at) - 1000;
+      const since = (row.taker_sent_at ?? row.created_at) - FILL_CLOCK_SLACK_MS;
       const fills = await call(x, 'userFillsByTime', state.currentQuoteId, { type: 'userFillsByTime', user: taker, startTime: since }, () => x.venue.userFillsByTime(taker, since));
       calls.push(fills.record);
       const oid = (lookup.reply as { order?: { order?: { oid?: unknown } } }).order?.order?.oid;
       const mine = Array.isArray(fills.reply) ? fills.reply.filter(isVenueFill).filter((f) => f.cloid === cloid || (typeof oid === 'number' && f.oid === oid)) : null;
       const summary = mine === null ? null : summariseFills(mine);
       if (summary !== null) result = { kind: 'filled', fill: { ...summary, makerFilledSize: await makerFilledSize(x, memo, state.currentQuoteId, calls) } };
-      else if (mine !== null && found.kind === 'ended') result = { kind: 'notFilled', reason: `taker order ${found.status} with no fill` };
+      // Not filled only when the venue's own record of the order agrees: a filled order whose fills a read does not show is not known yet.
+      else if (mine !== null && found.kind === 'ended' && !found.filled) result = { kind: 'notFilled', reason: `taker order ${found.status} with no fill` };
       else result = { kind: 'unclear', reason: fills.error ?? 'order found but its fills are not yet reported' };
     }
   }

@@ -12,6 +12,7 @@ import { getAddress } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Logger } from 'pino';
 import { PRICE_DECIMALS, venueDecimal, venueUnitsDown, venueUnitsUp } from '../../domain/v0/venue-grid.ts';
+import { FILL_CLOCK_SLACK_MS } from '../../domain/perp/fills.ts';
 import { bookFills, cancelUnsentOrder, failOrder, finishOrder, markOrderResting, type VenueFill } from '../../services/v0/order-outcomes.ts';
 import { completeWithdrawal, failWithdrawal } from '../../services/v0/withdrawals.ts';
 import { creditVenueDeposit } from '../../services/v0/credit-deposit.ts';
@@ -52,8 +53,6 @@ const MAX_PLACING = 32;
 const USDC = 'USDC';
 const USDC_LEDGER_DECIMALS = 6;
 const NO_MATCH = /could not immediately match/i;
-/** Fills may be timestamped by the venue's clock a little before they can be read, or before ours. */
-const FILL_CLOCK_SLACK_MS = 10_000;
 
 interface VenueFillRow { coin: string; px: string; sz: string; side: string; time: number; hash: string; oid: number; tid: number; fee: string; feeToken: string; cloid?: string }
 interface LedgerUpdate { time: number; hash: string; delta: { type: string; token?: string; amount?: string; user?: string; destination?: string; fee?: string } }

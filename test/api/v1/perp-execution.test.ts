@@ -24,6 +24,8 @@ for (const backend of backends()) {
     let control: VenueSimControl;
     let h: Harness;
     let f: PerpFixture;
+    /** The service's clock, which one case sets ahead of the venue's. */
+    const clock = { offsetMs: 0, now: () => Date.now() + clock.offsetMs };
     const perpMaker = (usdc?: string) => f.perpMaker(usdc);
     const perpTaker = (approveFee?: string | null) => f.perpTaker(approveFee);
     const auction: PerpFixture['auction'] = (...args) => f.auction(...args);
@@ -32,6 +34,7 @@ for (const backend of backends()) {
       sim = await startVenueSim({ port: 0 });
       control = new VenueSimControl(sim.url);
       h = await startHarness(backend, {
+        clock,
         venue: { url: sim.url, network: 'mainnet', builderAddress: BUILDER },
         perpExecution: { resolveWindowMs: RESOLVE_WINDOW_MS, resolvePollMs: 100, makerLookupMs: 500 },
       });
@@ -239,6 +242,25 @@ for (const backend of backends()) {
       assert.equal(unconfirmed.failureCode, 'EXECUTION_UNCONFIRMED');
       const sends = await h.node.store.db.selectFrom('perp_execution_calls').select('kind').innerJoin('perp_executions', 'perp_executions.id', 'perp_execution_calls.execution_id').where('perp_executions.rfq_id', '=', unknown.rfqId).where('kind', '=', 'takerOrder').execute();
       assert.equal(sends.length, 1, 'sent once, never again');
+    });
+
+    it('resolves a filled order whose reply was lost with our clock 20 s ahead of the venue: SETTLED with its fill (simulation seed 9608)', async () => {
+      const maker = await perpMaker();
+      const taker = await perpTaker();
+      const lost = await auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      const order = await takerOrder(taker.account, 'BUY', '0.1', '3500.1');
+      const c = (order.action['orders'] as { c: string }[])[0]!.c;
+      await control.addFault({ match: { action: 'order', cloid: c }, effect: { type: 'timeoutAfterApply', holdMs: 100 }, count: 1 });
+      // Within the 30 s request skew the service accepts; the venue stamps the fill by its own clock.
+      clock.offsetMs = 20_000;
+      try {
+        await taker.client.accept(lost.rfqId, { quoteId: lost.quoteIds[0]!, perpTakerOrder: order });
+        const rfq = await eventually(() => taker.client.getRfq(lost.rfqId), ended, 10_000);
+        assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+        assert.equal((await taker.client.getQuote(lost.quoteIds[0]!) as unknown as Record<string, unknown>)['perpFilledSize'], '0.1');
+      } finally {
+        clock.offsetMs = 0;
+      }
     });
   });
 }

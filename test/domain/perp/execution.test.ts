@@ -167,7 +167,11 @@ describe('venue replies', () => {
   it('reads orderStatus look-ups', () => {
     assert.deepEqual(lookedUpOrder({ status: 'unknownOid' }), { kind: 'unknown' });
     assert.deepEqual(lookedUpOrder({ status: 'order', order: { order: {}, status: 'open' } }), { kind: 'open' });
-    assert.deepEqual(lookedUpOrder({ status: 'order', order: { order: {}, status: 'filled' } }), { kind: 'ended', status: 'filled' });
+    assert.deepEqual(lookedUpOrder({ status: 'order', order: { order: {}, status: 'filled' } }), { kind: 'ended', status: 'filled', filled: true });
+    // An IOC's remainder cancelled: filled in part by its own record (remaining size below the original), or not at all.
+    assert.deepEqual(lookedUpOrder({ status: 'order', order: { order: { origSz: '0.1', sz: '0.04' }, status: 'canceled' } }), { kind: 'ended', status: 'canceled', filled: true });
+    assert.deepEqual(lookedUpOrder({ status: 'order', order: { order: { origSz: '0.1', sz: '0.1' }, status: 'canceled' } }), { kind: 'ended', status: 'canceled', filled: false });
+    assert.deepEqual(lookedUpOrder({ status: 'order', order: { order: { origSz: 'x', sz: '0.1' }, status: 'rejected' } }), { kind: 'ended', status: 'rejected', filled: false });
   });
 
   it('sums fills exactly', () => {
