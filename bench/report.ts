@@ -43,7 +43,7 @@ function resourceLine(name: string, requests: number, r: Resources | undefined):
   if (!r) return '';
   const p = r.probe;
   const probe = p
-    ? ` | stmts/req ${p.statementsPerReq}, pool checkouts/req ${p.poolHoldMs.perReq}, pool wait p99 ${p.poolWaitMs.p99} ms, hold p50/p99 ${p.poolHoldMs.p50}/${p.poolHoldMs.p99} ms, loop delay p99 ${p.eventLoopDelayMs.p99} ms, pg backends ${r.backends.start}->${r.backends.end} (+${r.backends.new})${p.timers && p.timers.fired > 0 ? `, timers >=200ms fired ${p.timers.fired}, early ${p.timers.early} (max ${p.timers.earlyMaxMs} ms)` : ''}`
+    ? ` | stmts/req ${p.statementsPerReq}, pool checkouts/req ${p.poolHoldMs.perReq}, pool wait p99 ${p.poolWaitMs.p99} ms, hold p50/p99 ${p.poolHoldMs.p50}/${p.poolHoldMs.p99} ms, loop delay p99 ${p.eventLoopDelayMs.p99} ms, pg backends ${r.backends.start}->${r.backends.end} (+${r.backends.new})${p.timers && p.timers.fired > 0 ? `, timers >=200ms fired ${p.timers.fired}, early ${p.timers.early} (max ${p.timers.earlyMaxMs} ms)` : ''}${p.gc ? `, GC scavenges ${p.gc.minor.count} (${p.gc.minor.totalMs} ms, max ${p.gc.minor.maxMs}), other ${p.gc.major.count} (${p.gc.major.totalMs} ms, max ${p.gc.major.maxMs})` : ''}`
     : '';
   return `${pad(name, 26)} n=${pad(String(requests), 6)} load ${r.loadAverageStart.split(' ')[0]}->${r.loadAverageEnd.split(' ')[0]} machine ${pad(`${r.machineBusyPct}%`, 6)} service ${pad(`${r.serviceCpuUsPerReq}us`, 7)} pg ${pad(`${r.postgresCpuUsPerReq}us`, 7)} gen ${pad(`${r.generatorCpuUsPerReq}us`, 6)}${r.rollbacks ? ` rollbacks ${r.rollbacks}` : ''}${probe}`;
 }

@@ -175,6 +175,13 @@ export interface ProbeSnapshot {
   eventLoopDelay: { p50: number; p99: number; max: number };
   samples?: Record<string, { text: string; values: unknown }>;
   timers?: { fired: number; early: number; earlyMaxMs: number };
+  /** Garbage-collection pauses since the last snapshot: scavenges, and the rest (mark-compact, incremental, weak callbacks). */
+  gc?: GcPauses;
+}
+
+export interface GcPauses {
+  minor: { count: number; totalMs: number; maxMs: number };
+  major: { count: number; totalMs: number; maxMs: number };
 }
 
 export const repoRoot = path.resolve(import.meta.dirname, '..', '..');

@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import { backendPids, dbCounters, type DbCounters } from './database.ts';
-import { loadAverage, machineCpuMs, processCpuMs, readProbe, type Child, type ProbeSnapshot } from './processes.ts';
+import { loadAverage, machineCpuMs, processCpuMs, readProbe, type Child, type GcPauses, type ProbeSnapshot } from './processes.ts';
 import { round } from './stats.ts';
 
 export interface Resources {
@@ -39,6 +39,8 @@ export interface ProbeSummary {
   eventLoopDelayMs: { p50: number; p99: number; max: number };
   /** Timers >= 200 ms that fired before their wall-clock due time (see service-probe.ts). */
   timers: { fired: number; early: number; earlyMaxMs: number } | null;
+  /** Garbage-collection pauses in the phase (null from a probe without them). */
+  gc: GcPauses | null;
 }
 
 interface Snapshot {
@@ -109,6 +111,8 @@ export async function startSampling(deps: SamplerDeps): Promise<(requests: numbe
   };
 }
 
+const roundPauses = (p: GcPauses['minor']) => ({ count: p.count, totalMs: round(p.totalMs, 1), maxMs: round(p.maxMs, 2) });
+
 function summarizeProbe(probe: ProbeSnapshot, n: number): ProbeSummary {
   return {
     statementsPerReq: round(probe.totalQueries / n, 2),
@@ -118,6 +122,7 @@ function summarizeProbe(probe: ProbeSnapshot, n: number): ProbeSummary {
     poolWaitMs: { p50: round(probe.poolWait.p50, 3), p99: round(probe.poolWait.p99, 3), max: round(probe.poolWait.max, 3) },
     poolHoldMs: { p50: round(probe.poolHold.p50, 3), p99: round(probe.poolHold.p99, 3), max: round(probe.poolHold.max, 3), perReq: round(probe.poolHold.count / n, 2) },
     timers: probe.timers ?? null,
+    gc: probe.gc ? { minor: roundPauses(probe.gc.minor), major: roundPauses(probe.gc.major) } : null,
     eventLoopDelayMs: { p50: round(probe.eventLoopDelay.p50, 2), p99: round(probe.eventLoopDelay.p99, 2), max: round(probe.eventLoopDelay.max, 2) },
   };
 }

@@ -2,11 +2,11 @@
  * Preloaded into the service process by the benchmark (`node --import bench/lib/service-probe.ts`),
  * never by the service itself. Counts the SQL statements the process sends (by normalised
  * prefix, with their client-observed time), how long callers wait for and hold a pool
- * connection, and event-loop delay. On SIGUSR2 it writes a snapshot to $BENCH_PROBE_FILE and
+ * connection, event-loop delay and garbage-collection pauses. On SIGUSR2 it writes a snapshot to $BENCH_PROBE_FILE and
  * starts counting afresh. Overhead: one Map update and two clock reads per statement.
  */
 import { writeFileSync, renameSync } from 'node:fs';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { constants as perfConstants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import pg from 'pg';
 
 const file = process.env.BENCH_PROBE_FILE;
@@ -35,6 +35,19 @@ function install(target: string): void {
   const samples = new Map<string, { text: string; values: unknown }>();
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
+
+  // Garbage-collection pauses by kind: a tail a few times its median on a quiet machine is often
+  // a request that waited out a mark-compact (issue 17: "pool wait, event-loop delay, GC, NOTIFY").
+  const newGc = () => ({ minor: { count: 0, totalMs: 0, maxMs: 0 }, major: { count: 0, totalMs: 0, maxMs: 0 } });
+  let gc = newGc();
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? gc.minor : gc.major;
+      kind.count += 1;
+      kind.totalMs += entry.duration;
+      if (entry.duration > kind.maxMs) kind.maxMs = entry.duration;
+    }
+  }).observe({ entryTypes: ['gc'] });
 
   // Timers of 200 ms or more (auction deadlines, settlement expiries, pool idle timeouts): how
   // many fire before the wall-clock instant they were set for (Date.now() at scheduling + delay).
@@ -133,7 +146,9 @@ function install(target: string): void {
       samples: Object.fromEntries(samples),
       timers,
       eventLoopDelay: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+      gc,
     };
+    gc = newGc();
     queries = new Map();
     totalQueries = 0;
     waits = [];

@@ -45,7 +45,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     BENCH_PROBE_FILE: options.probeFile ?? undefined,
     ...options.env,
   });
-  const args: string[] = [];
+  // BENCH_SERVICE_NODE_ARGS: extra Node flags for the service process alone (e.g. GC settings
+  // to compare), so that the load generator and the bare floors run as they always do.
+  const args: string[] = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   if (options.probeFile) args.push('--import', path.join(repoRoot, 'bench/lib/service-probe.ts'));
   for (const module of options.imports ?? []) args.push('--import', path.join(repoRoot, module));
   if (options.cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`);
