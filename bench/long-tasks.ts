@@ -10,12 +10,8 @@
  * macrotasks back to back, which a waiting request waits for just the same. Each is printed with
  * its length, GC share, and the functions (self time) and outermost frames that filled it.
  */
-import { readFileSync } from 'node:fs';
+import { readProfile, type CallFrame } from './lib/cpu-profile.ts';
 import { parseArgs } from 'node:util';
-
-interface CallFrame { functionName: string; url: string; lineNumber: number }
-interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
 
 const { values, positionals } = parseArgs({
   options: { 'min-ms': { type: 'string', default: '4' }, top: { type: 'string', default: '15' }, last: { type: 'string' } },
@@ -26,7 +22,7 @@ if (!file) {
   process.stderr.write('usage: node bench/long-tasks.ts <file.cpuprofile> [--min-ms 4] [--top 15] [--last <s>]\n');
   process.exit(2);
 }
-const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const profile = readProfile(file);
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

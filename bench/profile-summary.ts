@@ -7,12 +7,8 @@
  * `--last <s>` keeps only the samples of the profile's last s seconds: the profile covers the
  * service's whole life (start-up, sign-ins, first quotes), and the phase of interest ends it.
  */
-import { readFileSync } from 'node:fs';
+import { readProfile, type CallFrame } from './lib/cpu-profile.ts';
 import { parseArgs } from 'node:util';
-
-interface CallFrame { functionName: string; url: string; lineNumber: number }
-interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
 
 const { values, positionals } = parseArgs({ options: { top: { type: 'string', default: '30' }, last: { type: 'string' } }, allowPositionals: true });
 const file = positionals[0];
@@ -20,7 +16,7 @@ if (!file) {
   process.stderr.write('usage: node bench/profile-summary.ts <file.cpuprofile> [--top N]\n');
   process.exit(2);
 }
-const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const profile = readProfile(file);
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 // Sample i was taken at startTime + the sum of timeDeltas[0..i].
 const sampledAt: number[] = [];

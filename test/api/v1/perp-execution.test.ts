@@ -29,6 +29,14 @@ for (const backend of backends()) {
     const perpMaker = (usdc?: string) => f.perpMaker(usdc);
     const perpTaker = (approveFee?: string | null) => f.perpTaker(approveFee);
     const auction: PerpFixture['auction'] = (...args) => f.auction(...args);
+    /** An auction won by `maker` and the taker's order for it, whose reply the venue loses after applying it. */
+    const replyLostAfterApply = async (maker: Awaited<ReturnType<typeof perpMaker>>, taker: Awaited<ReturnType<typeof perpTaker>>) => {
+      const lost = await auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      const order = await takerOrder(taker.account, 'BUY', '0.1', '3500.1');
+      const c = (order.action['orders'] as { c: string }[])[0]!.c;
+      await control.addFault({ match: { action: 'order', cloid: c }, effect: { type: 'timeoutAfterApply', holdMs: 100 }, count: 1 });
+      return { lost, order };
+    };
 
     before(async () => {
       sim = await startVenueSim({ port: 0 });
@@ -222,10 +230,7 @@ for (const backend of backends()) {
     it('timeoutAfterApply on the taker order resolves SETTLED by cloid; unknownOid past the window ends EXECUTION_UNCONFIRMED', async () => {
       const maker = await perpMaker();
       const taker = await perpTaker();
-      const lost = await auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
-      const order = await takerOrder(taker.account, 'BUY', '0.1', '3500.1');
-      const c = (order.action['orders'] as { c: string }[])[0]!.c;
-      await control.addFault({ match: { action: 'order', cloid: c }, effect: { type: 'timeoutAfterApply', holdMs: 100 }, count: 1 });
+      const { lost, order } = await replyLostAfterApply(maker, taker);
       await taker.client.accept(lost.rfqId, { quoteId: lost.quoteIds[0]!, perpTakerOrder: order });
       const settled = await eventually(() => taker.client.getRfq(lost.rfqId), ended);
       assert.equal(settled.status, 'SETTLED', JSON.stringify(settled));
@@ -247,10 +252,7 @@ for (const backend of backends()) {
     it('resolves a filled order whose reply was lost with our clock 20 s ahead of the venue: SETTLED with its fill (simulation seed 9608)', async () => {
       const maker = await perpMaker();
       const taker = await perpTaker();
-      const lost = await auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
-      const order = await takerOrder(taker.account, 'BUY', '0.1', '3500.1');
-      const c = (order.action['orders'] as { c: string }[])[0]!.c;
-      await control.addFault({ match: { action: 'order', cloid: c }, effect: { type: 'timeoutAfterApply', holdMs: 100 }, count: 1 });
+      const { lost, order } = await replyLostAfterApply(maker, taker);
       // Within the 30 s request skew the service accepts; the venue stamps the fill by its own clock.
       clock.offsetMs = 20_000;
       try {
