@@ -73,6 +73,14 @@ export class SimStack {
   readonly #store: Store | null;
   readonly #secretKey = generateSecretKey();
   readonly #cleanup: () => Promise<void>;
+  /**
+   * Set when the stack starts closing. A run abandoned by its watchdog keeps going against the
+   * stack (a restart it was in the middle of): a node it starts after that would outlive the run,
+   * its listener open and its connections cut when the database is dropped.
+   */
+  #closing = false;
+  /** Starts and stops under way (the run's own), awaited by `close` so none finishes after it. */
+  readonly #inFlight = new Set<Promise<unknown>>();
 
   private constructor(backend: Backend, location: StoreLocation | Store, slots: NodeSlot[], chain: SimChain | null, venue: SimVenue | null, cleanup: () => Promise<void>, store: Store | null) {
     this.backend = backend;
@@ -153,7 +161,21 @@ export class SimStack {
 
   async startNode(index: number): Promise<void> {
     const slot = this.#slots[index]!;
+    if (this.#closing) throw new Error(`node ${slot.name} not started: the stack is closing`);
     if (slot.node) return;
+    await this.#tracked(this.#start(slot));
+  }
+
+  async #tracked<T>(work: Promise<T>): Promise<T> {
+    this.#inFlight.add(work);
+    try {
+      return await work;
+    } finally {
+      this.#inFlight.delete(work);
+    }
+  }
+
+  async #start(slot: NodeSlot): Promise<void> {
     slot.startedAt = Date.now();
     const starting = startNode({
       store: this.#location,
@@ -170,7 +192,7 @@ export class SimStack {
     const started = await within(starting, NODE_START_STOP_MS);
     if (!started) {
       // Closed if it ever finishes starting: nothing of it may outlive the run.
-      void starting.then((node) => node.close()).catch(() => undefined);
+      void this.#tracked(starting.then((node) => node.close())).catch(() => undefined);
       throw new Error(`node ${slot.name} did not start within ${NODE_START_STOP_MS / 1000} s`);
     }
     slot.node = started.value;
@@ -185,19 +207,29 @@ export class SimStack {
     const node = slot.node;
     slot.node = null;
     if (!node) return;
-    if (await within(node.close(), NODE_START_STOP_MS)) return;
+    if (await within(this.#tracked(node.close()), NODE_START_STOP_MS)) return;
     const waitingFor = node.closing;
     node.app.server.closeAllConnections();
+    // Its listener too: a node left listening keeps the process (a test file's) alive.
+    node.app.server.close();
     throw new Error(`node ${slot.name} did not stop within ${NODE_START_STOP_MS / 1000} s (its close was waiting for: ${waitingFor ?? 'nothing named'})`);
   }
 
   /** Stops everything, whatever hangs; returns what did not stop (nothing when all is well). */
   async close(): Promise<string[]> {
     const problems: string[] = [];
-    for (let i = 0; i < this.#slots.length; i++) {
-      await this.stopNode(i).catch((error: unknown) => problems.push(error instanceof Error ? error.message : String(error)));
-    }
-    if (!(await within(this.#cleanup(), NODE_START_STOP_MS))) problems.push(`the store, chain or venue did not close within ${NODE_START_STOP_MS / 1000} s`);
+    const problem = (error: unknown) => problems.push(error instanceof Error ? error.message : String(error));
+    this.#closing = true;
+    // A start or stop under way (the abandoned run's) ends first, so every node that will ever
+    // run is stopped before the database goes. Each is bounded by NODE_START_STOP_MS itself.
+    const settled = () => within(Promise.allSettled(this.#inFlight), NODE_START_STOP_MS);
+    if (!(await settled())) problems.push(`a start or stop of the run did not end within ${NODE_START_STOP_MS / 1000} s`);
+    for (let i = 0; i < this.#slots.length; i++) await this.stopNode(i).catch(problem);
+    // A close that outlasted its bound is still waited for (bounded): the drop would cut its connections.
+    if (!(await settled())) problems.push(`a node's close did not end within ${(2 * NODE_START_STOP_MS) / 1000} s`);
+    const cleanup = await within(this.#cleanup().then(() => null, (error: unknown) => error), NODE_START_STOP_MS);
+    if (!cleanup) problems.push(`the store, chain or venue did not close within ${NODE_START_STOP_MS / 1000} s`);
+    else if (cleanup.value !== null) problem(cleanup.value);
     return problems;
   }
 

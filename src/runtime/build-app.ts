@@ -3,6 +3,7 @@
  * TypeBox schemas. `listen()` is the caller's business, so tests and nodes share this.
  */
 import { createServer } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
@@ -105,6 +106,11 @@ export async function buildApp(context: NodeContext, logger: Logger, limits: Htt
       app.websocketServer.close(() => done());
     },
   });
+  // An upgrade request that arrives once the app is closing gets Fastify's 503 on the raw socket,
+  // which Node no longer manages after 'upgrade' (and HTTP sockets are half-open): nothing would
+  // end our side when the client hangs up, and the server's close would wait on it for ever. The
+  // socket's peer has finished with it: end ours too (ws does the same for the sockets it owns).
+  app.server.on('upgrade', (_request: unknown, socket: Duplex) => socket.once('end', () => socket.end()));
   registerHttpHooks(app, context);
   await app.register(opsRoutes(context));
   await app.register(authRoutes(context));

@@ -5,6 +5,9 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
+import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import { backends } from '../helpers/backends.ts';
 import { startHarness } from '../helpers/harness.ts';
 import { useWsHarness } from '../helpers/ws-harness.ts';
@@ -183,6 +186,38 @@ for (const backend of backends()) {
       const socket = await openSession(own.url, (await own.newUser()).client, sockets);
       await own.close();
       assert.equal(await socket.closed, 1001);
+    });
+
+    // Found by the simulation (a node that never stopped): a reconnecting client's upgrade reached
+    // the node as it began to stop, got the closing 503 on a socket nobody then ended, and the
+    // node's stop waited on that socket for ever.
+    it('refuses an upgrade that arrives while the node stops, and the stop does not wait on it', async () => {
+      const own = await startHarness(backend);
+      const raw = net.connect(Number(new URL(own.url).port), '127.0.0.1');
+      await once(raw, 'connect');
+      let answer = '';
+      raw.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      const ended = once(raw, 'close');
+      // The request has begun (the connection is not idle, so the stop does not drop it) ...
+      raw.write('GET /v1/rfq/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n');
+      await delay(100);
+      const stopping = own.node.close();
+      await delay(100);
+      // ... and ends once the node is stopping.
+      raw.write(`Sec-WebSocket-Key: ${Buffer.alloc(16, 1).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      for (let i = 0; i < 100 && answer.length === 0; i++) await delay(50);
+      assert.match(answer, /^HTTP\/1\.1 503 /);
+      // The client gives up (as ws does on a refused upgrade): the node's side ends too.
+      raw.end();
+      const closed = await Promise.race([ended.then(() => true), delay(10_000, false)]);
+      const stopped = await Promise.race([stopping.then(() => true), delay(20_000, false)]);
+      if (!closed || !stopped) {
+        raw.destroy();
+        own.node.app.server.closeAllConnections();
+      }
+      assert.equal(closed, true, 'the node ended its side of the refused upgrade');
+      assert.equal(stopped, true, 'the node stopped');
+      await own.close();
     });
   });
 }

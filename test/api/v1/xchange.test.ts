@@ -246,12 +246,17 @@ for (const backend of backends()) {
       assert.equal(await until(() => withdrawalStatus(second), (s) => s === 'COMPLETED' || s === 'FAILED' || s === 'UNRESOLVED'), 'COMPLETED');
       assert.equal((await chain.balanceOf('USDC', withdrawer.account.address)) - withdrawerBefore, parseUnits('150', 6));
 
-      const rows = await h.node.store.db
-        .selectFrom('custody_transfers')
-        .select(['purpose', 'owner_id', 'status', 'nonce', 'tx_hash'])
-        .where('owner_id', 'in', [first, second, quoteId])
-        .orderBy('nonce')
-        .execute();
+      // The RFQ settles from the chain's `XchangeSettled` event; the broadcaster ends the execution's
+      // transfer on its own pass (at confirmation depth), which can come a moment later.
+      const rows = await until(
+        () => h.node.store.db
+          .selectFrom('custody_transfers')
+          .select(['purpose', 'owner_id', 'status', 'nonce', 'tx_hash'])
+          .where('owner_id', 'in', [first, second, quoteId])
+          .orderBy('nonce')
+          .execute(),
+        (found) => found.length === 3 && found.every((r) => !['QUEUED', 'SIGNED', 'SENT'].includes(r.status)),
+      );
       assert.deepEqual(rows.map((r) => [r.purpose, r.owner_id, r.status]).sort(), [['withdrawal', first, 'CONFIRMED'], ['withdrawal', second, 'CONFIRMED'], ['xchange', quoteId, 'CONFIRMED']].sort());
       const execution = rows.find((r) => r.purpose === 'xchange')!;
       assert.equal(execution.tx_hash, settled.txHash, 'the RFQ settled from the broadcaster-sent execution');

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Stalled, Watchdog, within } from '../../../sim/engine/watchdog.ts';
 import { runSeed } from '../../../sim/engine/run-seed.ts';
+import { SimStack } from '../../../sim/engine/stack.ts';
 import { backends } from '../../helpers/backends.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -47,5 +48,24 @@ describe('sim watchdog', () => {
     assert.ok(result.log.length > 0, 'the action log so far');
     // 12 steps can finish inside 3 s on PostgreSQL (the stall then comes in the end phase); 1,000 cannot.
     assert.ok(result.steps < 1000, `stopped at step ${result.steps}`);
+  });
+
+  // Seen in a clean-clone CI run: the abandoned run was restarting a node when the stack closed;
+  // the node it started afterwards kept its listener open (the test file never exited) and had
+  // its connections cut by the database's drop.
+  it(`a stack closed while its run is restarting a node stops that node too, before the store goes [${backend}]`, { timeout: 180_000 }, async () => {
+    const stack = await SimStack.start(backend, {});
+    const url = stack.urlOf(0);
+    await stack.stopNode(0);
+    const restart = stack.startNode(0);
+    const problems = await stack.close();
+    assert.deepEqual(problems, []);
+    // The restart began before the close: it ran, and the close stopped what it started.
+    await restart;
+    assert.equal(stack.isRunning(0), false);
+    await assert.rejects(fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) }), 'nothing listens on the node\'s port');
+    // A restart the run asks for once the stack is closing is refused.
+    await assert.rejects(stack.startNode(0), /the stack is closing/);
+    assert.equal(stack.isRunning(0), false);
   });
 });
