@@ -4,6 +4,7 @@
  *
  * Inner to outer: domain -> store -> services -> adapters (api, ws, chain, venue) -> runtime.
  * `client` is the integrator-side SDK: it may use the pure domain and nothing of the service.
+ * `net` is outbound HTTP plumbing shared by the chain and venue adapters; it imports nothing else.
  * An inner layer never imports an outer one; adapters never import each other.
  */
 export const LAYERS = {
@@ -12,8 +13,9 @@ export const LAYERS = {
   services: ['domain', 'store', 'services'],
   api: ['domain', 'store', 'services', 'api'],
   ws: ['domain', 'store', 'services', 'ws'],
-  chain: ['domain', 'store', 'services', 'chain'],
-  venue: ['domain', 'store', 'services', 'venue'],
+  chain: ['domain', 'store', 'services', 'chain', 'net'],
+  venue: ['domain', 'store', 'services', 'venue', 'net'],
+  net: ['net'],
   client: ['domain', 'client'],
   runtime: '*',
 };

@@ -29,6 +29,7 @@ import { open, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
+import { postJson } from '../net/json-post.ts';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -67,14 +68,10 @@ export function bestBlockOfDump(json: Buffer): number {
 }
 
 async function rpc<T>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error || body.result === undefined) throw new Error(`${method}: ${body.error?.message ?? `HTTP ${res.status}`}`);
+  // Not fetch: src/net/json-post.ts says why. A state dump can be large, hence the higher cap.
+  const reply = await postJson(rpcUrl, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), { timeoutMs: 30_000, maxBytes: 1024 * 1024 * 1024 });
+  const body = JSON.parse(reply.text) as { result?: T; error?: { message: string } };
+  if (body.error || body.result === undefined) throw new Error(`${method}: ${body.error?.message ?? `HTTP ${reply.status}`}`);
   return body.result;
 }
 

@@ -1,11 +1,11 @@
 /**
- * The venue adapter (DESIGN.md 9.4): the SDK's `HttpTransport` used raw, `request("info" |
+ * The venue adapter (DESIGN.md 9.4): the SDK's `HttpTransport` (as `VenueTransport`, sent over node:http) used raw, `request("info" |
  * "exchange", ...)`, so pre-signed actions go out byte for byte as the client signed them and
  * nothing here holds a key. Every call carries its own timeout (the transport's own is off);
  * `meta` and `extraAgents` have short caches, `freshMeta`, `maxBuilderFee`, order status and
  * fills are always read now.
  */
-import { HttpTransport } from '@nktkas/hyperliquid';
+import { VenueTransport } from './venue-transport.ts';
 import type { Address, Hex } from 'viem';
 import type { VenueAgent } from '../domain/perp/authorised-signer.ts';
 import type { SignedVenueAction, VenueNetwork } from '../domain/perp/types.ts';
@@ -44,7 +44,7 @@ export class VenueClient implements PerpVenue {
   readonly network: VenueNetwork;
   readonly builderAddress: Address | null;
   readonly url: string;
-  readonly #transport: HttpTransport;
+  readonly #transport: VenueTransport;
   readonly #timeoutMs: number;
   readonly #metaCacheMs: number;
   readonly #agentsCacheMs: number;
@@ -56,8 +56,8 @@ export class VenueClient implements PerpVenue {
     this.network = options.network;
     this.builderAddress = options.builderAddress === null ? null : (options.builderAddress.toLowerCase() as Address);
     this.url = options.url;
-    // The transport's own timeout is off: each call below passes an explicit AbortSignal instead.
-    this.#transport = new HttpTransport({ apiUrl: options.url, isTestnet: options.network === 'testnet', timeout: null });
+    // The transport's own timeout is off: each call below passes its own.
+    this.#transport = new VenueTransport({ apiUrl: options.url, isTestnet: options.network === 'testnet', timeout: null });
     this.#timeoutMs = options.requestTimeoutMs ?? 2_000;
     this.#metaCacheMs = options.metaCacheMs ?? 5_000;
     this.#agentsCacheMs = options.agentsCacheMs ?? 2_000;
@@ -67,7 +67,7 @@ export class VenueClient implements PerpVenue {
   /** One raw request, aborted after `timeoutMs`. */
   async request<T>(endpoint: 'info' | 'exchange', payload: unknown, timeoutMs = this.#timeoutMs): Promise<T> {
     try {
-      return await this.#transport.request<T>(endpoint, payload, AbortSignal.timeout(timeoutMs));
+      return await this.#transport.post<T>(endpoint, payload, { timeoutMs });
     } catch (error) {
       throw new VenueUnavailableError(`venue ${endpoint} request failed: ${(error as Error).message}`, { cause: error });
     }

@@ -1,23 +1,24 @@
 /**
- * Raw venue requests through the SDK's `HttpTransport`, each with its own timeout. A request that
+ * Raw venue requests through the SDK's `HttpTransport` (as `VenueTransport`), each with its own timeout. A request that
  * gets no answer (connection refused, timeout, 5xx) is VenueUnavailableError: its outcome is
  * unknown. Any answer, including the venue's `{ status: "err" }` refusals, is returned as it is.
  */
-import { HttpRequestError, HttpTransport } from '@nktkas/hyperliquid';
+import { HttpRequestError } from '@nktkas/hyperliquid';
+import { VenueTransport } from '../venue-transport.ts';
 import { VenueUnavailableError } from '../../services/v0/venue-port.ts';
 
 export class VenueHttp {
-  readonly #transport: HttpTransport;
+  readonly #transport: VenueTransport;
   readonly url: string;
 
   constructor(url: string) {
     this.url = url;
-    this.#transport = new HttpTransport({ apiUrl: url, timeout: null });
+    this.#transport = new VenueTransport({ apiUrl: url, timeout: null });
   }
 
   async info<T>(payload: Record<string, unknown>, timeoutMs: number): Promise<T> {
     try {
-      return await this.#transport.request<T>('info', payload, AbortSignal.timeout(timeoutMs));
+      return await this.#transport.post<T>('info', payload, { timeoutMs });
     } catch (error) {
       throw new VenueUnavailableError(`venue info ${String(payload.type)} failed: ${(error as Error).message}`, { cause: error });
     }
@@ -26,7 +27,7 @@ export class VenueHttp {
   /** Sends a signed `/exchange` body. @throws VenueUnavailableError when no answer came back */
   async exchange(body: unknown, timeoutMs: number): Promise<VenueExchangeReply> {
     try {
-      return await this.#transport.request<VenueExchangeReply>('exchange', body, AbortSignal.timeout(timeoutMs));
+      return await this.#transport.post<VenueExchangeReply>('exchange', body, { timeoutMs });
     } catch (error) {
       const status = error instanceof HttpRequestError ? error.response?.status : undefined;
       // A 4xx is an answer: the venue read the request and refused it.
