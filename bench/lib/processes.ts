@@ -3,7 +3,7 @@
  * CPU accounting from /proc so each phase can say where the machine's two cores went.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -63,6 +63,14 @@ export async function spawnServer(options: SpawnOptions): Promise<Child> {
   let stderrLines = 0;
   let stdout = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // BENCH_SERVICE_LOG=<file>: the server's whole output kept, e.g. what `--trace-gc` prints when
+  // given through BENCH_SERVICE_NODE_ARGS (its stdout is otherwise only read up to readiness).
+  const log = process.env.BENCH_SERVICE_LOG ? createWriteStream(process.env.BENCH_SERVICE_LOG, { flags: 'a' }) : null;
+  if (log) {
+    child.stdout!.on('data', (chunk: Buffer | string) => log.write(chunk));
+    child.stderr!.on('data', (chunk: Buffer | string) => log.write(chunk));
+    void exited.then(() => log.end());
+  }
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => {
     for (const line of chunk.split('\n')) {
