@@ -10,6 +10,11 @@
  * Measured on a bare loop of viem requests: 19% of the allocation survived each scavenge with
  * `fetch`, 3% with this (docs/decisions.md, session 25). For the same reason no timeout here is
  * an `AbortSignal.timeout` (a weakly held timer): a plain timer destroys the request.
+ *
+ * No `accept-encoding` is sent, so replies come uncompressed (nothing here decompresses). A POST
+ * is never retried here: on a kept-alive connection the peer closed meanwhile it fails, as with
+ * fetch, and the caller's own rules decide (viem retries reads; a venue order's outcome is then
+ * unknown and resolved by its cloid).
  */
 import http from 'node:http';
 import https from 'node:https';
