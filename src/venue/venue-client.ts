@@ -1,9 +1,9 @@
 /**
  * The venue adapter (DESIGN.md 9.4): the SDK's `HttpTransport` (as `VenueTransport`, sent over
  * node:http) used raw, `request("info" | "exchange", ...)`, so pre-signed actions go out byte for
- * byte as the client signed them and nothing here holds a key. Every call carries its own timeout (the transport's own is off);
- * `meta` and `extraAgents` have short caches, `freshMeta`, `maxBuilderFee`, order status and
- * fills are always read now.
+ * byte as the client signed them and nothing here holds a key. Every call carries its own timeout
+ * (the transport's own is off); `meta` and `extraAgents` have short caches, `freshMeta`,
+ * `maxBuilderFee`, order status and fills are always read now.
  */
 import { VenueTransport } from './venue-transport.ts';
 import type { Address, Hex } from 'viem';

@@ -1,7 +1,8 @@
 /**
  * Raw venue requests through the SDK's `HttpTransport` (as `VenueTransport`), each with its own
  * timeout. A request that gets no answer (connection refused, timeout, 5xx) is
- * VenueUnavailableError: its outcome is unknown. Any answer, including the venue's `{ status: "err" }` refusals, is returned as it is.
+ * VenueUnavailableError: its outcome is unknown. Any answer, including the venue's `{ status:
+ * "err" }` refusals, is returned as it is.
  */
 import { HttpRequestError } from '@nktkas/hyperliquid';
 import { VenueTransport } from '../venue-transport.ts';
