@@ -41,8 +41,16 @@ export class JsonPostError extends Error {
 }
 
 const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
-// Keep-alive: a polling client reuses its connections instead of opening one per request.
-const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+// Keep-alive: a polling client (the chain's, every 250 ms) reuses its connections. An idle one is
+// closed after a second, well before any server's own keep-alive timeout (Node's is 5 s): a request
+// sent on a connection the server is closing at that moment fails (ECONNRESET), and a venue read
+// failing so refuses a perp accept (seen once in CI with the agent's default, the server's hint
+// less one second, on a slow machine).
+const FREE_SOCKET_MS = 1000;
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, timeout: FREE_SOCKET_MS }),
+  'https:': new https.Agent({ keepAlive: true, timeout: FREE_SOCKET_MS }),
+};
 
 export function postJson(url: string | URL, body: string, options: JsonPostOptions = {}): Promise<JsonPostReply> {
   const target = typeof url === 'string' ? new URL(url) : url;

@@ -76,6 +76,12 @@ describe('postJson', () => {
     await assert.rejects(postJson(`${url}/cut`, '{}', { timeoutMs: 5000 }), /aborted|cut off/);
   });
 
+  it('waits for a reply slower than the idle cutoff of kept-alive connections, and sends again after an idle second', async () => {
+    assert.equal((await postJson(`${url}/patient`, '{}')).text, '{"late":true}');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal((await postJson(`${url}/patient`, '{}')).text, '{"late":true}');
+  });
+
   it('rejects a connection refused', async () => {
     const closed = http.createServer();
     closed.listen(0, '127.0.0.1');
