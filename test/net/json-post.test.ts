@@ -34,6 +34,10 @@ describe('postJson', () => {
         setTimeout(() => response.socket?.destroy(), 20);
         return;
       }
+      if (request.url === '/patient') {
+        setTimeout(() => response.end('{"late":true}'), 1500);
+        return;
+      }
       if (request.url === '/teapot') {
         response.writeHead(418, 'I am a teapot', { 'content-type': 'text/plain' });
         return response.end('no coffee');
