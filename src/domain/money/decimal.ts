@@ -34,6 +34,9 @@ const CANONICAL_INPUT = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 /** Why `text` is not a DecimalString, or null when it is one. Pure, no throwing. */
 export function amountFormatProblem(text: unknown, allowNegative = false): AmountFormatReason | null {
   if (typeof text !== 'string') return 'type';
+  // The canonical form passes every check below: one test for the common case (every quote's
+  // two legs), the checks only to name what is wrong with the rest.
+  if (text.length <= MAX_AMOUNT_LENGTH && CANONICAL_INPUT.test(text)) return null;
   if (text.length === 0) return 'empty';
   if (text.length > MAX_AMOUNT_LENGTH) return 'tooLong';
   if (/\s/.test(text)) return 'whitespace';
