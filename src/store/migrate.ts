@@ -49,6 +49,7 @@ import * as relockByOwner from './migrations/0183-relock-by-owner.ts';
 import * as closeLockCall from './migrations/0184-close-lock-call.ts';
 import * as barredMakers from './migrations/0185-barred-makers.ts';
 import * as serviceOutages from './migrations/0186-service-outages.ts';
+import * as appendedIdsOnly from './migrations/0187-appended-ids-only.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -97,6 +98,7 @@ const migrations: Record<string, Migration> = {
   '0184-close-lock-call': closeLockCall,
   '0185-barred-makers': barredMakers,
   '0186-service-outages': serviceOutages,
+  '0187-appended-ids-only': appendedIdsOnly,
 };
 
 class InCodeMigrations implements MigrationProvider {

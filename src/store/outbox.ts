@@ -6,9 +6,10 @@
  *
  * Frames are buffered per transaction and written in one statement when the use case's callback
  * returns (`inTransaction`), so a use case pays one round trip for all its events. That statement
- * returns the rows it wrote (id, seq, frame), and once the transaction has committed they go to
- * the commit listeners: the node's dispatcher hands them to its sessions without reading them
- * back (outbox-dispatcher.ts `committed`), the outbox stays the record other nodes read.
+ * returns the id and seq it gave each event, in append order; joined with the frames the writer
+ * already holds they are the rows written, and once the transaction has committed they go to the
+ * commit listeners: the node's dispatcher hands them to its sessions without reading them back
+ * (outbox-dispatcher.ts `committed`), the outbox stays the record other nodes read.
  */
 import { sql } from 'kysely';
 import { GENERIC_PLANS } from './generic-plans.ts';
@@ -47,6 +48,19 @@ export interface CommittedEvent {
   topic: string;
   seq: number | null;
   frame: Record<string, unknown>;
+}
+
+/**
+ * What `rfq_append_events` returns for each event, in append order: its outbox id and its seq
+ * (null on broadcast topics). Not the frames: the writer holds them, and sending every frame back
+ * cost about an eighth of a quote batch's time in PostgreSQL (issue 17).
+ */
+export type AppendedRow = [id: number, seq: number | null];
+
+/** The outbox rows written: each event beside what `rfq_append_events` gave it, in append order. */
+export function committedRows(events: readonly OutboxEvent[], appended: readonly AppendedRow[]): CommittedEvent[] {
+  if (appended.length !== events.length) throw new Error(`rfq_append_events numbered ${appended.length} of ${events.length} events`);
+  return events.map((event, i) => ({ id: appended[i]![0], account_id: event.accountId, topic: event.topic, seq: appended[i]![1], frame: event.frame }));
 }
 
 /** Rows committed, in id order; null when the writer did not get them back (the listener reads them). */
@@ -144,37 +158,45 @@ async function writeEvents(tx: Tx, events: Buffered[]): Promise<CommittedEvent[]
   if (events.length === 0) return [];
   await buildBalancesFrames(tx, events);
   // rfq_append_events (APPEND_EVENTS_SQL): sequence rows in (account, topic) order, numbered in append order.
-  const { rows } = await sql<{ rows: CommittedEvent[] }>`select rfq_append_events(${eventsPayload(events)}::jsonb) as rows`.execute(tx);
-  return rows[0]?.rows ?? [];
+  const { rows } = await sql<{ rows: AppendedRow[] }>`select rfq_append_events(${eventsPayload(events)}::jsonb) as rows`.execute(tx);
+  return committedRows(events, rows[0]?.rows ?? []);
+}
+
+/** Events taken out of a transaction's buffer for a write function to append (`takeAppendedEvents`). */
+export interface TakenEvents {
+  /** `rfq_append_events`'s argument: a JSON array. */
+  payload: string;
+  events: readonly OutboxEvent[];
 }
 
 /**
- * The events appended so far in `tx`, as `rfq_append_events` takes them (a JSON array), for a
- * write function that appends them in its own statement: one round trip fewer
- * (perp-commit-functions.ts). The buffer is emptied; the rows that statement wrote must be given
- * back through `eventsWritten`, and go to the commit listeners with the rest.
+ * The events appended so far in `tx`, for a write function that appends them in its own
+ * statement: one round trip fewer (perp-commit-functions.ts). The buffer is emptied; what that
+ * statement's `rfq_append_events` returned must be given back with them through `eventsWritten`,
+ * and the rows go to the commit listeners with the rest.
  */
-export async function takeAppendedEvents(tx: Tx): Promise<string> {
+export async function takeAppendedEvents(tx: Tx): Promise<TakenEvents> {
   const buffer = bufferOf(tx, 'takeAppendedEvents');
   await buildBalancesFrames(tx, buffer);
   const payload = eventsPayload(buffer);
-  buffer.length = 0;
-  return payload;
+  return { payload, events: buffer.splice(0) };
 }
 
-export function eventsWritten(tx: Tx, rows: readonly CommittedEvent[]): void {
+/** The rows a write function appended: `taken`, numbered by what its `rfq_append_events` returned. */
+export function eventsWritten(tx: Tx, taken: TakenEvents, appended: readonly AppendedRow[]): void {
   const early = writtenEarly.get(tx);
   if (!early) throw new Error('eventsWritten outside inTransaction');
-  early.push(...rows);
+  early.push(...committedRows(taken.events, appended));
 }
 
 /**
  * The live definition of `rfq_append_events(events jsonb)` (migration 0008 wrote it returning
  * nothing; 0160 loads this one, 0176 again with `GENERIC_PLANS`: generic-plans.ts). Events arrive in append order; sequence rows are taken in
  * (account, topic) order, as every writer does, and each (account, topic) numbers its events in
- * append order. Broadcast events (no account) carry no sequence. Returns the rows written, in id
- * order, as a JSON array of {id, account_id, topic, seq, frame}: the writer hands them to the
- * node's dispatcher once committed.
+ * append order. Broadcast events (no account) carry no sequence. Returns `[id, seq]` of each event
+ * in append order (ids are given in that order; it returned whole rows, frames too, before
+ * migration 0187): the writer joins them with its frames (`committedRows`) and hands the rows to
+ * the node's dispatcher once committed.
  */
 export const APPEND_EVENTS_SQL = `
 create or replace function rfq_append_events(p_events jsonb) returns jsonb
@@ -211,9 +233,9 @@ begin
     left join unnest(v_accounts, v_topics, v_bases) as b(account_id, topic, base)
       on b.account_id = e.account_id and b.topic = e.topic
     order by e.ord
-    returning id, account_id, topic, seq, frame
+    returning id, seq
   )
-  select coalesce(jsonb_agg(jsonb_build_object('id', id, 'account_id', account_id, 'topic', topic, 'seq', seq, 'frame', frame) order by id), '[]')
+  select coalesce(jsonb_agg(jsonb_build_array(id, seq) order by id), '[]')
     into v_rows from written;
   return v_rows;
 end

@@ -23,7 +23,7 @@ import { QUOTE_COLUMNS, RFQ_COLUMNS } from './row-columns.ts';
 import { PROTECTION_COLUMNS, type LockedProtection } from './accept-functions.ts';
 import type { PerpExecutionsTable, QuotesTable, RfqsTable } from './schema.ts';
 import type { Db, Tx } from './transaction.ts';
-import type { CommittedEvent } from './outbox.ts';
+import type { AppendedRow } from './outbox.ts';
 
 type RfqRow = Selectable<RfqsTable>;
 type QuoteRow = Selectable<QuotesTable>;
@@ -133,7 +133,7 @@ begin
   if jsonb_array_length(p_events) > 0 then
     v_events := rfq_append_events(p_events);
   end if;
-  -- The outbox rows as text: parsed as the driver parses jsonb (numbers as numbers), not exactly.
+  -- The outbox ids and seqs as text: parsed as the driver parses jsonb (numbers as numbers), not exactly.
   return jsonb_build_object('lost', false, 'execution', v_execution, 'rfqs', v_rfqs, 'quotes', v_quotes, 'events', v_events::text);
 end
 $fn$;
@@ -195,7 +195,7 @@ export interface PerpWrite {
 }
 
 /** The rows as written (null execution: not written, the caller lost it), or `lost`. */
-export type PerpWritten = { lost: true } | { lost: false; execution: ExecutionRow | null; rfqs: RfqRow[]; quotes: QuoteRow[]; events: CommittedEvent[] };
+export type PerpWritten = { lost: true } | { lost: false; execution: ExecutionRow | null; rfqs: RfqRow[]; quotes: QuoteRow[]; events: AppendedRow[] };
 
 const statusRows = (writes: RowStatusWrite[]) => JSON.stringify(writes.map((w) => ({ id: w.id, prior: w.from, status: w.to, f: w.fields })));
 
@@ -214,6 +214,6 @@ export async function writePerpTransition(tx: Tx | Db, write: PerpWrite): Promis
     execution: written.execution ? decodeRow(written.execution, EXECUTION_COLUMNS) : null,
     rfqs: (written.rfqs ?? []).map((r) => decodeRow(r, RFQ_COLUMNS)),
     quotes: (written.quotes ?? []).map((q) => decodeRow(q, QUOTE_COLUMNS)),
-    events: JSON.parse(written.events ?? '[]') as CommittedEvent[],
+    events: JSON.parse(written.events ?? '[]') as AppendedRow[],
   };
 }

@@ -23,10 +23,13 @@
  * 6. insert, or re-price while SUBMITTED (the quote machine's `requote`: version + 1, receivedAt
  *    restamped);
  * then the taker's `quoteUpdate` and the maker's `quoteStatus` frames of every written quote go to
- * the outbox through `rfq_append_events` (outbox.ts). With `p_events` (since 0160) one more row,
- * `out_ord` null, carries the outbox rows written (`out_events`, as `rfq_append_events` returns
- * them), for the writer to hand to its node's dispatcher once committed; it comes only when some
- * frame was written. 0160 drops the one-argument form (0015) it replaces; on a fresh database
+ * the outbox through `rfq_append_events` (outbox.ts), taker's then maker's for each quote written
+ * in the order the items are returned. With `p_events` (since 0160) one more row, `out_ord` null,
+ * carries what `rfq_append_events` returned (`out_events`: since 0187 each frame's `[id, seq]`),
+ * for the writer to join with its frames (write-quote.ts `framesWritten`) and hand to its node's
+ * dispatcher once committed; it comes only when some frame was written. The frames' `quoteId`
+ * and `version` are set here and, for that hand-over, there: the test of this function holds the
+ * two to the rows stored. 0160 drops the one-argument form (0015) it replaces; on a fresh database
  * 0061, 0085 and 0151 create this one beside it, unused until then.
  */
 import { GENERIC_PLANS } from './generic-plans.ts';

@@ -88,12 +88,12 @@ for (const backend of backends()) {
       assert.equal(written.lost, false);
       const outbox = await store.db.selectFrom('outbox').select(['id', 'account_id', 'topic', 'seq', 'frame']).where('account_id', '=', taker).where('topic', '=', 'rfqStatus').execute();
       assert.equal(outbox.length, 1);
-      assert.deepEqual(written.lost ? null : written.events, outbox, 'the events are appended by the same call, and its outbox rows come back as the driver reads them');
+      assert.deepEqual(written.lost ? null : written.events, outbox.map((r) => [r.id, r.seq]), 'the events are appended by the same call, which answers their ids and seqs');
       assert.deepEqual(outbox[0]!.frame, { kind: 'rfqStatus', id: ids.rfqId, n: 12.5 });
       const row = await store.db.selectFrom('perp_executions').selectAll().where('id', '=', ids.executionId).executeTakeFirstOrThrow();
       const rfq = await store.db.selectFrom('rfqs').selectAll().where('id', '=', ids.rfqId).executeTakeFirstOrThrow();
       const quotes = await store.db.selectFrom('quotes').selectAll().where('rfq_id', '=', ids.rfqId).execute();
-      assert.deepEqual(written, { lost: false, execution: row, rfqs: [rfq], quotes, events: outbox });
+      assert.deepEqual(written, { lost: false, execution: row, rfqs: [rfq], quotes, events: outbox.map((r) => [r.id, r.seq]) });
       assert.deepEqual([row.phase, row.state, row.cloid, row.nonce, row.signer, row.lease_owner, row.updated_at], ['makerSending', { phase: 'makerSending', cascade: [] }, null, 9, '0xab', 'node_a', NOW + 5]);
       assert.deepEqual([rfq.status, rfq.quoted_at, rfq.selected_quote_id, quotes[0]!.status, quotes[0]!.position, quotes[0]!.settlement_deadline_secs], ['QUOTED', NOW + 5, ids.quoteId, 'SELECTED', null, 1_700_003_600]);
       const calls = await store.db.selectFrom('perp_execution_calls').selectAll().where('execution_id', '=', ids.executionId).orderBy('id').execute();

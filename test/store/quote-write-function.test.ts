@@ -3,7 +3,8 @@
  * batch in one call: a pair repeated inside one batch is won by its first item only (the rest are
  * `out_reused` and write nothing), a pair claimed by an earlier batch is reused, a revoked key is
  * refused `keyRevoked`, and an item without a claim is written. Asked (`p_events`), it also
- * returns the outbox rows it wrote, for the writer's node to deliver without reading them back.
+ * returns the id and seq of the outbox rows it wrote, for the writer's node to deliver its frames
+ * without reading them back.
  * An item whose maker's protection on its instrument has tripped is refused `protectionTriggered`
  * (its claim made) and writes nothing; other instruments and a reset protection are unaffected.
  * The write and the functions it calls keep their plans (src/store/generic-plans.ts).
@@ -77,18 +78,20 @@ for (const backend of backends()) {
       assert.deepEqual(quotes.map((q) => q.rfq_id).sort(), [a, c, e].sort());
     });
 
-    it('asked for them, returns the outbox rows it wrote, as stored, on one more row', async () => {
+    it('asked for them, returns the id and seq of each outbox row it wrote, in append order, on one more row', async () => {
       const [a, b] = (await Promise.all([6, 7].map(openRfq))) as [string, string];
-      const { rows } = await sql<{ out_ord: number | null; out_quote_id: string | null; out_events: Array<{ id: number; account_id: string; topic: string; seq: number; frame: Record<string, unknown> }> | null }>`
-        select out_ord, out_quote_id, out_events from rfq_write_quotes(${JSON.stringify([item(0, a, null), item(1, b, { accessKey: key, signedAt: 7 })])}::jsonb, true)`.execute(store.db);
+      const { rows } = await sql<{ out_ord: number | null; out_quote_id: string | null; out_version: string | null; out_events: Array<[number, number | null]> | null }>`
+        select out_ord, out_quote_id, out_version, out_events from rfq_write_quotes(${JSON.stringify([item(0, a, null), item(1, b, { accessKey: key, signedAt: 7 })])}::jsonb, true)`.execute(store.db);
       // Item 1 reuses a claimed pair and writes nothing; item 0 writes one frame for each side.
       assert.deepEqual(rows.map((r) => r.out_ord), [0, 1, null]);
-      const events = rows[2]!.out_events!;
-      const stored = await store.db.selectFrom('outbox').select(['id', 'account_id', 'topic', 'seq', 'frame']).where('id', '>=', events[0]!.id).orderBy('id').execute();
-      assert.deepEqual(events, stored.map((r) => ({ ...r, id: Number(r.id), seq: Number(r.seq) })));
-      assert.deepEqual(events.map((e) => [e.account_id, e.topic, e.frame.kind, e.frame.quoteId]), [
-        [taker, 'quotes', 'quoteUpdate', rows[0]!.out_quote_id],
-        [makerAccount, 'quoteStatus', 'quoteStatus', rows[0]!.out_quote_id],
+      const appended = rows[2]!.out_events!;
+      const stored = await store.db.selectFrom('outbox').select(['id', 'account_id', 'topic', 'seq', 'frame']).where('id', '>=', appended[0]![0]).orderBy('id').execute();
+      assert.deepEqual(appended, stored.map((r) => [Number(r.id), Number(r.seq)]));
+      // The frames as the writer's node rebuilds them for its dispatcher (write-quote.ts): quoteId and version set.
+      const written = { quoteId: rows[0]!.out_quote_id, version: Number(rows[0]!.out_version) };
+      assert.deepEqual(stored.map((r) => [r.account_id, r.topic, r.frame]), [
+        [taker, 'quotes', { kind: 'quoteUpdate', ...written }],
+        [makerAccount, 'quoteStatus', { kind: 'quoteStatus', ...written }],
       ]);
       // Nothing written: no such row.
       const none = await sql<{ out_ord: number | null }>`select out_ord from rfq_write_quotes(${JSON.stringify([item(0, a, { accessKey: key, signedAt: 7 })])}::jsonb, true)`.execute(store.db);

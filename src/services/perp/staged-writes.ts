@@ -104,9 +104,10 @@ export class StagedWrites {
       else await pushFrames(this.#tx, this.#deps, s.frames, rows, this.#now);
     }
     const writesOf = (kind: 'rfq' | 'quote') => staged.flatMap((s) => (s.kind === kind ? [s.write] : []));
-    const written = await writePerpTransition(this.#tx, { now: this.#now, execution, rfqs: writesOf('rfq'), quotes: writesOf('quote'), events: await takeAppendedEvents(this.#tx) });
+    const taken = await takeAppendedEvents(this.#tx);
+    const written = await writePerpTransition(this.#tx, { now: this.#now, execution, rfqs: writesOf('rfq'), quotes: writesOf('quote'), events: taken.payload });
     if (written.lost) return written;
-    eventsWritten(this.#tx, written.events);
+    eventsWritten(this.#tx, taken, written.events);
     for (const row of [...written.rfqs, ...written.quotes]) {
       const framed = row.id === this.#rfq.id ? this.#rfq : this.#quotes.get(row.id);
       if (!isDeepStrictEqual(row, framed)) throw new Error(`${row.id} was written other than its frames show`);

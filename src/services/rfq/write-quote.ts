@@ -11,7 +11,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../store/transaction.ts';
-import { outboxCommitted, type CommittedEvent } from '../../store/outbox.ts';
+import { committedRows, outboxCommitted, type AppendedRow, type OutboxEvent } from '../../store/outbox.ts';
 
 export interface QuoteWrite {
   /** The request's replay claim, made inside the write; null when already claimed. */
@@ -69,7 +69,7 @@ interface Row {
   out_quote_id: string | null;
   out_version: number | string | null;
   out_refusal: string | null;
-  out_events: CommittedEvent[] | null;
+  out_events: AppendedRow[] | null;
 }
 
 const DEADLOCK = '40P01';
@@ -100,6 +100,24 @@ export function quoteWriteItem(w: QuoteWrite, ord: number): Record<string, unkno
     xchange: w.xchange ?? null,
     adapter_signer: w.adapterSigner ?? null,
   };
+}
+
+/**
+ * The frames `rfq_write_quotes` wrote, in the order it appended them: for each item written (a
+ * version given), in the order it returned the items, the taker's `quoteUpdate` and the maker's
+ * `quoteStatus`, each with the quote's id and version set as the function sets them
+ * (quote-write-function.ts).
+ */
+function framesWritten(batch: readonly Pending[], rows: readonly Row[]): OutboxEvent[] {
+  return rows.flatMap((r) => {
+    if (r.out_ord === null || r.out_version === null) return [];
+    const w = batch[Number(r.out_ord)]!.write;
+    const written = { quoteId: r.out_quote_id, version: Number(r.out_version) };
+    return [
+      { accountId: w.takerAccountId, topic: 'quotes' as const, frame: { ...w.takerFrame, ...written } },
+      { accountId: w.makerAccountId, topic: 'quoteStatus' as const, frame: { ...w.makerFrame, ...written } },
+    ];
+  });
 }
 
 export class QuoteWriter {
@@ -155,8 +173,12 @@ export class QuoteWriter {
       }
     }
     // The batch committed: its frames (none when every item was refused) go to this node's sessions now.
-    const events = rows.find((r) => r.out_ord === null)?.out_events;
-    if (events && events.length > 0) outboxCommitted(this.#db, events);
+    const appended = rows.find((r) => r.out_ord === null)?.out_events;
+    if (appended && appended.length > 0) {
+      const frames = framesWritten(batch, rows);
+      // Counts that disagree would be a defect here; the dispatcher then reads the rows back.
+      outboxCommitted(this.#db, frames.length === appended.length ? committedRows(frames, appended) : null);
+    }
     const byOrd = new Map(rows.filter((r) => r.out_ord !== null).map((r) => [Number(r.out_ord), r]));
     batch.forEach((p, ord) => {
       const r = byOrd.get(ord);
