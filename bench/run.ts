@@ -25,6 +25,7 @@
  * to the matching baseline figure; the full result goes to bench/results/<stamp>.json.
  */
 import { copyFile, mkdtemp, mkdir, rm, writeFile, readdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -43,6 +44,7 @@ import { startOwnService } from './lib/own-service.ts';
 import { printDepositLatency, runDepositLatency, type DepositLatencyResult } from './deposit-latency.ts';
 import { runWhatIf, type WhatIfRun } from './phases/whatif.ts';
 import { printReport } from './report.ts';
+import { enableClientTimeline, summarizeTimeline, writeClientTimeline } from './lib/timeline.ts';
 import { gateRows, printGate } from './gate.ts';
 import { runWsFanout, type WsFanoutResult } from './phases/ws-fanout.ts';
 
@@ -65,6 +67,9 @@ const HELP = `usage: node bench/run.ts [options]
   --hot-taker          also run the re-quote closed loop on 20 RFQs all owned by ONE taker
   --no-probe           do not preload bench/lib/service-probe.ts into the service
   --cpu-prof           write a V8 CPU profile of the service to bench/results/
+  --timeline           record each open-loop answer and what the service did meanwhile (its
+                       requests, quote writes, quote batches, GC pauses, slow statements) on one
+                       clock, and print where the last 1,000/s phase's latency went (needs the probe)
   --keep-db            do not drop the bench database
   --db <url>           PostgreSQL to create the bench database on
                        (default $BENCH_DATABASE_URL or postgres://postgres@127.0.0.1:5432/test)`;
@@ -86,6 +91,7 @@ const { values: args } = parseArgs({
     'extra-rates': { type: 'string', default: '' },
     'no-probe': { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
+    timeline: { type: 'boolean', default: false },
     'keep-db': { type: 'boolean', default: false },
     db: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -295,6 +301,9 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-bench-'));
   const cpuProfDir = args['cpu-prof'] ? await mkdtemp(path.join(os.tmpdir(), 'rfq-bench-prof-')) : null;
   const probeFile = args['no-probe'] ? null : path.join(dataDir, 'probe.json');
+  // --timeline: each open-loop answer and what the service did, on one clock (bench/lib/timeline.ts).
+  const timeline = args.timeline && probeFile ? { client: path.join(resultsDir, `${stamp}-timeline-client.json`), service: path.join(resultsDir, `${stamp}-timeline-service.json`) } : null;
+  if (timeline) enableClientTimeline();
   // Read and written by ctx.stack() and the phase loop (a holder, so both see the same value).
   const current: { stack: Stack | null } = { stack: null };
   const stops = new Set<() => Promise<void>>();
@@ -320,7 +329,7 @@ async function main(): Promise<void> {
     async stack() {
       if (current.stack) return current.stack;
       log('starting the service process (waits for /readyz)');
-      const service = await startService({ databaseUrl: db.url, dataDir, probeFile, cpuProfDir, poolSize });
+      const service = await startService({ databaseUrl: db.url, dataDir, probeFile, cpuProfDir, poolSize, timelineFile: timeline?.service ?? null });
       try {
         log(`service pid ${service.pid} at ${service.url}`);
         const client = new HttpClient(service.url);
@@ -390,6 +399,10 @@ async function main(): Promise<void> {
   const file = path.join(resultsDir, `${stamp}${quick ? '-quick' : ''}.json`);
   await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(printReport(results));
+  if (timeline && existsSync(timeline.service)) {
+    writeClientTimeline(timeline.client);
+    process.stdout.write(`\n${summarizeTimeline(timeline.client, timeline.service)}(files: ${path.relative(process.cwd(), timeline.client)}, ${path.relative(process.cwd(), timeline.service)})\n`);
+  }
   if (results.deposits) {
     process.stdout.write('\ndeposit credit latency (issue 13: load p99 <= 5 s)\n');
     printDepositLatency(results.deposits, (line) => process.stdout.write(`${line}\n`));

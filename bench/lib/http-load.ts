@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { signRequest, TimestampSource, type Credentials } from '../../src/client/http.ts';
 import { summarize, type LatencySummary } from './stats.ts';
+import { recordClientSample } from './timeline.ts';
 
 export interface Req {
   method: string;
@@ -149,6 +150,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<LoadResult> {
             ok += 1;
             latencies.push(now - scheduled);
             serviceTimes.push(now - sentAt);
+            recordClientSample(scheduled, now - scheduled, rate);
           } else {
             failed += 1;
             const key = errorKey(res.status, res.text);

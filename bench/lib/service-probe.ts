@@ -2,8 +2,9 @@
  * Preloaded into the service process by the benchmark (`node --import bench/lib/service-probe.ts`),
  * never by the service itself. Counts the SQL statements the process sends (by normalised
  * prefix, with their client-observed time), how long callers wait for and hold a pool
- * connection, event-loop delay and garbage-collection pauses. On SIGUSR2 it writes a snapshot to $BENCH_PROBE_FILE and
- * starts counting afresh. Overhead: one Map update and two clock reads per statement.
+ * connection, event-loop delay and garbage-collection pauses (and, with BENCH_TIMELINE_FILE, each
+ * request, quote write and quote batch on the wall clock: `--timeline`). On SIGUSR2 it writes a
+ * snapshot to $BENCH_PROBE_FILE and starts counting afresh. Overhead: one Map update and two clock reads per statement.
  */
 import { writeFileSync, renameSync } from 'node:fs';
 import { constants as perfConstants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
@@ -22,6 +23,37 @@ function summary(samples: number[]): { count: number; p50: number; p99: number; 
   let total = 0;
   for (const v of sorted) total += v;
   return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.length ? sorted[sorted.length - 1]! : 0, totalMs: total };
+}
+
+// --timeline (bench/lib/timeline.ts): what the service did, on the wall clock, written at exit.
+type TimelineEntry = import('./timeline.ts').TimelineEntry;
+const timelineFile = process.env.BENCH_TIMELINE_FILE;
+const timeline: TimelineEntry[] | null = timelineFile ? [] : null;
+if (timeline) await installTimeline(timelineFile!, timeline);
+
+async function installTimeline(file: string, entries: TimelineEntry[]): Promise<void> {
+  process.on('exit', () => writeFileSync(file, JSON.stringify(entries)));
+  const wall = (t: number) => performance.timeOrigin + t;
+  // Each HTTP request from its 'request' event to its response's 'finish'.
+  const http = await import('node:http');
+  const emit = http.Server.prototype.emit as (...a: unknown[]) => boolean;
+  http.Server.prototype.emit = function (this: unknown, event: string, ...args: unknown[]) {
+    if (event === 'request') {
+      const started = performance.now();
+      const req = args[0] as { url: string; method: string };
+      (args[1] as { on: (e: string, f: () => void) => void }).on('finish', () => entries.push(['request', wall(started), performance.now() - started, `${req.method} ${req.url}`]));
+    }
+    return emit.call(this, event, ...args);
+  } as typeof http.Server.prototype.emit;
+  // Each quote write from the writer's queue to its outcome (the same module the service loaded).
+  const { QuoteWriter } = await import('../../src/services/rfq/write-quote.ts');
+  const write = QuoteWriter.prototype.write;
+  QuoteWriter.prototype.write = function (this: InstanceType<typeof QuoteWriter>, item: Parameters<typeof write>[0]) {
+    const started = performance.now();
+    const outcome = write.call(this, item);
+    outcome.then(() => entries.push(['write', wall(started), performance.now() - started, '']), () => undefined);
+    return outcome;
+  };
 }
 
 function install(target: string): void {
@@ -44,6 +76,7 @@ function install(target: string): void {
     for (const entry of list.getEntries()) {
       const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? gc.minor : gc.major;
       kind.count += 1;
+      timeline?.push(['gc', performance.timeOrigin + entry.startTime, entry.duration, kind === gc.minor ? 'minor' : 'major']);
       kind.totalMs += entry.duration;
       if (entry.duration > kind.maxMs) kind.maxMs = entry.duration;
     }
@@ -101,7 +134,13 @@ function install(target: string): void {
     const record = entry;
     if (result && typeof (result as Promise<unknown>).then === 'function') {
       const done = () => {
-        record.totalMs += performance.now() - started;
+        const took = performance.now() - started;
+        if (timeline) {
+          if (took > 4) timeline.push(['statement', performance.timeOrigin + started, took, key]);
+          // A quote batch: its size is the number of items in its JSON argument.
+          if (key.startsWith('select * from rfq_write_quotes')) timeline.push(['batch', performance.timeOrigin + started, took, String(String((args[1] as unknown[] | undefined)?.[0] ?? '').split('"ord":').length - 1)]);
+        }
+        record.totalMs += took;
       };
       (result as Promise<unknown>).then(done, done);
     }

@@ -16,6 +16,8 @@ export interface ServiceOptions {
   dataDir: string;
   probeFile: string | null;
   cpuProfDir: string | null;
+  /** `--timeline`: where the probe writes what the service did (needs the probe). */
+  timelineFile?: string | null;
   poolSize: number;
   /** Extra RFQ_* settings for this run (e.g. WebSocket limits). */
   env?: Record<string, string>;
@@ -43,6 +45,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     RFQ_DATA_DIR: options.dataDir,
     RFQ_DATABASE_POOL_SIZE: String(options.poolSize),
     BENCH_PROBE_FILE: options.probeFile ?? undefined,
+    BENCH_TIMELINE_FILE: options.timelineFile ?? undefined,
     ...options.env,
   });
   // BENCH_SERVICE_NODE_ARGS: extra Node flags for the service process alone (e.g. GC settings
