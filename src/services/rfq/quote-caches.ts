@@ -9,9 +9,6 @@ import type { Reader } from '../../store/transaction.ts';
 import type { MakerRow } from './maker-access.ts';
 import type { RfqRow } from './rows.ts';
 
-/** Past this share of its TTL a cached maker still answers at once and is read again behind it. */
-const REFRESH_AFTER = 0.5;
-
 class BoundedMap<V> {
   readonly #max: number;
   readonly #map = new Map<string, V>();
@@ -37,8 +34,6 @@ export class QuoteCaches {
   readonly #rfqs = new BoundedMap<RfqRow>(100_000);
   readonly #makers = new BoundedMap<{ row: MakerRow | null; at: number }>(10_000);
   readonly #makerTtlMs: number;
-  /** Background re-reads in flight, one per maker. */
-  readonly #makerReads = new Map<string, Promise<unknown>>();
 
   constructor(makerTtlMs = 1000) {
     this.#makerTtlMs = makerTtlMs;
@@ -53,35 +48,11 @@ export class QuoteCaches {
     return row;
   }
 
-  /**
-   * The maker as read at most `makerTtlMs` ago, or read now when `fresh`. As the credential cache
-   * does (credential-cache.ts), a hit past half the TTL reads again behind the answer, one read per
-   * maker at a time, so a quoting maker's requests never wait for the store.
-   */
   async maker(db: Reader, accountId: string, now: number, fresh = false): Promise<MakerRow | null> {
     const cached = this.#makers.get(accountId);
-    if (!fresh && cached && now - cached.at < this.#makerTtlMs) {
-      if (now - cached.at >= this.#makerTtlMs * REFRESH_AFTER && !this.#makerReads.has(accountId)) {
-        const read = this.#readMaker(db, accountId, now).catch(() => undefined);
-        this.#makerReads.set(accountId, read);
-        void read.finally(() => this.#makerReads.delete(accountId));
-      }
-      return cached.row;
-    }
-    // A fresh read never joins one in flight: that one may predate the change being confirmed.
-    return this.#readMaker(db, accountId, now);
-  }
-
-  async #readMaker(db: Reader, accountId: string, now: number): Promise<MakerRow | null> {
+    if (!fresh && cached && now - cached.at < this.#makerTtlMs) return cached.row;
     const row = (await db.selectFrom('makers').selectAll().where('account_id', '=', accountId).executeTakeFirst()) ?? null;
-    // Reads can finish out of order: keep the one that started last.
-    const held = this.#makers.get(accountId);
-    if (!held || held.at <= now) this.#makers.set(accountId, { row, at: now });
+    this.#makers.set(accountId, { row, at: now });
     return row;
-  }
-
-  /** Resolves once no background read is in flight (tests). */
-  async settled(): Promise<void> {
-    while (this.#makerReads.size > 0) await Promise.allSettled([...this.#makerReads.values()]);
   }
 }
