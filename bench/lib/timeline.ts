@@ -12,6 +12,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { summarize, type LatencySummary } from './stats.ts';
 
 /** [kind, wall-clock start (ms since the epoch), duration (ms), label]. */
 export type TimelineEntry = [kind: 'request' | 'write' | 'batch' | 'gc' | 'statement', at: number, ms: number, label: string];
@@ -34,20 +35,6 @@ export function writeClientTimeline(file: string): void {
   writeFileSync(file, JSON.stringify(client ?? []));
 }
 
-interface Dist {
-  n: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
-
-function dist(values: number[]): Dist {
-  const sorted = Float64Array.from(values).sort();
-  const at = (p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!);
-  return { n: sorted.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.length ? sorted[sorted.length - 1]! : 0 };
-}
-
 /** The summary of the last open-loop phase at `rate` (runs of samples at one rate, split at gaps of a second). */
 export function summarizeTimeline(clientFile: string, serviceFile: string, rate = 1000): string {
   const samples = JSON.parse(readFileSync(clientFile, 'utf8')) as ClientSample[];
@@ -65,21 +52,21 @@ export function summarizeTimeline(clientFile: string, serviceFile: string, rate 
   const to = phase.at(-1)![0] + 100;
   const inPhase = service.filter((e) => e[1] >= from && e[1] <= to);
   const of = (kind: TimelineEntry[0], filter: (e: TimelineEntry) => boolean = () => true) => inPhase.filter((e) => e[0] === kind && filter(e));
-  const line = (name: string, d: Dist, unit = 'ms') =>
-    `  ${name.padEnd(47)} n=${String(d.n).padStart(6)}  p50 ${d.p50.toFixed(2).padStart(6)}  p90 ${d.p90.toFixed(2).padStart(6)}  p99 ${d.p99.toFixed(2).padStart(6)}  max ${d.max.toFixed(1).padStart(6)} ${unit}`;
+  const line = (name: string, d: LatencySummary, unit = 'ms') =>
+    `  ${name.padEnd(47)} n=${String(d.count).padStart(6)}  p50 ${d.p50.toFixed(2).padStart(6)}  p90 ${d.p90.toFixed(2).padStart(6)}  p99 ${d.p99.toFixed(2).padStart(6)}  max ${d.max.toFixed(1).padStart(6)} ${unit}`;
   const batches = of('batch');
   const gcs = of('gc');
   // An answer was in flight during a pause when [scheduled send, answer] overlaps [start, end].
   const overlapsGc = (s: ClientSample) => gcs.some((g) => g[1] <= s[0] + s[1] && s[0] <= g[1] + g[2]);
-  const cutoff = dist(phase.map((s) => s[1])).p99;
+  const cutoff = summarize(phase.map((s) => s[1])).p99;
   const slowest = phase.filter((s) => s[1] >= cutoff);
   const out = [
     `timeline of the last open-loop phase at ${rate}/s (${phase.length} answers over ${((to - from) / 1000).toFixed(1)} s):`,
-    line('client: scheduled send -> answer', dist(phase.map((s) => s[1]))),
-    line('service: request -> response finished (quotes)', dist(of('request', (e) => e[3].includes('/quotes')).map((e) => e[2]))),
-    line('quote writer: write -> outcome (queue + call)', dist(of('write').map((e) => e[2]))),
-    line('rfq_write_quotes call', dist(batches.map((e) => e[2]))),
-    line('rfq_write_quotes batch size', dist(batches.map((e) => Number(e[3]))), 'quotes'),
+    line('client: scheduled send -> answer', summarize(phase.map((s) => s[1]))),
+    line('service: request -> response finished (quotes)', summarize(of('request', (e) => e[3].includes('/quotes')).map((e) => e[2]))),
+    line('quote writer: write -> outcome (queue + call)', summarize(of('write').map((e) => e[2]))),
+    line('rfq_write_quotes call', summarize(batches.map((e) => e[2]))),
+    line('rfq_write_quotes batch size', summarize(batches.map((e) => Number(e[3]))), 'quotes'),
     `  GC pauses: ${gcs.length}, ${gcs.reduce((t, e) => t + e[2], 0).toFixed(1)} ms in all, largest ${Math.max(0, ...gcs.map((e) => e[2])).toFixed(1)} ms`,
     `  the slowest 1% (${slowest.length} answers): ${slowest.filter(overlapsGc).length} were in flight during a GC pause (${phase.filter(overlapsGc).length} of all ${phase.length})`,
     '  slow events (statements over 8 ms, GC pauses over 4 ms), ms from the phase start:',
