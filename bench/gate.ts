@@ -10,6 +10,7 @@
  */
 import type { BenchResults } from './run.ts';
 import type { LatencySummary } from './lib/stats.ts';
+import type { Resources } from './lib/resources.ts';
 
 export interface GateRow {
   figure: string;
@@ -35,6 +36,39 @@ export interface GateRow {
   /** Conditions besides the ratio (every request answered, every close seen); empty when met. */
   problems: string[];
   pass: boolean;
+  /** Throughput rows: the most this run's CPU per request allows (see `cpuCeiling`); null elsewhere. */
+  ceiling: CpuCeiling | null;
+}
+
+/**
+ * The most a throughput figure could be at the CPU its requests cost in this run: every core
+ * busy with nothing but the service, PostgreSQL and the load generator, no idle time, no
+ * queueing. A target ratio above `ratio` cannot be met by any tuning of waits or batches: only
+ * by spending less CPU per request, at most `neededUs`.
+ */
+export interface CpuCeiling {
+  /** Service + PostgreSQL + load generator, CPU microseconds per completed request. */
+  perReqUs: number;
+  cores: number;
+  maxPerSec: number;
+  /** maxPerSec / the row's floor. */
+  ratio: number;
+  /** The CPU per request at which the ceiling is the target ratio of the floor. */
+  neededUs: number;
+  /** The floor's own CPU per request in the same run, for comparison (null when not sampled). */
+  floorPerReqUs: number | null;
+}
+
+type CpuPerReq = Pick<Resources, 'serviceCpuUsPerReq' | 'postgresCpuUsPerReq' | 'generatorCpuUsPerReq'>;
+const usPerReq = (r: CpuPerReq) => r.serviceCpuUsPerReq + r.postgresCpuUsPerReq + r.generatorCpuUsPerReq;
+
+export function cpuCeiling(resources: CpuPerReq | undefined, cores: number, floor: number | undefined, targetRatio: number, floorResources?: CpuPerReq): CpuCeiling | null {
+  if (!resources || floor === undefined || !(floor > 0) || !(cores > 0)) return null;
+  const perReqUs = usPerReq(resources);
+  if (!(perReqUs > 0)) return null;
+  const maxPerSec = (cores * 1e6) / perReqUs;
+  const floorPerReqUs = floorResources && usPerReq(floorResources) > 0 ? usPerReq(floorResources) : null;
+  return { perReqUs, cores, maxPerSec, ratio: maxPerSec / floor, neededUs: (cores * 1e6) / (targetRatio * floor), floorPerReqUs };
 }
 
 function row(
@@ -47,13 +81,14 @@ function row(
   targetRatio: number,
   quietMaxMs: number | null,
   problems: string[] = [],
+  ceiling: CpuCeiling | null = null,
 ): GateRow {
   const v = value ?? NaN;
   const f = floor ?? NaN;
   const ratio = v / f;
   const within = direction === '<=' ? ratio <= targetRatio : ratio >= targetRatio;
   const quietPass = quietMaxMs === null ? null : Number.isFinite(v) && v <= quietMaxMs && problems.length === 0;
-  return { figure, value: v, unit, floorLabel, floor: f, ratio, direction, targetRatio, quietMaxMs, quietPass, problems, pass: Number.isFinite(ratio) && within && problems.length === 0 };
+  return { figure, value: v, unit, floorLabel, floor: f, ratio, direction, targetRatio, quietMaxMs, quietPass, problems, pass: Number.isFinite(ratio) && within && problems.length === 0, ceiling };
 }
 
 const errorsOf = (errors: Record<string, number> | undefined, what: string) => {
@@ -66,16 +101,17 @@ export function gateRows(results: BenchResults, ran: Set<string>): GateRow[] {
   const b = results.baseline;
   const q = results.quotes;
   const a = results.accept;
+  const cores = results.machine.cpus;
   const rows: GateRow[] = [];
   const p99 = (l: LatencySummary | undefined) => l?.p99;
   if (ran.has('quotes')) {
-    rows.push(row(`re-quote, closed loop ${q?.closed.connections ?? ''} conn`, q?.closed.throughput, '/s', 'bare insert closed', b?.closed.throughput, '>=', 1.0, null, errorsOf(q?.closed.errors, 're-quotes')));
+    rows.push(row(`re-quote, closed loop ${q?.closed.connections ?? ''} conn`, q?.closed.throughput, '/s', 'bare insert closed', b?.closed.throughput, '>=', 1.0, null, errorsOf(q?.closed.errors, 're-quotes'), cpuCeiling(q?.closed.resources, cores, b?.closed.throughput, 1.0, b?.closed.resources)));
     rows.push(row('re-quote p99 at 1,000/s offered', p99(q?.rate1000?.latency), 'ms', 'bare 1,000/s p99', p99(b?.rate1000.latency), '<=', 1.5, 20, q?.rate1000?.failed ? [`${q.rate1000.failed} re-quotes failed`] : []));
   }
   if (ran.has('accept')) {
     rows.push(row('accept p99, one at a time', p99(a?.sequential.latency), 'ms', 'bare 100/s p99', p99(b?.rate100.latency), '<=', 1.4, 15, errorsOf(a?.sequential.errors, 'accepts')));
     rows.push(row(`accept p99, ${a?.concurrent.concurrency ?? 10} at once`, p99(a?.concurrent.latency), 'ms', 'bare closed p99', p99(b?.closed.latency), '<=', 2.5, 25, errorsOf(a?.concurrent.errors, 'accepts')));
-    rows.push(row(`accept throughput, ${a?.concurrent.concurrency ?? 10} at once`, a?.concurrent.throughput, '/s', 'bare insert closed', b?.closed.throughput, '>=', 0.5, null));
+    rows.push(row(`accept throughput, ${a?.concurrent.concurrency ?? 10} at once`, a?.concurrent.throughput, '/s', 'bare insert closed', b?.closed.throughput, '>=', 0.5, null, [], cpuCeiling(a?.concurrent.resources, cores, b?.closed.throughput, 0.5, b?.closed.resources)));
   }
   for (const [phase, close, floor, floorLabel, target, quiet] of [
     ['close', results.close100, b?.rate100, 'bare 100/s p99', 2.3, 25],
@@ -106,6 +142,7 @@ export function gateRows(results: BenchResults, ran: Set<string>): GateRow[] {
 }
 
 const fmt = (v: number, unit: GateRow['unit']) => (!Number.isFinite(v) ? '-' : unit === '/s' ? `${Math.round(v).toLocaleString('en-US')}/s` : `${v.toFixed(v >= 100 ? 0 : 1)} ms`);
+const us = (v: number) => `${Math.round(v).toLocaleString('en-US')} us`;
 const fmtRatio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : '-');
 
 export function printGate(rows: GateRow[]): string {
@@ -118,6 +155,16 @@ export function printGate(rows: GateRow[]): string {
   }
   const missed = rows.filter((r) => !r.pass).length;
   lines.push(`${rows.length - missed} of ${rows.length} targets met${missed ? `, ${missed} MISS` : ''}`);
+  const ceilings = rows.filter((r) => r.ceiling !== null);
+  if (ceilings.length > 0) {
+    lines.push('CPU ceiling (every core busy with service + PostgreSQL + load generator at this run\'s CPU per request; no tuning of waits or batches passes it):');
+    for (const r of ceilings) {
+      const c = r.ceiling!;
+      const reach = c.ratio >= r.targetRatio ? 'within reach' : `out of reach at this CPU: ${r.targetRatio.toFixed(1)}x needs <= ${us(c.neededUs)} per request`;
+      const floorCpu = c.floorPerReqUs === null ? '' : `; the floor itself ${us(c.floorPerReqUs)}`;
+      lines.push(`  ${r.figure.padEnd(42)} ${us(c.perReqUs)}/request -> at most ${fmt(c.maxPerSec, '/s')} on ${c.cores} cores = ${fmtRatio(c.ratio)} of the floor (${reach}${floorCpu})`);
+    }
+  }
   const quiet = rows.filter((r) => r.quietPass !== null);
   if (quiet.length > 0) lines.push(`quiet-machine absolute targets: ${quiet.filter((r) => r.quietPass).length} of ${quiet.length} within (printed only; a quiet machine is the issue's condition for them)`);
   return `${lines.join('\n')}\n`;
