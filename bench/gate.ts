@@ -43,8 +43,8 @@ export interface GateRow {
 /**
  * The most a throughput figure could be at the CPU its requests cost in this run: every core
  * busy with nothing but the service, PostgreSQL and the load generator, no idle time, no
- * queueing. A target ratio above `ratio` cannot be met by any tuning of waits or batches: only
- * by spending less CPU per request, at most `neededUs`.
+ * queueing. A target ratio above `ratio` cannot be met by shorter waits or more work in flight:
+ * only by spending less CPU per request (larger batches included), at most `neededUs`.
  */
 export interface CpuCeiling {
   /** Service + PostgreSQL + load generator, CPU microseconds per completed request. */
@@ -157,7 +157,7 @@ export function printGate(rows: GateRow[]): string {
   lines.push(`${rows.length - missed} of ${rows.length} targets met${missed ? `, ${missed} MISS` : ''}`);
   const ceilings = rows.filter((r) => r.ceiling !== null);
   if (ceilings.length > 0) {
-    lines.push('CPU ceiling (every core busy with service + PostgreSQL + load generator at this run\'s CPU per request; no tuning of waits or batches passes it):');
+    lines.push('CPU ceiling (every core busy with service + PostgreSQL + load generator at this run\'s CPU per request; only a cheaper request passes it):');
     for (const r of ceilings) {
       const c = r.ceiling!;
       const reach = c.ratio >= r.targetRatio ? 'within reach' : `out of reach at this CPU: ${r.targetRatio.toFixed(1)}x needs <= ${us(c.neededUs)} per request`;
