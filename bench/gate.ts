@@ -67,8 +67,8 @@ export function cpuCeiling(resources: CpuPerReq | undefined, cores: number, floo
   const perReqUs = usPerReq(resources);
   if (!(perReqUs > 0)) return null;
   const maxPerSec = (cores * 1e6) / perReqUs;
-  const floorPerReqUs = floorResources && usPerReq(floorResources) > 0 ? usPerReq(floorResources) : null;
-  return { perReqUs, cores, maxPerSec, ratio: maxPerSec / floor, neededUs: (cores * 1e6) / (targetRatio * floor), floorPerReqUs };
+  const floorUs = floorResources ? usPerReq(floorResources) : 0;
+  return { perReqUs, cores, maxPerSec, ratio: maxPerSec / floor, neededUs: (cores * 1e6) / (targetRatio * floor), floorPerReqUs: floorUs > 0 ? floorUs : null };
 }
 
 function row(
