@@ -80,6 +80,13 @@ describe('user-facing files are self-contained', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('no source, test, simulator, benchmark or script file numbers a stretch of work', () => {
+    const self = path.relative(root, import.meta.filename).split(path.sep).join('/');
+    const files = ['src', 'test', 'sim', 'bench', 'scripts'].flatMap(filesUnder).filter((file) => file !== self);
+    const problems = files.flatMap((file) => readFileSync(path.join(root, file), 'utf8').split('\n').flatMap((line, index) => (WORK_LOG.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])));
+    assert.deepEqual(problems, []);
+  });
+
   it('the check finds each kind of problem', () => {
     const sample = [
       'See [the design](../shared/DESIGN.md) and `spec/v0-legacy-interface.md`.',
