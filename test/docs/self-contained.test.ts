@@ -51,7 +51,8 @@ export function findingsIn(file: string, text: string, exists: (repoPath: string
     if (WORK_LOG.test(line)) at('numbers a stretch of work');
     if (file.endsWith('.md') && DATED_HEADING.test(line)) at('dated log heading');
     const linked = new Set<string>();
-    for (const [, target] of line.matchAll(MARKDOWN_LINK)) {
+    // A link written inside a code span is an example, not a link.
+    for (const [, target] of line.replace(/`[^`]*`/g, '').matchAll(MARKDOWN_LINK)) {
       linked.add(target!);
       if (/^(?:[a-z]+:|#)/i.test(target!)) continue;
       const clean = decodeURIComponent(target!.split('#')[0]!);
@@ -109,5 +110,6 @@ describe('user-facing files are self-contained', () => {
   it('resolves relative links from the file that holds them', () => {
     assert.deepEqual(findingsIn('docs/guide.md', '[index](decisions.md) [up](../README.md) [bench](../bench/RESULTS.md)', existsInRepo), []);
     assert.deepEqual(findingsIn('docs/guide.md', '[x](../../elsewhere.md)', existsInRepo).map((f) => f.why), ['link outside the repository: ../../elsewhere.md']);
+    assert.deepEqual(findingsIn('docs/guide.md', 'a row: `[title](decisions/NNNN-title.md)`; [`errors`](errors.md)', existsInRepo), []);
   });
 });
