@@ -1,5 +1,5 @@
 /**
- * What the quote write's per-item replay claim costs (issue 17, item 4): `rfq_write_quotes` calls
+ * What the quote write's per-item replay claim costs: `rfq_write_quotes` calls
  * `rfq_claim_timestamps` once per item of a group-committed batch. Measured inside PostgreSQL
  * (a DO block timed with clock_timestamp(), no client round trips) on a fresh bench database:
  * N single-pair calls against one call with N pairs, each in its own rolled-back transaction,

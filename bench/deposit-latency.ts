@@ -1,5 +1,5 @@
 /**
- * Deposit-credit latency under quote load (issue 13, part 4): transfer mined -> deposit COMPLETED
+ * Deposit-credit latency under quote load: transfer mined -> deposit COMPLETED
  * while makers re-quote at 1,000/s. Runnable alone (`node bench/deposit-latency.ts`, `--help`);
  * bench/run.ts may call `runDepositLatency` as a phase.
  *
@@ -13,7 +13,7 @@
  *   load   the same deposits while an open loop sends 1,000 re-quotes/s (scheduled-time latency,
  *          as bench/phases/quotes.ts measures them).
  * Target: load p99 <= 5 s. A figure to report, never asserted.
- * Auction closes in both runs too (the issue's "auction close lateness unchanged by it"): `closes`
+ * Auction closes in both runs too (their lateness should not change under the load): `closes`
  * autoAccept RFQs with no quote, their auctions ending spread over the run's first seconds, each
  * closed FAILED by the auction worker (100 per run, so that a p99 is more than the worst one); per
  * RFQ the ms from its `auctionEndsAt` to the close first seen committed (its row no longer PENDING, polled every 20 ms from a thread of the benchmark's own,
@@ -260,7 +260,7 @@ export function printDepositLatency(r: DepositLatencyResult, print: (line: strin
   if (notClosed.floor + notClosed.load + notClosed.floorAfter > 0) print(`  NOT closed within ${CLOSE_TIMEOUT_MS / 1000} s of their end: floor ${notClosed.floor}, load ${notClosed.load}, floor after ${notClosed.floorAfter}`);
   if (answeredAfterEnd.floor + answeredAfterEnd.load + answeredAfterEnd.floorAfter > 0) print(`  creates answered only after their auction's end (request queueing, not the closer): floor ${answeredAfterEnd.floor}, load ${answeredAfterEnd.load}, floor after ${answeredAfterEnd.floorAfter}`);
   const floors = [r.closes.floor.p99, r.closes.floorAfter.p99];
-  print(`  p99: load ${round(r.closes.load.p99, 1)} ms against floors ${round(floors[0]!, 1)} and ${round(floors[1]!, 1)} ms (the issue: unchanged by the load);`);
+  print(`  p99: load ${round(r.closes.load.p99, 1)} ms against floors ${round(floors[0]!, 1)} and ${round(floors[1]!, 1)} ms (target: unchanged by the load);`);
   print(`    load / higher floor ${round(r.closes.load.p99 / Math.max(...floors), 2)}, load / lower floor ${round(r.closes.load.p99 / Math.min(...floors), 2)}, the floors between themselves ${round(Math.max(...floors) / Math.min(...floors), 2)}`);
 }
 

@@ -1,11 +1,11 @@
 /**
- * The benchmark as a gate (issue #17, `npm run bench -- --check`): the issue's table, each figure
+ * The benchmark as a gate (`npm run bench -- --check`): a table, each figure
  * beside its floor measured in the same run, the ratio, the target ratio and PASS / MISS.
  *
  * Targets are ratios to a same-run floor, never absolute times, so a shared or slow machine
- * moves figure and floor together. Where the issue states an absolute target (a quiet-machine
- * time), the ratio is that target over the floor the issue measured beside it (docs/decisions.md,
- * "The benchmark gate"); the absolute target is printed for reference and not judged.
+ * moves figure and floor together. Where a row has an absolute target (a quiet-machine time),
+ * the ratio is that target over the floor measured beside it when the target was set
+ * (docs/decisions/0047-performance-gate.md); the absolute target is printed for reference and not judged.
  * A figure that is missing (its phase failed or was not run) is a MISS under --check.
  */
 import type { BenchResults } from './run.ts';
@@ -24,13 +24,13 @@ export interface GateRow {
   /** `<=` for latencies, `>=` for throughputs. */
   direction: '<=' | '>=';
   targetRatio: number;
-  /** The issue's absolute latency target on a quiet machine (ms), printed only; null where it gives none. */
+  /** The absolute latency target on a quiet machine (ms), printed only; null where there is none. */
   quietMaxMs: number | null;
   /**
-   * That absolute target judged on this run's figure (null where the issue gives none): printed
-   * beside the ratio's verdict, never part of the exit code. On a quiet machine the floors are
-   * near their raw round trip, so a ratio derived from the issue's busier floors asks more than
-   * the issue did; this column is the issue's own quiet-machine judgement.
+   * That absolute target judged on this run's figure (null where there is none): printed beside
+   * the ratio's verdict, never part of the exit code. On a quiet machine the floors are near
+   * their raw round trip, so a ratio derived from busier floors asks more than the absolute
+   * target does; this column is the quiet-machine judgement.
    */
   quietPass: boolean | null;
   /** Conditions besides the ratio (every request answered, every close seen); empty when met. */
@@ -96,7 +96,7 @@ const errorsOf = (errors: Record<string, number> | undefined, what: string) => {
   return n > 0 ? [`${n} ${what} failed`] : [];
 };
 
-/** The issue's rows, in its order, for the phases that ran (`--only` skips the others). */
+/** The gate's rows, in order, for the phases that ran (`--only` skips the others). */
 export function gateRows(results: BenchResults, ran: Set<string>): GateRow[] {
   const b = results.baseline;
   const q = results.quotes;
@@ -166,6 +166,6 @@ export function printGate(rows: GateRow[]): string {
     }
   }
   const quiet = rows.filter((r) => r.quietPass !== null);
-  if (quiet.length > 0) lines.push(`quiet-machine absolute targets: ${quiet.filter((r) => r.quietPass).length} of ${quiet.length} within (printed only; a quiet machine is the issue's condition for them)`);
+  if (quiet.length > 0) lines.push(`quiet-machine absolute targets: ${quiet.filter((r) => r.quietPass).length} of ${quiet.length} within (printed only; a quiet machine is their condition)`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,5 @@
 /**
- * Perp accept -> SETTLED latency on the venue simulator (issue 11, "Performance"): RFQs with one
+ * Perp accept -> SETTLED latency on the venue simulator: RFQs with one
  * maker quote each (an ALO inside the book, signed with the SDK) are prepared first, then
  * accepted at a fixed rate (default 10/s) with a signed IOC each. From the stored execution
  * (`perp_executions` and its `perp_execution_calls`), each accept is split into

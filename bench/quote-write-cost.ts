@@ -1,5 +1,5 @@
 /**
- * What one group-committed quote batch costs in PostgreSQL (issue 17: the quote write's queue is
+ * What one group-committed quote batch costs in PostgreSQL (the quote write's queue is
  * most of quote -> taker `quoteUpdate` under load, and of the re-quote tail). On a fresh bench
  * database: 20 makers with access keys, 100 open RFQs of one taker, then `--rounds` calls of
  * `rfq_write_quotes(items, true)` with `--batch` re-quotes each (claims on, frames of the bench's

@@ -15,7 +15,7 @@
  *      `quoteUpdate` beside the bare insert route).
  * The phases are the list PHASES below, run in order; adding one is one entry there. The service
  * starts before the first selected phase that needs it and stops after the last.
- * `--check` prints the issue #17 table (bench/gate.ts: each figure, its same-run floor, the ratio,
+ * `--check` prints the gate table (bench/gate.ts: each figure, its same-run floor, the ratio,
  * the target ratio, PASS / MISS) and exits non-zero on any MISS.
  * Opt-in analysis: `db` (pgbench replay of the quote SQL in variants), `whatif` (the quote SQL
  * behind a bare route, 5 round trips vs 1), `--hot-taker`, `--cpu-prof` (then
@@ -49,7 +49,7 @@ import { gateRows, printGate } from './gate.ts';
 import { runWsFanout, type WsFanoutResult } from './phases/ws-fanout.ts';
 
 const HELP = `usage: node bench/run.ts [options]
-  --check              print the issue #17 gate table (figure, same-run floor, ratio, target,
+  --check              print the gate table (figure, same-run floor, ratio, target,
                        PASS/MISS) and exit 1 on any MISS (or any failed phase)
   --quick              short run (3 s per load step, fewer accepts/closes, 2,000 WebSocket
                        sessions), about 5 min on a quiet machine
@@ -248,7 +248,7 @@ const PHASES: Phase[] = [
     },
   },
   {
-    // Issue 13, part 4: transfer mined -> deposit COMPLETED, alone and under 1,000 re-quotes/s.
+    // Transfer mined -> deposit COMPLETED, alone and under 1,000 re-quotes/s.
     // Its own service on its own database: it needs the devnet's listed tokens as the embedded
     // start seeds them, which the shared service's reference data replaces.
     name: 'deposits',
@@ -404,7 +404,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${summarizeTimeline(timeline.client, timeline.service)}(files: ${path.relative(process.cwd(), timeline.client)}, ${path.relative(process.cwd(), timeline.service)})\n`);
   }
   if (results.deposits) {
-    process.stdout.write('\ndeposit credit latency (issue 13: load p99 <= 5 s)\n');
+    process.stdout.write('\ndeposit credit latency (target: load p99 <= 5 s)\n');
     printDepositLatency(results.deposits, (line) => process.stdout.write(`${line}\n`));
   }
   process.stdout.write(`\nfull results: ${path.relative(process.cwd(), file)}  (total ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
@@ -414,10 +414,10 @@ async function main(): Promise<void> {
     process.stdout.write(`\nissue #17 gate (--check): ratios to floors measured in this run; load average ${results.machine.loadAverageStart} -> ${results.machine.loadAverageEnd}\n`);
     process.stdout.write(printGate(gate));
     // Saturated, the floors themselves queue (seconds at 1,000/s offered) and a ratio can pass on
-    // a collapsed floor: say so rather than let a PASS read as the issue's quiet-machine result.
+    // a collapsed floor: say so rather than let a PASS read as a quiet-machine result.
     const busiest = Math.max(Number(results.machine.loadAverageStart.split(' ')[0]), Number(results.machine.loadAverageEnd.split(' ')[0]));
     if (busiest > 1.5 * results.machine.cpus) {
-      process.stdout.write(`WARNING: load average ${busiest} on ${results.machine.cpus} CPUs: not a quiet machine; floors are inflated by queueing, so PASS/MISS here is not the issue's judgement\n`);
+      process.stdout.write(`WARNING: load average ${busiest} on ${results.machine.cpus} CPUs: not a quiet machine; floors are inflated by queueing, so PASS/MISS here is not a quiet-machine judgement\n`);
     }
     if (gate.some((r) => !r.pass)) process.exitCode = 1;
   }

@@ -69,7 +69,7 @@ function install(target: string): void {
   loop.enable();
 
   // Garbage-collection pauses by kind: a tail a few times its median on a quiet machine is often
-  // a request that waited out a mark-compact (issue 17: "pool wait, event-loop delay, GC, NOTIFY").
+  // a request that waited out a mark-compact (pool wait, event-loop delay, GC, NOTIFY).
   const newGc = () => ({ minor: { count: 0, totalMs: 0, maxMs: 0 }, major: { count: 0, totalMs: 0, maxMs: 0 } });
   let gc = newGc();
   new PerformanceObserver((list) => {

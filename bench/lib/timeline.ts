@@ -1,5 +1,5 @@
 /**
- * `--timeline` (issue 17, "tails: find where the re-quote p99 at 1,000/s comes from"): every
+ * `--timeline` (where the re-quote p99 at 1,000/s comes from): every
  * open-loop request's latency stamped with its scheduled wall-clock time (the generator), beside
  * what the service recorded on the same clock (bench/lib/service-probe.ts, when
  * BENCH_TIMELINE_FILE is set): each HTTP request's time inside the service, each quote write's

@@ -9,14 +9,14 @@
  *    advances) whenever its price for that RFQ moves while the auction is open;
  * 5. on `quoteStatus` SELECTED with a permit, relays it through its wrapper before
  *    `settlementDeadline` (relay.ts), one transaction at a time (one wallet nonce sequence);
- * 6. protects itself (DESIGN.md section 11): its session asks for cancel on disconnect (on by
+ * 6. protects itself (docs/maker-integration.md, "Maker protection"): its session asks for cancel on disconnect (on by
  *    default), and an instrument with a `protection` setting is guarded by market-maker
  *    protection; when it trips, the maker stops quoting that instrument and resets it after its
  *    cool-down.
  * Perp instruments (`<COIN>-USDC-PERP`) are priced from the venue's book instead (pricing.ts
  * `perpMakerPrice`), and each quote carries the maker's venue order and its cancel, signed with
  * the venue SDK (`perpMakerOrder`, `perpMakerCancel`); the service executes them at the venue, so
- * there is nothing to relay. The maker's wallet signs them here; DESIGN.md 9.2 recommends a
+ * there is nothing to relay. The maker's wallet signs them here; production should use a
  * dedicated API wallet in production (`perpSigner`).
  * Failures (refused quotes, relay reverts, socket loss, quotes that expire) are logged, never fatal.
  *

@@ -92,7 +92,7 @@ export interface QuoteLegs {
 }
 
 /**
- * The legs of our quote (DESIGN.md section 4, conforming quote). BUY (taker buys): we pay the
+ * The legs of our quote (a conforming quote, docs/maker-integration.md). BUY (taker buys): we pay the
  * full baseQty of base and receive base * ask of quote, rounded up. SELL (taker sells): we
  * receive baseQty of base and pay base * bid of quote, rounded down. Null when the RFQ is larger
  * than `maxBaseQty` or too small to price (a zero leg).

@@ -1,5 +1,5 @@
 /**
- * Settling a won quote in permit2 mode (DESIGN.md section 5): the maker calls its own wrapper's
+ * Settling a won quote in permit2 mode (docs/maker-integration.md): the maker calls its own wrapper's
  * `settle(permit, deliverToken, deliverAmount, quoteHash, signature)`. The wrapper pulls our leg
  * (`makerPays`) from us by ERC-20 allowance, sends it to custody, and relays the service-signed
  * permit so Permit2 pays us the taker's leg (`makerReceives`) from custody, in one transaction.

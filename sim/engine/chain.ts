@@ -12,7 +12,7 @@ import { rpc } from '../../test/helpers/settlement.ts';
 
 /**
  * Blocks on top before the follower books one. Deep enough that a reorganisation the driver makes
- * (a snapshot reverted a block or two later) stays below it, as the issue asks.
+ * (a snapshot reverted a block or two later) stays below it.
  */
 export const SIM_CONFIRMATIONS = 4;
 

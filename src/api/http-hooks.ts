@@ -137,7 +137,7 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
     if (auth === 'maker') {
       if (!request.auth.makerScoped) throw new ServiceError('MAKER_SCOPE_REQUIRED', MAKER_SCOPE_HINT);
       // A route whose write checks both inside itself needs no read of its own (a statement per
-      // re-quote, the hottest route: issue 17); what it refuses is explained with a fresh read.
+      // re-quote, the hottest route); what it refuses is explained with a fresh read.
       if (request.routeOptions.config.makerStandingInWrite === true) return;
       // Live, not frozen at issuance (DESIGN.md section 11): a deactivated or suspended maker is
       // refused on every node at once, and so is a key revoked on another node (a deferred claim

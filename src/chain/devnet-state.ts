@@ -1,5 +1,5 @@
 /**
- * The embedded devnet's state on disk, saved by us rather than by anvil (issue 13, part 3).
+ * The embedded devnet's state on disk, saved by us rather than by anvil.
  *
  * anvil's own `--state-interval` dump runs on its clock and tells nobody which block it saved, so
  * after a SIGKILL the restarted chain could lack blocks the store had already booked: anvil then

@@ -11,7 +11,7 @@
  *
  * The executor sends nothing itself: a passing simulation enqueues the `execute` call (and a
  * missing allowance an `approval` call) for the custody broadcaster, which owns custody's nonces
- * (docs/decisions.md, Settlement). A quote with an execution queued, in flight or confirmed is not
+ * (docs/decisions/0027-custody-broadcaster.md). A quote with an execution queued, in flight or confirmed is not
  * attempted again; one that reverted or was lost is, until the deadline. The call carries the
  * swap's expiration, so a backed-up broadcaster never signs it after that (it could only revert).
  */

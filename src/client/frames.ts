@@ -9,7 +9,7 @@ import type { Balance, MakerQuote, OpenRfq, Quote, Rfq } from './types.ts';
 export const WS_PATH = '/v1/rfq/ws';
 export const PRICES_WS_PATH = '/v1/rfq/prices/ws';
 
-/** Close codes of DESIGN.md section 4 (4002: keepalive, chosen by the server; see docs/decisions.md). */
+/** Close codes of DESIGN.md section 4 (4002: keepalive, chosen by the server; see docs/decisions/0015-websocket-sessions.md). */
 export const CloseCode = {
   authFailed: 4001,
   keepaliveTimeout: 4002,

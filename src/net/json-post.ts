@@ -8,7 +8,7 @@
  * young-generation GC keeps what they reach alive, so each response's web streams, buffers and
  * promises survive the scavenge and are promoted, and so is whatever young object they point to.
  * Measured on a bare loop of viem requests: 19% of the allocation survived each scavenge with
- * `fetch`, 3% with this (docs/decisions.md, session 25). For the same reason no timeout here is
+ * `fetch`, 3% with this (docs/decisions/0043-store-and-dependencies.md). For the same reason no timeout here is
  * an `AbortSignal.timeout` (a weakly held timer): a plain timer destroys the request.
  *
  * No `accept-encoding` is sent, so replies come uncompressed (nothing here decompresses). A POST

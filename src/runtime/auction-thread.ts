@@ -1,5 +1,5 @@
 /**
- * Auction closes on their own event loop (issue 13, part 4; docs/decisions.md). Under full HTTP
+ * Auction closes on their own event loop (docs/decisions/0020-auction-closes.md). Under full HTTP
  * load the node's event loop is saturated: a close timer fires late and every round trip of the
  * close transaction waits for a turn of that loop, so closes committed 2-3x later than on a quiet
  * node even though the database lane (work-lane.ts) gave them a connection at once. Here the

@@ -1,6 +1,6 @@
 /**
  * The embedded data directory holds the ledger (PGlite), the operator token, the sealing key and
- * the custody key: only the service's user may read or change it (issue 14 item 8). It is created
+ * the custody key: only the service's user may read or change it. It is created
  * 0700; an existing one is refused when group or others may write it (someone else could already
  * have changed the ledger or planted a key), and otherwise tightened to 0700 for directories and
  * 0600 for files, so a directory made by an older version is closed too. The process umask is set

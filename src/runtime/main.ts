@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   // Ctrl-C in a terminal signals the whole process group: anvil and the venue simulator stop at
   // once while the node still drains, so its workers' last calls to them fail. Those failures are
   // the stop itself, not faults: while draining an error is logged as its type and first line,
-  // never with a stack trace (issue 19).
+  // never with a stack trace.
   let draining = false;
   const logger = pino({
     level,
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
     await seedEmbeddedPerpInstruments(node.context.service);
     step('seeded perps ETH-USDC-PERP, BTC-USDC-PERP on the venue simulator');
   }
-  // From here the node serves: it must not exit on a demo set-up failure (issue 13, part 4). It
+  // From here the node serves: it must not exit on a demo set-up failure. It
   // reports, retries, and `/readyz` says not ready until the set-up is done; "ready" only then.
   let setUp: string | null = devnet ? 'the embedded demo set-up is in progress' : null;
   (node.context.notReadyReasons ??= []).push(() => setUp);

@@ -1,7 +1,7 @@
 /**
  * Signer recovery of perp taker orders on a thread of its own. A recovery is ~4 ms of CPU in
  * pure-JS secp256k1; on the node's event loop it delayed whatever else the loop had to do at that
- * moment (the accept's own commit and 202 among them, issue 11). The thread takes the order's JSON
+ * moment (the accept's own commit and 202 among them). The thread takes the order's JSON
  * text, exactly what the execution records and checks, and parses it the same way, so it hashes
  * the same keys in the same order. Should the thread fail, recoveries fall back to the event loop:
  * slower, never wrong.

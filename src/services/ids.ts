@@ -7,7 +7,7 @@ import { randomFillSync, randomUUID } from 'node:crypto';
 /**
  * Random bytes drawn from the CSPRNG a few thousand at a time and handed out ten per id, as Node's
  * own `randomUUID` does: one `randomBytes(16)` per id cost a system call each, about 2% of a
- * re-quote's CPU in the service (issue 17). The bytes are just as random; they are only drawn early.
+ * re-quote's CPU in the service. The bytes are just as random; they are only drawn early.
  */
 const POOL_BYTES = 4090;
 let pool = Buffer.alloc(0);

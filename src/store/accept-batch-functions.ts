@@ -1,5 +1,5 @@
 /**
- * Spot accepts, group-committed (issue 17): accepts that arrive while a batch is in flight share
+ * Spot accepts, group-committed: accepts that arrive while a batch is in flight share
  * one transaction and one call per side, as the quotes do (src/services/rfq/accept-batch.ts keeps
  * every decision; each call does one side of it for the whole batch).
  *

@@ -1,5 +1,5 @@
 /**
- * The taker's accept in two database calls instead of ten (issue 17): the use case
+ * The taker's accept in two database calls instead of ten: the use case
  * (src/services/rfq/accept-quote.ts) keeps every decision, and each call does one side of it.
  *
  * `rfq_accept_lock` takes what the decisions read, in the lock order every selection takes:

@@ -1,5 +1,5 @@
 /**
- * The auction close's locks and writes, one database call each (issue 17).
+ * The auction close's locks and writes, one database call each.
  *
  * `rfq_close_lock` takes what the close decides from, in the order every batch of selections
  * takes its locks: the due RFQs among those asked, still PENDING, not being accepted as a perp

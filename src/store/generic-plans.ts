@@ -7,7 +7,7 @@
  * `unnest($array)` is such a one, its custom plan knowing the array's length (1 row) where the
  * generic one assumes 10. The replay claim (`rfq_claim_timestamps`) was so planned again on every
  * call, with the same nested-loop index plan each time; planning was about 6% of a quote batch's
- * backend CPU (issue 17, `perf` of a backend running `rfq_write_quotes`). Every statement in the
+ * backend CPU (`perf` of a backend running `rfq_write_quotes`). Every statement in the
  * functions carrying this clause is a point lookup by a unique key, an insert, or a scan of the
  * call's own arguments, so their generic plans are the plans they would get anyway.
  */

@@ -234,7 +234,7 @@ begin
   -- One point update per owner: its live lock is one probe of the unique index, planned so
   -- whatever the table's statistics say. As one join against the batch the plan followed them:
   -- on a locks table grown since its last ANALYZE it compared every live lock with every owner
-  -- (130,000 rows for a close of 100 RFQs, 30 ms; issue 17).
+  -- (130,000 rows for a close of 100 RFQs, 30 ms).
   for i in 1 .. coalesce(cardinality(p_owner_ids), 0) loop
     update locks l set released_at = p_at, release_reason = p_reasons[i]
       where l.owner_kind = 'rfq' and l.owner_id = p_owner_ids[i] and l.released_at is null

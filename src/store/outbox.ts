@@ -53,7 +53,7 @@ export interface CommittedEvent {
 /**
  * What `rfq_append_events` returns for each event, in append order: its outbox id and its seq
  * (null on broadcast topics). Not the frames: the writer holds them, and sending every frame back
- * cost about an eighth of a quote batch's time in PostgreSQL (issue 17).
+ * cost about an eighth of a quote batch's time in PostgreSQL.
  */
 export type AppendedRow = [id: number, seq: number | null];
 

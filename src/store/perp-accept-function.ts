@@ -1,6 +1,6 @@
 /**
  * The perp part of an accept's write in one PL/pgSQL call, `rfq_perp_record_accept` (migration
- * 0180; issue 11: as a plain statement, its parse and plan were most of its cost on PGlite): the
+ * 0180; as a plain statement, its parse and plan were most of its cost on PGlite): the
  * execution of the RFQ still in `checking` if there is one, else the new one, recorded. The caller
  * holds the RFQ's row lock, which serialises the accepts of one RFQ (accept-perp.ts).
  */

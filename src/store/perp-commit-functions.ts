@@ -1,5 +1,5 @@
 /**
- * A perp execution's transition in two database calls instead of ten (issue 11: with PGlite every
+ * A perp execution's transition in two database calls instead of ten (with PGlite every
  * statement runs on the node's event loop, and the checks' commit alone was ten of them). The
  * executor (src/services/perp/execute-perp.ts) keeps every decision; each call does one side.
  *

@@ -1,6 +1,6 @@
 /**
  * A perp execution's lease, and what its checks read, in one call of a PL/pgSQL function
- * (`rfq_perp_acquire`, migration 0180; issue 11). As a plain statement the same update and
+ * (`rfq_perp_acquire`, migration 0180). As a plain statement the same update and
  * six-table read cost about 3.6 ms a call on PGlite, nearly all of it parsing and planning on the
  * node's own thread; the function keeps its plans.
  *

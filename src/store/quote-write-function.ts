@@ -46,7 +46,7 @@ declare
   v_id text;
   v_version int8;
   -- Arrays, appended in place: a jsonb value is rewritten whole by each ||, which made a batch
-  -- cost quadratic in its size (about 40% of a 40-64 item batch, issue 17).
+  -- cost quadratic in its size (about 40% of a 40-64 item batch).
   v_events jsonb[] := '{}';
   v_claim text;
   v_key text;

@@ -1,5 +1,5 @@
 /**
- * Two lanes to the database (issue 13, part 4): request handling, and the node's background work
+ * Two lanes to the database: request handling, and the node's background work
  * (auction closes, the chain follower, the custody broadcaster, the outbox dispatcher, deadline
  * sweeps). Under full HTTP load the background lane must still get connections at once, or
  * deposits go uncredited and auctions close late. The lane travels with the async context

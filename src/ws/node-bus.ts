@@ -14,7 +14,7 @@
  *
  * Outbox wake-ups go only to a cluster: a node that has heard no other node for `PEER_TTL_MS`
  * sends none (on a single node they were one statement per committed batch, woke nobody, and were
- * a third of the statements per re-quote: issue 17). Every node announces itself on the outbox
+ * a third of the statements per re-quote). Every node announces itself on the outbox
  * channel when it starts and every `ANNOUNCE_MS`, and answers a node it has not heard from before
  * at once, so two nodes know of each other within a round trip of the second one starting; before
  * that, and after a peer's silence, the other node's dispatcher poll still finds every row.

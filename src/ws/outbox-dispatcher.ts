@@ -7,7 +7,7 @@
  *
  * A local commit usually hands over the rows it wrote (`committed`, from the writing statement's
  * result, after the commit returned): those that continue the cursor without a hole are delivered
- * at once, without reading them back (issue 17: the read was most of the time from a quote's
+ * at once, without reading them back (the read was most of the time from a quote's
  * commit to the taker's frame). Anything else (a hole before them: an earlier id not yet seen)
  * falls back to the read below, so order, `seq` and the hole rules are the read's.
  *

@@ -1,5 +1,5 @@
 /**
- * What the edge answers before any route runs (issue 14 item 7), over real HTTP: `/metrics` behind
+ * What the edge answers before any route runs, over real HTTP: `/metrics` behind
  * its optional bearer token (RFQ_METRICS_TOKEN), and requests Fastify or Node refuse (an over-long
  * path segment, a request line over 16 KiB, bytes that are not HTTP) in the service's envelope.
  */

@@ -1,5 +1,5 @@
 /**
- * Limits at the edge (issue 14 items 5 and 6) over real HTTP: failed operator authentication is
+ * Limits at the edge over real HTTP: failed operator authentication is
  * rate-limited per source; operator settings are bounded and consistent (a zero window is refused
  * and RFQ creation keeps working); an empty reject body is accepted; open RFQs per account are
  * capped exactly (409 TOO_MANY_OPEN_RFQS, also under concurrent creation); sign-in challenges are

@@ -1,5 +1,5 @@
 /**
- * Bad bytes are never a 500 (issue 14 item 4): a property test (fast-check) over every string
+ * Bad bytes are never a 500: a property test (fast-check) over every string
  * and amount field of every route in the OpenAPI document (path, query and body, nested fields
  * included) and of every client frame on both socket paths. Each case sends an otherwise
  * well-formed request with one field replaced by a hostile value (NUL and other control

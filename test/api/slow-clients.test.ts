@@ -1,5 +1,5 @@
 /**
- * Slow clients (issue 14 item 2) over real sockets: a request body trickled one byte at a time is
+ * Slow clients over real sockets: a request body trickled one byte at a time is
  * cut within the request timeout, an idle keep-alive connection is closed, and connections past
  * the per-node cap are closed at once while the node keeps serving.
  */

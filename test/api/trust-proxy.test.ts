@@ -1,5 +1,5 @@
 /**
- * Deployments behind a proxy (issue 14 item 3) over real HTTP and sockets. With RFQ_TRUST_PROXY
+ * Deployments behind a proxy over real HTTP and sockets. With RFQ_TRUST_PROXY
  * off (the default), or naming proxies the peer is not, a forged `X-Forwarded-For` is ignored: the
  * socket peer is the source of every per-source limit. When the peer is a trusted proxy (a hop
  * count, or its address in the list), the client address it forwards is the source, so clients

@@ -1,11 +1,14 @@
 /**
  * The README's HMAC worked examples, and docs/websocket.md's `auth` one, are checked against the
  * client's signer and an independent HMAC computed here, so the documented recipe cannot drift
- * from the implementation.
+ * from the implementation. The README's OpenSSL recipe is run as written, with the documented
+ * secret and with one whose bytes are not text.
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { canonicalString, signCanonical, wsAuthCanonical } from '../../src/domain/auth/hmac.ts';
 
@@ -45,4 +48,17 @@ it('docs/websocket.md: the auth example signs the socket path, and its frame car
   assert.equal(signCanonical(example.secret, wsAuthCanonical(Number(example.timestamp), example.path)), example.signature);
   const frame = JSON.parse(/```json\n(\{"kind":"auth".*\})\n```/.exec(doc)![1]!) as { signedAt: number; signature: string };
   assert.deepEqual([String(frame.signedAt), frame.signature], [example.timestamp, example.signature]);
+});
+
+it('README OpenSSL recipe signs like the service, for any secret', { skip: existsSync('/usr/bin/openssl') ? false : 'openssl is not installed' }, async () => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const recipe = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((block) => block.includes('openssl dgst'));
+  assert.ok(recipe, 'README has the OpenSSL recipe');
+  const [example] = parseExamples(readme);
+  const run = (secret: string) => execFileSync('bash', ['-e', '-o', 'pipefail', '-c', recipe.replace(/^SECRET=.*$/m, `SECRET='${secret}'`)], { encoding: 'utf8' }).trim();
+  assert.equal(run(example!.secret), example!.signature);
+  // 0xff, 0x00 and other bytes no shell argument or text key can carry.
+  const binary = Buffer.concat([Buffer.from([0xff, 0x00, 0x80, 0x0a]), randomBytes(28)]).toString('base64');
+  const canonical = canonicalString(example!);
+  assert.equal(run(binary), signCanonical(binary, canonical));
 });

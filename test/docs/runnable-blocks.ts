@@ -1,6 +1,6 @@
 /**
  * Runs the fenced code blocks of a guide as a reader would type them, so the guides cannot rot.
- * The convention (also in docs/decisions.md, "Documentation"):
+ * The convention (also in docs/decisions/0044-documentation-is-tested.md):
  *
  * - ```sh            runnable: the block runs in bash (`set -e -o pipefail`, every assignment
  *                    exported) and must exit 0; variables carry over to later blocks, as in one

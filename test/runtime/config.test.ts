@@ -75,7 +75,7 @@ describe('config', () => {
     assert.equal(config.metricsToken, null, '/metrics is open unless a token is set');
   });
 
-  it('reads RFQ_TRUST_PROXY and RFQ_METRICS_TOKEN, and names what is wrong with them (issue 14)', () => {
+  it('reads RFQ_TRUST_PROXY and RFQ_METRICS_TOKEN, and names what is wrong with them', () => {
     assert.equal(loadConfig({ RFQ_TRUST_PROXY: '2' }, CWD).http.trustProxy, 2);
     assert.deepEqual(loadConfig({ RFQ_TRUST_PROXY: '10.0.0.0/8,loopback' }, CWD).http.trustProxy, ['10.0.0.0/8', 'loopback']);
     assert.equal(loadConfig({ RFQ_TRUST_PROXY: 'off' }, CWD).http.trustProxy, false);
@@ -150,7 +150,7 @@ describe('config', () => {
     assert.deepEqual(problemsOf({ RFQ_VENUE_AGENT_KEY: PRODUCTION.RFQ_VENUE_AGENT_KEY }), ['RFQ_VENUE_OMNIBUS_KEY and RFQ_VENUE_AGENT_KEY: set both (the omnibus and its approved API wallet) or neither']);
   });
 
-  it('production refuses an operator token under 32 characters (issue 14)', () => {
+  it('production refuses an operator token under 32 characters', () => {
     const problems = problemsOf({ ...PRODUCTION, RFQ_ADMIN_TOKEN: 'x'.repeat(31) });
     assert.deepEqual(problems, ['RFQ_ADMIN_TOKEN: must be at least 32 characters in production mode']);
     assert.equal(loadConfig({ ...PRODUCTION, RFQ_ADMIN_TOKEN: 'x'.repeat(32) }, CWD).adminToken, 'x'.repeat(32));

@@ -1,5 +1,5 @@
 /**
- * The embedded data directory is private (issue 14 item 8): created 0700, an older one tightened
+ * The embedded data directory is private: created 0700, an older one tightened
  * to 0700/0600, and one that its group or other users can write refused, by `npm start` itself
  * with a clear line and exit status 2 before anything is started or written.
  */

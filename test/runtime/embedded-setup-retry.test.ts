@@ -1,5 +1,5 @@
 /**
- * Issue 13, part 4: once `npm start` serves, a failure of the embedded demo set-up must not end
+ * Once `npm start` serves, a failure of the embedded demo set-up must not end
  * the process. It reports the failure, retries with back-off, answers `/readyz` 503 with the
  * reason meanwhile, and prints its "ready" banner only once the set-up is done.
  *

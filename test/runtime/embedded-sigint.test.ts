@@ -1,5 +1,5 @@
 /**
- * Issue 19, item 5: stopping the stack with Ctrl-C. A terminal's Ctrl-C sends SIGINT to the whole
+ * Stopping the stack with Ctrl-C. A terminal's Ctrl-C sends SIGINT to the whole
  * foreground process group (the node, anvil, the venue simulator, the demo makers inside the
  * node), so the children may be gone while the node still drains the requests in flight. The
  * stop must say so in a line and exit 0, never print a stack trace.

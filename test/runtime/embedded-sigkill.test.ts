@@ -1,5 +1,5 @@
 /**
- * Issue 13, part 3: a SIGKILL of the whole embedded stack (`kill -9 -<pgid>`: node, anvil, venue
+ * A SIGKILL of the whole embedded stack (`kill -9 -<pgid>`: node, anvil, venue
  * simulator) at a random moment under trades and on-chain deposits must not brick it. After each
  * kill `npm start` runs again on the same data directory and must: be ready (the chain follower
  * not halted), settle the next trade, credit exactly once every deposit the chain still has and

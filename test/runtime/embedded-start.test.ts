@@ -233,7 +233,7 @@ describe('npm start: a living venue', { timeout: 8 * 60_000 }, () => {
     assert.match(first.output(), /SIGTERM: draining and stopping/);
     assert.equal(await rpcAnswers(first.devnetUrl), false, 'the devnet stops with the service');
     assert.deepEqual(await processesUsing(dataDir), [], 'no venue simulator (or anything else on the data directory) is left running');
-    // Issue 14 item 8: the ledger, the keys and whatever PGlite, anvil and the simulator wrote are private.
+    // The ledger, the keys and whatever PGlite, anvil and the simulator wrote are private.
     assert.deepEqual(await openToOthers(dataDir), [], 'every file under the data directory is 0600 and every directory 0700');
 
     const second = await start(port);

@@ -1,5 +1,5 @@
 /**
- * The taker CLI's everyday funds and history commands (issue 19, item 3), run as a child process
+ * The taker CLI's everyday funds and history commands, run as a child process
  * over loopback against a real node on an anvil devnet: `deposit` sends the ERC-20 from the
  * logged-in wallet to custody and follows it until credited, `withdraw` requests a payout that an
  * operator approves and follows it until the tokens are on-chain, `trades` lists the account's

@@ -1,5 +1,5 @@
 /**
- * The background lane's share of the database (issue 13, part 4): with every connection requests
+ * The background lane's share of the database: with every connection requests
  * may take held, a request waits but background work still gets a connection at once
  * (PostgreSQL: reserved connections); on PGlite's one connection a waiting background holder goes
  * before waiting requests.

@@ -1,5 +1,5 @@
 /**
- * Cancel on disconnect on one node (DESIGN.md section 11, issue 15), on each backend: `health`
+ * Cancel on disconnect on one node (DESIGN.md section 11), on each backend: `health`
  * echoes whether the session holds it; when the maker's last flagged session closes, its
  * `SUBMITTED` quotes on open RFQs are cancelled as by its own cancel (the taker gets `quoteUpdate`)
  * within 2 s while a `SELECTED` quote is untouched; a session without the flag cancels nothing;

@@ -1,5 +1,5 @@
 /**
- * Maker protection across nodes on one PostgreSQL (DESIGN.md section 11, issue 15): a maker with
+ * Maker protection across nodes on one PostgreSQL (DESIGN.md section 11): a maker with
  * flagged sessions on two nodes loses nothing when one closes and all its open quotes when the
  * other does (the taker on the other node told); a node process SIGKILLed with the maker's last
  * session is detected by the survivor's heartbeat sweep within the timeout; market-maker protection

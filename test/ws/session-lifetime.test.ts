@@ -1,5 +1,5 @@
 /**
- * Session lifetime (DESIGN.md section 11, issue 14 item 1) over real sockets: a revoked or expired
+ * Session lifetime (DESIGN.md section 11) over real sockets: a revoked or expired
  * key ends its open sessions within 1 s (AUTH_REQUIRED, 4001); a deactivated or suspended maker
  * loses `openRfqs` and `quoteStatus` within 1 s, receives no more `rfq` frames, and its maker REST
  * calls are refused live (403 MAKER_NOT_APPROVED); and, on PostgreSQL, a revocation made through

@@ -122,7 +122,7 @@ for (const backend of backends()) {
       });
     });
 
-    it('keeps the per-account cap exact under concurrent logins (issue 14: no login passes it together with another)', async () => {
+    it('keeps the per-account cap exact under concurrent logins (no login passes it together with another)', async () => {
       await withLimits({ maxSessionsPerAccount: 2 }, async () => {
         const { client } = await ws.h.newUser();
         // Open every socket first, then send all auth frames at once: their signature checks

@@ -1,6 +1,6 @@
 /**
  * The operator console (DESIGN.md section 12): static files from `console/`, served as they are
- * (plain ES modules, no build step; docs/decisions.md "Operator console"). The directory is read
+ * (plain ES modules, no build step; docs/decisions/0041-operator-console.md). The directory is read
  * once at start, so only files that exist then are served and nothing outside it can be named.
  * The page talks only to `/admin/v1`; its content security policy keeps it to this origin, so
  * the console never loads anything from elsewhere (it must work without internet).

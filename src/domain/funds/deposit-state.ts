@@ -1,5 +1,5 @@
 /**
- * The deposit state machine (spec, "Deposit"; transitions are ours, docs/decisions.md):
+ * The deposit state machine (spec, "Deposit"; transitions are ours, docs/decisions/0028-deposits-and-withdrawals.md):
  *
  *   (seen at the head)  -> PENDING
  *   (final)             -> COMPLETED (credited), from nothing, PENDING or FAILED

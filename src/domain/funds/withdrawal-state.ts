@@ -1,5 +1,5 @@
 /**
- * The withdrawal state machine (spec, "Withdrawal"; the transitions are ours, docs/decisions.md).
+ * The withdrawal state machine (spec, "Withdrawal"; the transitions are ours, docs/decisions/0028-deposits-and-withdrawals.md).
  * The only code that decides a withdrawal's next status and what happens to its lock:
  *
  *   PENDING --approve--> APPROVED --sign--> PROCESSING --confirm--> COMPLETED (lock consumed: debit)

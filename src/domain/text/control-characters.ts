@@ -1,5 +1,5 @@
 /**
- * Control characters are refused at the edge (issue 14): no field of this interface carries one,
+ * Control characters are refused at the edge: no field of this interface carries one,
  * PostgreSQL cannot store NUL in text, and a control character in a stored id or memo only ever
  * serves log injection or confusion. Pure.
  */

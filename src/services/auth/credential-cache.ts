@@ -1,7 +1,7 @@
 /**
  * Per-node cache of credentials (unsealed secret, account, scope) so a signed request does not
  * read and decrypt its key each time. Entries live `ttlMs`; a revocation on this node evicts at
- * once, on another node within the TTL (documented in docs/decisions.md).
+ * once, on another node within the TTL (docs/decisions/0017-per-node-caches.md).
  */
 import type { KeyObject } from 'node:crypto';
 import { signingKey } from '../../domain/auth/hmac.ts';

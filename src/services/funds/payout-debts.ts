@@ -1,5 +1,5 @@
 /**
- * Promised payouts the service still owes (issue 13, part 5). The maker's leg of a promised trade
+ * Promised payouts the service still owes. The maker's leg of a promised trade
  * is booked to `maker_settlement` when the delivery settles and leaves it only when a payout
  * transfer is confirmed (custody-outcomes.ts). A payout whose transfer ended without paying is a
  * debt: REVERTED (mined, reverted), CANCELLED (the operator's cancel used its nonce) or UNRESOLVED

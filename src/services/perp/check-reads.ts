@@ -3,7 +3,7 @@
  * (DESIGN.md 9.3 steps 1-3), started once the accept's transaction has recorded the execution
  * rather than once the execution begins. None of them depends on the commit, and on the
  * accept-to-SETTLED path they took one venue round trip plus a secp256k1 recovery (~4 ms of CPU)
- * after the 202 (issue 11). Started ahead, they run while the transaction commits and the
+ * after the 202. Started ahead, they run while the transaction commits and the
  * execution wakes, and the execution takes them over. Not earlier: accepts that are refused or
  * replayed must not become venue reads (the venue limits reads per address) and recoveries.
  *

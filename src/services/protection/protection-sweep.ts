@@ -16,7 +16,7 @@ const SWEEP_BATCH = 200;
  * cost in proportion to the open quotes. It reads the tripped settings first (a partial index,
  * nearly always empty) and only then their makers' quotes. As one join, PostgreSQL planned it
  * from the open RFQs through all their quotes to the (empty) settings: 52 ms per round with
- * 10,000 open quotes, a fifth of a core at four rounds a second (issue 17's benchmark).
+ * 10,000 open quotes, a fifth of a core at four rounds a second (measured on the benchmark's database).
  */
 export async function sweepTrippedProtections(deps: ServiceDeps): Promise<number> {
   const tripped = await deps.db

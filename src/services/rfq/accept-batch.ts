@@ -1,5 +1,5 @@
 /**
- * Spot accepts, group-committed (issue 17): accepts arriving while a batch is in flight are
+ * Spot accepts, group-committed: accepts arriving while a batch is in flight are
  * decided together in one transaction, with one lock call and one write call for the batch
  * (src/store/accept-batch-functions.ts), one protection write, one events append and one commit.
  * Under light load a batch is one accept, so nothing waits for company.
@@ -76,7 +76,7 @@ export class AcceptBatcher {
     this.#deps = deps;
     this.#maxBatch = options.maxBatch ?? 32;
     // One batch at a time: the next gathers everything that arrived meanwhile (measured: two in
-    // flight made smaller batches and no more accepts per second, decisions.md "Session 21").
+    // flight made smaller batches and no more accepts per second, docs/decisions/0048-performance-measures-left-out.md).
     this.#maxInFlight = options.maxInFlight ?? 1;
   }
 

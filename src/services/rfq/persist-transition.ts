@@ -4,7 +4,7 @@
  * decision's frames as outbox rows (src/services/frames.ts) in the same transaction. The caller
  * has applied the decision's lock effect and postings first, so a balances frame shows them.
  * Use cases persist transitions here and never append a frame themselves. The accept's and the
- * auction close's writes are one database call each (issue 17): the funds and every status of the
+ * auction close's writes are one database call each: the funds and every status of the
  * transition in one SQL function (src/store/accept-functions.ts, close-functions.ts), which
  * answers the rows as written and the balances after the locks, from which the frames are built.
  */

@@ -1,5 +1,5 @@
 /**
- * Maker protection (DESIGN.md section 11, issue 15).
+ * Maker protection (DESIGN.md section 11).
  *
  * - `maker_protections`: one market-maker-protection setting per (maker, instrument); the row is
  *   also the lock every selection of that maker's quotes on that instrument takes, so the counting

@@ -1,5 +1,5 @@
 /**
- * The accept in two database calls and the auction close's writes in one (issue 17): `rfq_accept_lock` and `rfq_accept_write`
+ * The accept in two database calls and the auction close's writes in one: `rfq_accept_lock` and `rfq_accept_write`
  * (src/store/accept-functions.ts), and the definitions they share with the other writers, now
  * SQL functions in their one place: the funds lock (`rfq_lock_funds`, ledger.ts) and the batch
  * status writers (`rfq_write_rfq_statuses`, rfq-status.ts; `rfq_write_quote_statuses`,

@@ -1,7 +1,7 @@
 /**
  * `rfq_claim_timestamps` reloaded from its one definition (src/store/timestamp-claims.ts), now
  * PL/pgSQL: a `language sql` function is parsed and planned again on every call, a PL/pgSQL one
- * keeps its plan per connection (issue 17: the claim runs on every authenticated request).
+ * keeps its plan per connection (the claim runs on every authenticated request).
  * Same signature and outcomes.
  */
 import { type Kysely, sql } from 'kysely';

@@ -1,5 +1,5 @@
 /**
- * The outbox writer returns the rows it wrote (issue 17, quote -> taker `quoteUpdate`): the
+ * The outbox writer returns the rows it wrote (quote -> taker `quoteUpdate`): the
  * committing node hands them to its sessions without reading them back. `rfq_append_events`
  * (outbox.ts) now returns them; `rfq_write_quotes` (quote-write-function.ts) passes them on when
  * asked (`p_events`), and its one-argument form is dropped. A return type cannot be changed in

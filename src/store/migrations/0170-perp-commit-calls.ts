@@ -1,5 +1,5 @@
 /**
- * A perp execution's transition in two database calls (issue 11): `rfq_perp_lock` and
+ * A perp execution's transition in two database calls: `rfq_perp_lock` and
  * `rfq_perp_write` (src/store/perp-commit-functions.ts), and the protection lock both accepts now
  * share (`rfq_locked_protections`, accept-functions.ts; `rfq_accept_lock` is loaded again to use it).
  */

@@ -2,7 +2,7 @@
  * The quote path's PL/pgSQL functions reloaded from their one definitions with `GENERIC_PLANS`
  * (src/store/generic-plans.ts): `rfq_write_quotes`, `rfq_claim_timestamps` and
  * `rfq_append_events` keep one plan per statement and connection instead of planning the replay
- * claim (and what else PostgreSQL judged cheaper to re-plan) again on every call (issue 17).
+ * claim (and what else PostgreSQL judged cheaper to re-plan) again on every call.
  * Same signatures and results.
  */
 import { type Kysely, sql } from 'kysely';

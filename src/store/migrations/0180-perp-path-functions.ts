@@ -1,5 +1,5 @@
 /**
- * Two statements of a perp accept's path as PL/pgSQL calls, which keep their plans (issue 11: as
+ * Two statements of a perp accept's path as PL/pgSQL calls, which keep their plans (as
  * plain statements their parse and plan were most of their cost on PGlite): the execution's lease
  * with its checks' read, `rfq_perp_acquire` (src/store/perp-lease-function.ts), and the accept's
  * record of the execution, `rfq_perp_record_accept` (src/store/perp-accept-function.ts).

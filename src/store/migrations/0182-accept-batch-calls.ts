@@ -1,5 +1,5 @@
 /**
- * Spot accepts group-committed (issue 17): a batch of accepts locks in one call and writes in one
+ * Spot accepts group-committed: a batch of accepts locks in one call and writes in one
  * (`rfq_accept_batch_lock`, `rfq_accept_batch_write`, src/store/accept-batch-functions.ts),
  * through the definitions every other writer uses.
  */

@@ -1,5 +1,5 @@
 /**
- * The auction close's lock reads as one call (issue 17): `rfq_close_lock` (close-functions.ts)
+ * The auction close's lock reads as one call: `rfq_close_lock` (close-functions.ts)
  * takes the due RFQs, their quotes and the makers' protections that three statements took.
  */
 import { type Kysely, sql } from 'kysely';

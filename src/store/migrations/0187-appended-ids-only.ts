@@ -2,7 +2,7 @@
  * `rfq_append_events` returns each event's `[id, seq]` in append order instead of whole rows with
  * their frames (outbox.ts `committedRows`): the writer already holds the frames, and building,
  * sending and parsing them again cost about an eighth of a quote batch's time in PostgreSQL
- * (issue 17). Same signature and return type (jsonb); its callers (`rfq_write_quotes`,
+ * Same signature and return type (jsonb); its callers (`rfq_write_quotes`,
  * `rfq_perp_write`) pass the result through unchanged.
  */
 import { type Kysely, sql } from 'kysely';

@@ -1,5 +1,5 @@
 /**
- * Market-maker protection (DESIGN.md section 11, issue 15), over HTTP and WebSocket on each
+ * Market-maker protection (DESIGN.md section 11), over HTTP and WebSocket on each
  * backend: the settings' surface, a trip by count and by notional (the maker's other open quotes
  * on the instrument cancelled as by its own cancel, takers told, a `protection` frame, new quotes
  * refused until reset), the selected quotes untouched, and two accepts at once on the last unit of

@@ -1,6 +1,6 @@
 /**
- * Market-maker protection on perp selections (docs/decisions.md, "Perp selections are counted,
- * never refused"), against the venue simulator on both databases. A perp quote is selected by the
+ * Market-maker protection on perp selections (docs/decisions/0037-maker-protection.md: perp selections
+ * are counted, never refused), against the venue simulator on both databases. A perp quote is selected by the
  * execution once its venue order filled, so there is nothing left to refuse: the selection is
  * counted, the one that reaches a limit executes and trips the setting (by count or by notional),
  * the maker hears the `protection` frame, its other open quote on the instrument is cancelled,

@@ -93,7 +93,7 @@ async function repeatRace(
  */
 /**
  * The window of an RFQ raced at its deadline. Its set-up (the RFQ, one or two quotes, a balance
- * read) must end before the auction does; at load 6-7 that took more than 1 s (CI, session 17), so
+ * read) must end before the auction does; at load 6-7 that took more than 1 s on CI, so
  * it gets 3 s. The iterations of a round run at once, so this adds about 2 s per round.
  */
 const RACE_WINDOW_MS = 3000;

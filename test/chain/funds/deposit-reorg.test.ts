@@ -1,6 +1,6 @@
 /**
  * A deposit seen at the head (PENDING) whose block is reorganised away ends FAILED once the
- * follower's final chain passes its block without it, and is never credited (issue 13, part 5).
+ * follower's final chain passes its block without it, and is never credited.
  * The reorganisation is an anvil snapshot taken before the deposit and reverted after the head
  * scanner saw it, then new blocks mined on the other branch; the follower only reads blocks with
  * `confirmations` on top, so it never booked the vanished block. A transfer

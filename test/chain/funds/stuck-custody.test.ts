@@ -1,5 +1,5 @@
 /**
- * A custody transaction stuck by a low fee is never paid twice (issue 13, part 1). anvil keeps it
+ * A custody transaction stuck by a low fee is never paid twice. anvil keeps it
  * unminable by raising its base fee above the transaction's max fee:
  * - the broadcaster replaces it at the same nonce with a higher fee, never above the operator's
  *   cap; the replacement is mined, the withdrawal completes once and the user is paid once, even

@@ -1,6 +1,6 @@
 /**
  * Two nodes running the chain follower, the deposit head scanner and the custody broadcaster on
- * one PostgreSQL and one chain (issue 13, part 5): every deposit is credited once, every custody
+ * one PostgreSQL and one chain: every deposit is credited once, every custody
  * transaction is signed once per nonce (no nonce used by two transfers, no transfer signed twice),
  * every withdrawal is paid once. PostgreSQL only: an in-memory PGlite cannot be shared.
  */

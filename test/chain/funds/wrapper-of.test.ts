@@ -1,7 +1,7 @@
 /**
  * The maker-wrapper lookup against the real factory on anvil: what it asks the chain, and when an
  * answer is reused. The chain follower and the deposit head scanner read a new block at about the
- * same moment, so a question at a block already on its way is shared (stop 26's CI run counted two
+ * same moment, so a question at a block already on its way is shared (a CI run once counted two
  * calls for one flood of forged logs when the two raced).
  */
 import { after, before, describe, it } from 'node:test';

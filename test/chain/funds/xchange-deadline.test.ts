@@ -1,5 +1,5 @@
 /**
- * An xchange `execute` is never signed after its deadline (issue 13, part 5). The adapter refuses a
+ * An xchange `execute` is never signed after its deadline. The adapter refuses a
  * swap once `block.timestamp` passes its expiration (the RFQ's settlementDeadline), so an execute
  * signed then can only revert. With the broadcaster backed up (not running while the deadline
  * passes):

@@ -1,5 +1,5 @@
 /**
- * Issue 13, part 3, on anvil: the follower never books a block above the chain's durable horizon
+ * On anvil: the follower never books a block above the chain's durable horizon
  * (the embedded devnet's last saved block), and at start it checks the store against the chain:
  * a store ahead of the chain halts the follower with one line saying so (`/readyz` 503).
  */

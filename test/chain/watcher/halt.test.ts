@@ -1,6 +1,6 @@
 /**
- * A chain follower halted by a reorganisation deeper than its confirmation depth is loud (issue 13,
- * part 3): `/readyz` is not ready and says why, `GET /admin/v1/invariants` reports
+ * A chain follower halted by a reorganisation deeper than its confirmation depth is loud:
+ * `/readyz` is not ready and says why, `GET /admin/v1/invariants` reports
  * `chainFollowerHalted`, and the gauge `rfq_chain_follower_halted` is 1. anvil makes the
  * reorganisation: revert to a snapshot below the follower's cursor, then mine new blocks at the
  * same heights.

@@ -1,5 +1,5 @@
 /**
- * One bad log must not stop the chain follower (issue 13, part 2), on a running node with anvil:
+ * One bad log must not stop the chain follower, on a running node with anvil:
  * - a listed token that emits a Transfer into custody with unreadable amount data: the log is
  *   quarantined (a settlement anomaly with its error, in the invariants report and the gauge), the
  *   next genuine deposit is still credited, and the operator resolves the anomaly;

@@ -1,5 +1,5 @@
 /**
- * The reference maker's protection behaviour (DESIGN.md section 11, issue 15), against a real node
+ * The reference maker's protection behaviour (DESIGN.md section 11), against a real node
  * and the venue simulator on both databases: by default its session asks for cancel on disconnect
  * (so stopping it cancels its open quotes), it sets the market-maker protection its instrument is
  * configured with, pauses that instrument when the protection trips, and resets it itself after

@@ -1,5 +1,5 @@
 /**
- * The per-node credential cache evicts the least recently used entry when full (issue 14 item 7;
+ * The per-node credential cache evicts the least recently used entry when full (
  * it used to clear itself at 100k). Observed through the store: each key is revoked behind the
  * cache's back, so a key still cached answers its old, unrevoked row and an evicted one is read
  * again and answers revoked. The same way: an expired key is read again, and a read that an

@@ -25,9 +25,9 @@ import { PriceIngestClient } from '../../../src/client/price-ingest.ts';
  * settled an xchange trade and a perp in the runs that chose it; seed 43 on a chain settled in
  * promised and xchange modes (and permit2 in one run of three), with a late relay and stuck
  * custody transactions both bumped and cancelled (outcomes depend on timing; the checks do not).
- * The issue gives the set 3 minutes: seeds 11 and 105 (chain and venue: the perp path) on both
+ * The set has 3 minutes: seeds 11 and 105 (chain and venue: the perp path) on both
  * databases. Seed 43 once went past its 420 s on PGlite in a full run and never did again in 22
- * replays (session 14); every wait of a run is bounded now (sim/engine/watchdog.ts), so a run that
+ * replays; every wait of a run is bounded now (sim/engine/watchdog.ts), so a run that
  * stalls fails within its budget with its findings and log. It stays out of the CI set, which
  * keeps 105 on both stores instead: `npm run sim -- --seed 43 --chain --steps 50` runs it.
  */
