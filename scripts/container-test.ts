@@ -39,8 +39,9 @@ const SIWE_DOMAIN = 'localhost';
 
 const log = (line: string) => process.stdout.write(`container-test: ${line}\n`);
 
+/** Runs `cmd`; the command line is logged with every `-e NAME=value` shown as `-e NAME` (secrets). */
 function run(cmd: string, args: string[], timeoutMs = 120_000): string {
-  log(`$ ${cmd} ${args.join(' ')}`);
+  log(`$ ${cmd} ${args.map((a, i) => (args[i - 1] === '-e' ? a.split('=')[0] : a)).join(' ')}`);
   const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`${cmd} ${args[0]} failed (status ${r.status}, ${r.error?.message ?? 'no error'})`);
   return r.stdout;
@@ -114,8 +115,9 @@ function startContainer(image: string, name: string, env: Record<string, string>
   log(`podman run failed here: ${podman.stderr.trim()}`);
   log('running the image with buildah run --isolation=chroot instead');
   const config = JSON.parse(run('podman', ['image', 'inspect', '--format', '{{json .Config}}', image])) as {
-    User: string; Entrypoint: string[]; WorkingDir: string; Env: string[]; Healthcheck?: { Test: string[] };
+    User: string; Entrypoint: string[]; WorkingDir: string;
   };
+  const healthcheck = JSON.parse(run('podman', ['image', 'inspect', '--format', '{{json .Config.Healthcheck}}', image])) as { Test: string[] } | null;
   const working = run('buildah', ['from', '--name', name, image]).trim();
   cleanups.push(() => spawnSync('buildah', ['rm', working], { stdio: 'inherit' }));
   const chrootRun = ['run', '--isolation=chroot', '--network=host', '--user', config.User, '--workingdir', config.WorkingDir, ...envArgs, working, '--'];
@@ -125,7 +127,7 @@ function startContainer(image: string, name: string, env: Record<string, string>
     node.once('exit', resolve);
     node.kill('SIGTERM');
   }));
-  const test = config.Healthcheck?.Test ?? [];
+  const test = healthcheck?.Test ?? [];
   if (test[0] !== 'CMD') throw new Error(`the image has no exec-form HEALTHCHECK: ${JSON.stringify(test)}`);
   return () => run('buildah', [...chrootRun, ...test.slice(1)]);
 }
