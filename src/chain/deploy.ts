@@ -1,13 +1,13 @@
 // Deploys the project's contracts onto a devnet (DESIGN.md §5, "Chain").
 //
-// Deterministic: Permit2 is placed at the canonical address with anvil_setCode; everything
+// Deterministic: Uniswap's Permit2 is placed at the canonical address with anvil_setCode, its
+// runtime code as its CREATE2 deployment there would leave it (permit2-code.ts); everything
 // else goes through the standard CREATE2 deployer with a fixed salt, so addresses depend
 // only on the bytecode and constructor arguments (custody, token symbol/decimals, deployer),
 // never on the deployer's nonce. Idempotent: a contract whose address already holds code is
 // left alone, so calling this again on a persisted chain sends no transactions.
 import { concat, encodeDeployData, getContractAddress, keccak256, stringToHex, type Address, type Hex } from 'viem';
 import {
-  permit2DeployedBytecode,
   rfqMakerWrapperFactoryAbi,
   rfqMakerWrapperFactoryBytecode,
   testTokenAbi,
@@ -16,6 +16,7 @@ import {
   xchangeAdapterBytecode,
 } from './artifacts/index.ts';
 import { connectSigner, type SigningChainClients } from './clients.ts';
+import { permit2RuntimeCode } from './permit2-code.ts';
 
 export const PERMIT2_ADDRESS: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 /** Arachnid's deterministic-deployment proxy; anvil predeploys it. Calldata = salt ++ initcode. */
@@ -61,11 +62,12 @@ async function setCode(c: SigningChainClients, address: Address, code: Hex): Pro
 
 async function ensurePermit2(c: SigningChainClients): Promise<void> {
   const current = await c.publicClient.getCode({ address: PERMIT2_ADDRESS });
-  if (current?.toLowerCase() === permit2DeployedBytecode.toLowerCase()) return;
+  const runtime = permit2RuntimeCode(await c.publicClient.getChainId(), PERMIT2_ADDRESS);
+  if (current?.toLowerCase() === runtime.toLowerCase()) return;
   try {
-    await setCode(c, PERMIT2_ADDRESS, permit2DeployedBytecode);
+    await setCode(c, PERMIT2_ADDRESS, runtime);
   } catch (err) {
-    // Not anvil: canonical Permit2 (or a compatible one) is acceptable if present.
+    // Not anvil: the canonical Permit2 deployment is what is expected there.
     if (current && current !== '0x') return;
     throw new Error(`no Permit2 at ${PERMIT2_ADDRESS} and anvil_setCode failed: ${String(err)}`);
   }

@@ -63,11 +63,15 @@ export function quoteNonce(quoteId: string): bigint {
   return hexToBigInt(quoteHash(quoteId));
 }
 
+/** Permit2's EIP-712 domain (its EIP712.sol): a name, the chain and the contract, no version. */
+export function permit2Domain(chainId: number, permit2Address: Address): { name: 'Permit2'; chainId: number; verifyingContract: Address } {
+  return { name: 'Permit2', chainId, verifyingContract: permit2Address };
+}
+
 /** Typed data for the custody key to sign (viem `signTypedData`) and the maker to relay. */
 export function rfqPermitTypedData(p: RfqPermitParams): RfqPermitTypedData {
   return {
-    // Permit2's domain has no version field.
-    domain: { name: 'Permit2', chainId: p.chainId, verifyingContract: p.permit2Address },
+    domain: permit2Domain(p.chainId, p.permit2Address),
     types: rfqPermitTypes,
     primaryType: 'PermitWitnessTransferFrom',
     message: {

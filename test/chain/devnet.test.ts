@@ -11,7 +11,8 @@ import { startDevnet, type Devnet } from '../../src/chain/devnet.ts';
 import { CREATE2_DEPLOYER, CREATE2_DEPLOYER_RUNTIME, PERMIT2_ADDRESS, deployContracts } from '../../src/chain/deploy.ts';
 import { connectChain, connectSigner } from '../../src/chain/clients.ts';
 import { mintTestToken, setDevnetBalance } from '../../src/chain/faucet.ts';
-import { permit2DeployedBytecode, rfqMakerWrapperFactoryAbi, testTokenAbi } from '../../src/chain/artifacts/index.ts';
+import { rfqMakerWrapperFactoryAbi, testTokenAbi } from '../../src/chain/artifacts/index.ts';
+import { permit2RuntimeCode } from '../../src/chain/permit2-code.ts';
 import { keyOf } from './helpers/fixture.ts';
 
 const running: Devnet[] = [];
@@ -114,7 +115,7 @@ describe('deployContracts', () => {
     assert.equal(first.permit2Address, PERMIT2_ADDRESS);
     assert.deepEqual(first.tokens.map((t) => [t.symbol, t.decimals]), [['USDC', 6], ['WETH', 18]]);
     const c1 = await connectChain(d1.rpcUrl);
-    assert.equal(await c1.publicClient.getCode({ address: PERMIT2_ADDRESS }), permit2DeployedBytecode);
+    assert.equal(await c1.publicClient.getCode({ address: PERMIT2_ADDRESS }), permit2RuntimeCode(await c1.publicClient.getChainId(), PERMIT2_ADDRESS));
     // anvil predeploys the CREATE2 proxy; our fallback copy of its code must be the same.
     assert.equal(await c1.publicClient.getCode({ address: CREATE2_DEPLOYER }), CREATE2_DEPLOYER_RUNTIME);
     const usdc = first.tokens[0]!.address;

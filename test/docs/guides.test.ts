@@ -42,6 +42,8 @@ const SKIPPED: Record<string, Array<{ starts: string; reason: string }>> = {
     { starts: 'curl -fsS -X POST -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" -H \'content-type: application/json\' \\\n  -d \'{"txHash": "0x<tx>", "logIndex": 0, "note"', reason: 'needs a quarantined log; resolve is tested in test/chain/watcher/quarantine.test.ts' },
     { starts: 'curl -fsS -X POST -H "Authorization: Bearer $RFQ_ADMIN_TOKEN" -H \'content-type: application/json\' \\\n  -d \'{"txHash": "0x<tx>", "logIndex": 0}\'', reason: 'needs a quarantined log whose cause is then fixed; replay is tested in test/chain/watcher/quarantine.test.ts' },
     { starts: 'npm run --silent admin -- payouts retry', reason: 'needs a reverted promised payout; retry is tested in test/chain/funds/funds.test.ts' },
+    { starts: 'podman build --format docker -t rfq-service .', reason: 'builds the image; scripts/container-test.ts builds and runs it with podman, test/runtime/container-files.test.ts checks the files' },
+    { starts: 'RFQ_DB_PASSWORD=$(openssl rand -hex 24) podman compose up -d', reason: 'starts the compose stack; test/runtime/container-files.test.ts checks compose.yaml' },
   ],
   'taker-quickstart.md': [
     { starts: 'npm start', reason: 'the embedded stack has its own end-to-end test; the guide runs against a harness node seeded the same way' },
