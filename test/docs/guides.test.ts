@@ -266,6 +266,22 @@ describe('guides', () => {
     assert.deepEqual([...config.workers].sort(), ['auctions', 'dispatch', 'settlement', 'withdrawals']);
   });
 
+  it('the Modes section names exactly the variables production mode requires', async () => {
+    // What config.ts refuses when nothing is set: one "NAME: required in production mode" per variable.
+    let problems: string[] = [];
+    try {
+      loadConfig({ RFQ_MODE: 'production' }, '/srv/rfq');
+    } catch (error) {
+      problems = (error as { problems: string[] }).problems;
+    }
+    const required = problems.filter((p) => p.includes(': required in production mode')).map((p) => p.slice(0, p.indexOf(':'))).sort();
+    assert.ok(required.length >= 10, JSON.stringify(problems));
+    const doc = await guide('operator-guide.md');
+    const item = doc.slice(doc.indexOf('- **Production**'), doc.indexOf('## Configuration reference'));
+    const documented = [...item.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!).filter((name) => name !== 'RFQ_MODE');
+    assert.deepEqual([...new Set(documented)].sort(), required);
+  });
+
   it('the configuration table names exactly the variables config.ts reads', async () => {
     const source = await readFile(path.join(ROOT, 'src/runtime/config.ts'), 'utf8');
     const read = new Set([...source.matchAll(/'((?:RFQ_[A-Z0-9_]+)|HOST|PORT|DATABASE_URL|CHAIN_RPC_URL|VENUE_URL)'/g)].map((m) => m[1]!));
