@@ -22,6 +22,9 @@ declare module 'fastify' {
   }
 }
 
+/** Where a caller finds the token, without naming this node's paths. */
+const ADMIN_TOKEN_HINT = "operator token required (Authorization: Bearer <token>): the node's RFQ_ADMIN_TOKEN, or on the embedded stack the admin-token file in its RFQ_DATA_DIR (default ./.rfq-data)";
+
 /** Wrong operator tokens allowed per source address per second (all nodes together). */
 export const ADMIN_AUTH_FAILURES_PER_SEC = 5;
 
@@ -120,7 +123,7 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
       }
       if (!bearerIs(request, context.adminToken)) {
         context.rateLimiter.hit(bucket, ADMIN_AUTH_FAILURES_PER_SEC, now);
-        throw new ServiceError('ADMIN_UNAUTHORIZED', 'operator token required');
+        throw new ServiceError('ADMIN_UNAUTHORIZED', ADMIN_TOKEN_HINT);
       }
       return;
     }

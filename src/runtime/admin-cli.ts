@@ -23,9 +23,10 @@ commands:
                  [--min-notional X] [--disabled]
       create or update an instrument; --base/--quote/--type default to the parts of the id;
       --fee is the taker fee in tenths of a basis point (250 = 25 bp = 0.25 %)
-  maker put <address> --pairs ETH-USDC,BTC-USDC --modes permit2[,promised,xchange]
+  maker put <address> --pairs ETH-USDC,BTC-USDC --modes permit2[,promised,xchange,perp]
             [--spender 0x..] [--adapter-signer 0x..] [--inactive] [--unsuspend]
-      register or update a maker; prints its makerId
+      register or update a maker; prints its makerId (perp: quotes the pairs' perp
+      instruments with signed venue orders; no spender or adapter signer)
   maker list
       list registered makers
   balance adjust <address> <TOKEN> <signed amount> --memo "..." [--rail EVM|VENUE]
@@ -107,6 +108,8 @@ const options = {
   'tx-hash': { type: 'string' },
   note: { type: 'string' },
 } as const;
+
+const SETTLEMENT_MODES: readonly string[] = ['permit2', 'promised', 'xchange', 'perp'] satisfies AdminMakerInput['settlementModes'];
 
 type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
 
@@ -247,7 +250,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       const [address] = expectArgs(args, 1, 'maker put <address> --pairs A-B,... --modes permit2[,...]');
       const modes = list(required(values, 'modes'));
       for (const mode of modes) {
-        if (mode !== 'permit2' && mode !== 'promised' && mode !== 'xchange') throw new UsageError(`--modes: unknown settlement mode ${JSON.stringify(mode)} (permit2, promised, xchange)`);
+        if (!SETTLEMENT_MODES.includes(mode)) throw new UsageError(`--modes: unknown settlement mode ${JSON.stringify(mode)} (${SETTLEMENT_MODES.join(', ')})`);
       }
       if (values.pairs === undefined) throw new UsageError('--pairs is required');
       const body: AdminMakerInput & { suspended?: boolean } = {

@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import { namedSchemas, withComponentRefs } from './openapi-components.ts';
 import websocket from '@fastify/websocket';
 import type { Logger } from 'pino';
 import { registerHttpHooks } from '../api/http-hooks.ts';
@@ -88,8 +89,11 @@ export async function buildApp(context: NodeContext, logger: Logger, limits: Htt
           hmac: { type: 'http', scheme: 'bearer', description: 'Access key as bearer plus Service-API-Timestamp and Service-API-Signature headers' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'Operator token (RFQ_ADMIN_TOKEN) as bearer' },
         },
+        schemas: namedSchemas(),
       },
     },
+    // Bodies as named components, for client generators (openapi-components.ts).
+    transformObject: (document) => ('openapiObject' in document ? withComponentRefs(document.openapiObject as Record<string, unknown>) : document.swaggerObject),
     // The route's `config.auth` is what the hooks enforce; publishing it from there keeps the
     // document (and docs/http-reference.md, generated from it) from drifting.
     transform: ({ schema, url, route }) => {

@@ -187,6 +187,8 @@ async function main(): Promise<void> {
   process.stdout.write(`\nrfq-service ready (${config.mode}) in ${readySecs} s\n  REST      ${node.url}/v1\n  WebSocket ${node.url.replace('http', 'ws')}/v1/rfq/ws\n  OpenAPI   ${node.url}/openapi.json\n  admin     ${node.url}/admin/v1  (token: ${config.mode === 'embedded' ? adminToken : '<RFQ_ADMIN_TOKEN>'})\n`);
   if (devnet) process.stdout.write(`  devnet    ${devnet.settings.rpcUrl}  (chain id ${devnet.devnet.chainId})\n`);
   if (embeddedVenue) process.stdout.write(`  venue     ${embeddedVenue.url}  (simulator, ${embeddedVenue.network})\n  builder   ${embeddedVenue.builderAddress}\n`);
+  // Where a `/v0` user deposits (docs/v0-guide.md, step 1): public, like any deposit address.
+  if (v0?.venue) process.stdout.write(`  /v0 omnibus ${privateKeyToAccount(v0.venue.omnibusKey as Hex).address}\n`);
   if (demo) {
     const { taker } = demo;
     process.stdout.write(

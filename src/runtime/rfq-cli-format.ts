@@ -2,6 +2,7 @@
  * Human output of the taker CLI. Amounts are printed exactly as the server sent them (decimal
  * strings); nothing here does arithmetic on them.
  */
+import { isPerpInstrument } from '../client/perp-order.ts';
 import type { Balance, Instrument, LedgerView, Quote, Rfq } from '../client/types.ts';
 
 function table(rows: string[][]): string {
@@ -85,12 +86,19 @@ export function outcome(rfq: Rfq, perpFill?: PerpFillView): string {
   }
 }
 
+/** A perp RFQ's fill, read from its selected quote among `quotes` (the RFQ holds no amounts). */
+function perpFillOf(rfq: Rfq, quotes: Quote[]): PerpFillView | undefined {
+  if (!isPerpInstrument(rfq.instrumentId)) return undefined;
+  const selected = quotes.find((q) => q.quoteId === rfq.selectedQuoteId);
+  return selected ? { quoteId: selected.quoteId, perpFilledSize: selected.perpFilledSize ?? null, perpFillAvgPx: selected.perpFillAvgPx ?? null } : undefined;
+}
+
 export function rfqSummary(rfq: Rfq, quotes: Quote[]): string {
   const lines = [
     `${rfq.id}  ${rfq.side} ${rfq.baseQty} ${rfq.instrumentId}  ${rfq.status}${rfq.autoAccept ? '  autoAccept' : ''}${rfq.quoteLimit ? `  limit ${rfq.quoteLimit}` : ''}`,
     `  auction ends ${new Date(rfq.auctionEndsAt).toISOString()}, settlement deadline ${new Date(rfq.settlementDeadline * 1000).toISOString()}`,
   ];
-  if (rfq.status === 'SETTLED' || rfq.status === 'FAILED' || rfq.status === 'CANCELLED') lines.push(outcome(rfq).split('\n').map((line) => `  ${line}`).join('\n'));
+  if (rfq.status === 'SETTLED' || rfq.status === 'FAILED' || rfq.status === 'CANCELLED') lines.push(outcome(rfq, perpFillOf(rfq, quotes)).split('\n').map((line) => `  ${line}`).join('\n'));
   for (const quote of quotes) lines.push(`  ${quoteLine(quote, false)}`);
   return lines.join('\n');
 }

@@ -37,7 +37,7 @@ async function readText(file: string): Promise<string | null> {
 }
 
 /** The embedded demo taker's key, when `accessKey` is the demo taker's. */
-async function demoTakerKey(dataDir: string, accessKey: string): Promise<Hex | null> {
+export async function demoTakerKey(dataDir: string, accessKey: string): Promise<Hex | null> {
   const credential = await readText(path.join(dataDir, 'demo-taker-credential.json'));
   if (credential === null) return null;
   let saved: { accessKey?: unknown };

@@ -5,6 +5,7 @@
  * stderr. Exit status: 0 ok (a trade SETTLED), 1 refused or failed call, 2 usage or not logged
  * in, 3 the RFQ ended FAILED or CANCELLED.
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ApiError } from '../client/http.ts';
@@ -13,7 +14,7 @@ import type { RfqStatus, Side, Withdrawal } from '../client/types.ts';
 import { credentialsPath, DEFAULT_CREDENTIALS_FILE, readCredential, removeCredential, writeCredential, type SavedCredential } from './cli-credentials.ts';
 import { balancesTable, instrumentsTable, ledgerTable, outcome, rfqSummary, tradesTable } from './rfq-cli-format.ts';
 import { acceptAndFollow, FollowTimeout, followRfq, trade, type TradeResult } from './rfq-cli-trade.ts';
-import { NoWalletKey, perpTakerFor, walletKeyFor } from './rfq-cli-perp.ts';
+import { demoTakerKey, NoWalletKey, perpTakerFor, walletKeyFor } from './rfq-cli-perp.ts';
 import { depositCredited, DepositError, depositToCustody } from './rfq-cli-funds.ts';
 import { isPerpInstrument } from '../client/perp-order.ts';
 
@@ -234,7 +235,9 @@ async function login(values: Values, env: NodeJS.ProcessEnv, url: string, file: 
     const client = new RfqClient(url, { accessKey, secret });
     // Prove the pair works before remembering it.
     await client.balances();
-    saved = { url, accessKey, secret };
+    // A pasted pair names no account; the embedded demo taker's does, through its key file.
+    const demoKey = await demoTakerKey(path.resolve(env.RFQ_DATA_DIR || './.rfq-data'), accessKey);
+    saved = { url, accessKey, secret, ...(demoKey ? { account: privateKeyToAccount(demoKey).address } : {}) };
   } else {
     throw new UsageError('login: needs --private-key (or RFQ_PRIVATE_KEY), or --access-key and --secret (or RFQ_ACCESS_KEY and RFQ_SECRET)');
   }

@@ -50,7 +50,8 @@ const SKIPPED: Record<string, Array<{ starts: string; reason: string }>> = {
   ],
   'http-reference.md': [],
   'v0-guide.md': [
-    { starts: 'export RFQ_URL=', reason: 'the test exports RFQ_URL and RFQ_V0_KEY for its own node and funded wallet' },
+    { starts: 'export RFQ_URL=', reason: 'the demo taker of `npm start`; the guide funds a new wallet of its own (step 1)' },
+    { starts: 'export V0_OMNIBUS=', reason: 'the banner values: the test exports V0_OMNIBUS, VENUE_URL and RFQ_URL for its own stack' },
   ],
 };
 
@@ -61,22 +62,33 @@ function checkSkips(name: string, blocks: Block[]): void {
   for (const entry of listed) assert.ok(skipped.some((body) => body.startsWith(entry.starts)), `${name}: no skipped block starts with ${entry.starts}`);
 }
 
-/** A directory that looks like the project (npm scripts resolve) with its own ./.rfq-data. */
-async function scratchProject(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'rfq-guide-'));
-  for (const entry of ['package.json', 'node_modules', 'src', 'examples', 'tsconfig.json']) await symlink(path.join(ROOT, entry), path.join(dir, entry));
-  await mkdir(path.join(dir, '.rfq-data'));
+/**
+ * A directory that looks like the project (npm scripts resolve) with its own data directory:
+ * `./.rfq-data`, or `dataDir` given as RFQ_DATA_DIR (so a path that ignores it fails).
+ */
+async function scratchProject(dataDir: string | undefined): Promise<{ cwd: string; env: Record<string, string> }> {
+  const cwd = await mkdtemp(path.join(tmpdir(), 'rfq-guide-'));
+  for (const entry of ['package.json', 'node_modules', 'src', 'examples', 'tsconfig.json']) await symlink(path.join(ROOT, entry), path.join(cwd, entry));
+  const data = path.join(cwd, dataDir ?? '.rfq-data');
+  await mkdir(data);
   // What `npm start` writes, so the admin CLI finds the token as the guides say.
-  await writeFile(path.join(dir, '.rfq-data', 'admin-token'), `${ADMIN_TOKEN}\n`, { mode: 0o600 });
-  return dir;
+  await writeFile(path.join(data, 'admin-token'), `${ADMIN_TOKEN}\n`, { mode: 0o600 });
+  return { cwd, env: dataDir ? { RFQ_DATA_DIR: data } : {} };
 }
 
-/** Runs every runnable block of a guide in one session; returns the number of blocks run. */
-async function runGuide(name: string, env: Record<string, string>): Promise<number> {
+/**
+ * The PATH a reader's shell has: without the project's node_modules/.bin (which `npm test` puts
+ * first), so a block that runs a bare `node` gets whatever Node the machine has, not the pinned one.
+ */
+const readerPath = () => (process.env.PATH ?? '/usr/bin:/bin').split(':').filter((dir) => !dir.endsWith(path.join('node_modules', '.bin'))).join(':');
+
+/** Runs every runnable block of a guide in one session; returns the number of blocks run and the variables they left. */
+async function runGuide(name: string, env: Record<string, string>, options: { dataDir?: string } = {}): Promise<{ ran: number; exported: Record<string, string> }> {
   const blocks = parseBlocks(await guide(name));
   checkSkips(name, blocks);
-  const cwd = await scratchProject();
-  const session = new ShellSession({ cwd, env: { PATH: `${path.join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`, HOME: cwd, ...env } });
+  const scratch = await scratchProject(options.dataDir);
+  const cwd = scratch.cwd;
+  const session = new ShellSession({ cwd, env: { PATH: readerPath(), HOME: cwd, ...scratch.env, ...env } });
   let ran = 0;
   try {
     for (const [index, block] of blocks.entries()) {
@@ -97,11 +109,11 @@ async function runGuide(name: string, env: Record<string, string>): Promise<numb
       const result = await started.done;
       assert.equal(result.code, Number(started.block.attrs.exit ?? 0), `exit status of background ${name}:${started.block.line}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
     }
+    return { ran, exported: await session.exported() };
   } finally {
     session.stopAll();
     await rm(cwd, { recursive: true, force: true });
   }
-  return ran;
 }
 
 const ETH_PRICE_RAW = parseUnits('3000', 6);
@@ -182,7 +194,7 @@ describe('guides', () => {
   it('docs/operator-guide.md: every runnable block against an embedded-mode node', async () => {
     const h = await startHarness(backend, { chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, embedded: true, logLevel: 'silent' });
     try {
-      const ran = await runGuide('operator-guide.md', { RFQ_URL: h.url, RFQ_ADMIN_TOKEN: ADMIN_TOKEN });
+      const { ran } = await runGuide('operator-guide.md', { RFQ_URL: h.url, RFQ_ADMIN_TOKEN: ADMIN_TOKEN });
       assert.ok(ran >= 10, `ran ${ran} blocks`);
     } finally {
       await h.close();
@@ -204,13 +216,13 @@ describe('guides', () => {
       const demo = await h.newUser();
       await h.fund(demo.account.address, { USDC: '10000' });
       await chain.mint('USDC', chain.custody, parseUnits('20000', 6));
-      const ran = await runGuide('taker-quickstart.md', {
+      const { ran } = await runGuide('taker-quickstart.md', {
         RFQ_URL: h.url,
         DEMO_ACCESS_KEY: demo.client.credentials!.accessKey,
         DEMO_SECRET: demo.client.credentials!.secret,
         // The banner's `devnet` line (step 5 gives the guide's wallet gas there).
         RPC_URL: chain.rpcUrl,
-      });
+      }, { dataDir: 'moved-data' });
       assert.ok(ran >= 8, `ran ${ran} blocks`);
       // docs/maker-integration.md's quote body names exactly the fields of a bundle the server took.
       const example = parseBlocks(await guide('maker-integration.md')).filter((b) => b.lang === 'json' && b.attrs.xchange);
@@ -228,24 +240,23 @@ describe('guides', () => {
   it('docs/http-reference.md: every runnable block', async () => {
     const h = await startHarness(backend, { logLevel: 'silent' });
     try {
-      assert.ok((await runGuide('http-reference.md', { RFQ_URL: h.url, RFQ_ADMIN_TOKEN: ADMIN_TOKEN })) >= 1);
+      assert.ok((await runGuide('http-reference.md', { RFQ_URL: h.url, RFQ_ADMIN_TOKEN: ADMIN_TOKEN })).ran >= 1);
     } finally {
       await h.close();
     }
   });
 
-  it('docs/v0-guide.md: every runnable block against the venue simulator', async () => {
-    const stack = await startV0Stack(backend, { logLevel: 'silent' });
+  it('docs/v0-guide.md: every runnable block against the venue simulator on testnet, funding included', async () => {
+    // The embedded stack's venue: the simulator on testnet, its faucet served to the operator.
+    const sim = await startVenueSim({ port: 0, config: { network: 'testnet' } });
+    const stack = await startV0Stack(backend, { logLevel: 'silent', sim, network: 'testnet', embedded: true, embeddedVenue: { url: sim.url, faucet: venueFaucetOf(sim) } });
     try {
-      // Step 1 of the guide: a wallet that sent USDC and HYPE to the omnibus by spotSend.
-      const key = generatePrivateKey();
-      const account = privateKeyToAccount(key);
-      await stack.deposit(account, 'USDC', '1000');
-      await stack.deposit(account, 'HYPE', '5');
-      const token = await stack.login(account);
-      await stack.waitFor(async () => (await stack.call('getBalances', {}, { token })).body.balances?.length === 2, 'deposits credited');
-      const ran = await runGuide('v0-guide.md', { RFQ_URL: stack.harness.url, RFQ_V0_KEY: key });
-      assert.ok(ran >= 5, `ran ${ran} blocks`);
+      // Step 1 of the guide makes and funds its own wallet; the variables are the banner's.
+      const state = { RFQ_URL: stack.harness.url, V0_OMNIBUS: stack.omnibus.address, VENUE_URL: sim.url };
+      const { ran, exported } = await runGuide('v0-guide.md', state);
+      assert.ok(ran >= 6, `ran ${ran} blocks`);
+      // The guide's own wallet (step 1), credited by its deposits alone.
+      const token = await stack.login(privateKeyToAccount(exported.RFQ_V0_KEY as `0x${string}`));
       // What the blocks did: an IOC buy that filled, a resting sell that was cancelled, a withdrawal.
       const orders = await stack.call('listDelegatedOrders', {}, { token });
       assert.deepEqual(orders.body.orders.map((o: { side: string; status: string }) => `${o.side} ${o.status}`), ['sell cancelled', 'buy filled']);
@@ -255,6 +266,7 @@ describe('guides', () => {
       assert.deepEqual((await stack.invariants()).violations, []);
     } finally {
       await stack.close();
+      await sim.stop();
     }
   });
 
@@ -266,6 +278,22 @@ describe('guides', () => {
     assert.equal(config.mode, 'production');
     assert.equal(config.chain.confirmations, 12);
     assert.deepEqual([...config.workers].sort(), ['auctions', 'dispatch', 'settlement', 'withdrawals']);
+  });
+
+  it('the Modes section names exactly the variables production mode requires', async () => {
+    // What config.ts refuses when nothing is set: one "NAME: required in production mode" per variable.
+    let problems: string[] = [];
+    try {
+      loadConfig({ RFQ_MODE: 'production' }, '/srv/rfq');
+    } catch (error) {
+      problems = (error as { problems: string[] }).problems;
+    }
+    const required = problems.filter((p) => p.includes(': required in production mode')).map((p) => p.slice(0, p.indexOf(':'))).sort();
+    assert.ok(required.length >= 10, JSON.stringify(problems));
+    const doc = await guide('operator-guide.md');
+    const item = doc.slice(doc.indexOf('- **Production**'), doc.indexOf('## Configuration reference'));
+    const documented = [...item.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!).filter((name) => name !== 'RFQ_MODE');
+    assert.deepEqual([...new Set(documented)].sort(), required);
   });
 
   it('the configuration table names exactly the variables config.ts reads', async () => {

@@ -5,25 +5,55 @@
  * guide's argument table alone (no project chain helper, no permit code). It must win and settle
  * on anvil. The guide's frame example must name exactly the fields of the real SELECTED frame.
  *
+ * The perp section's maker program runs as written (`npm exec -- node perp-maker.ts`) against a
+ * node whose venue is on testnet, as the embedded stack's is: it reads the network from
+ * `GET /v1/rfq/network`, quotes, and the taker's accept settles. The guide's quote body and its
+ * `GET /v1/rfq/network` example name exactly the fields the service uses and answers.
+ *
  * One backend per run (PostgreSQL when TEST_DATABASE_URL is set, else PGlite), as the guides test.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, defineChain, http, keccak256, maxUint256, parseAbi, parseUnits, stringToHex, toHex, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { backends } from '../helpers/backends.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { ADMIN_TOKEN, startHarness, type Harness } from '../helpers/harness.ts';
 import { startTestChain, type TestChain } from '../helpers/chain.ts';
 import { rejects } from '../helpers/rejects.ts';
 import { fundedTaker, rfqReaches } from '../helpers/settlement.ts';
 import { openSession, subscribe, type Frame, type TestSocket } from '../ws/test-socket.ts';
 import { RfqClient } from '../../src/client/rfq-client.ts';
+import { PerpTaker } from '../../src/client/perp-taker.ts';
+import { signMakerOrders, VenueNonces } from '../../src/client/perp-order.ts';
+import type { Quote, Rfq } from '../../src/client/types.ts';
+import { venueFaucetOf } from '../../src/runtime/embedded-venue.ts';
+import { startVenueSim } from '../../sim/venue/index.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { keyPaths, parseBlocks } from './runnable-blocks.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const guideBlock = async (lang: string, attr: string) => {
+  const found = parseBlocks(await readFile(path.join(ROOT, 'docs/maker-integration.md'), 'utf8')).filter((b) => b.lang === lang && b.attrs[attr]);
+  assert.equal(found.length, 1, `one \`\`\`${lang} ${attr} block`);
+  return found[0]!.body;
+};
+const BUILDER = '0x00000000000000000000000000000000000000b5' as const;
+/** A JSON value's key paths with array positions folded (`tokens[].symbol`): a guide's example may list fewer items. */
+const shape = (value: unknown) => [...new Set(keyPaths(value).map((p) => p.replace(/\.\d+(?=\.|$)/g, '[]')))];
+
+/** Runs `command` in a directory that looks like the repository, as a reader in a second terminal. */
+function run(command: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('bash', ['-c', command], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
 
 describe('docs/maker-integration.md: a permit2 maker from the guide alone', () => {
   const backend = backends().at(-1)!;
@@ -128,5 +158,61 @@ describe('docs/maker-integration.md: a permit2 maker from the guide alone', () =
     const entries = (await taker.client.ledger()).entries;
     assert.deepEqual(entries.filter((e) => e.rfqId === created.rfqId).map((e) => e.source).sort(), ['FEE', 'SETTLEMENT', 'SETTLEMENT']);
     assert.ok(entries.some((e) => e.source === 'ADJUSTMENT' && e.rfqId === undefined));
+  });
+
+  it('perps: the maker program quotes on the stack\'s own venue network (testnet) and the quote settles', async () => {
+    const sim = await startVenueSim({ port: 0, config: { network: 'testnet' } });
+    const venue = { url: sim.url, network: 'testnet' as const, builderAddress: BUILDER };
+    const node = await startHarness(backend, { chain: chain.stack.settings, tokenAddresses: chain.tokenAddresses, embedded: true, logLevel: 'silent', venue, embeddedVenue: { url: sim.url, faucet: venueFaucetOf(sim) } });
+    const scratch = await mkdtemp(path.join(tmpdir(), 'rfq-perp-maker-'));
+    try {
+      await node.admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
+      const faucet = venueFaucetOf(sim);
+      const key = generatePrivateKey();
+      const me = privateKeyToAccount(key);
+      await faucet({ address: me.address, account: 'perp', token: 'USDC', amount: '100000' });
+      const registered = (await run(`npm run --silent admin -- --url ${node.url} --token ${ADMIN_TOKEN} --compact maker put ${me.address} --pairs ETH-USDC --modes perp`, ROOT, {})).code;
+      assert.equal(registered, 0, 'the operator CLI registers a perp maker');
+
+      // The network example: the fields the service answers, venue included.
+      const makerClient = new RfqClient(node.url);
+      await makerClient.signIn(me);
+      const answered = await makerClient.network();
+      assert.equal(answered.venue?.network, 'testnet');
+      assert.deepEqual(shape(JSON.parse(await guideBlock('json', 'network'))), shape(answered));
+
+      const taker = privateKeyToAccount(generatePrivateKey());
+      await faucet({ address: taker.address, account: 'perp', token: 'USDC', amount: '100000' });
+      const takerClient = new RfqClient(node.url);
+      await takerClient.signIn(taker);
+      const perpTaker = await PerpTaker.connect(takerClient, taker, venue);
+      const quoteLimit = await perpTaker.defaultLimit('ETH-USDC-PERP', 'BUY', '0.2');
+      const { rfqId } = await takerClient.createRfq({ instrumentId: 'ETH-USDC-PERP', side: 'BUY', baseQty: '0.2', quoteLimit, windowMs: 30_000 });
+
+      // The guide's program, run with the command its first line gives.
+      const program = await guideBlock('ts', 'perp-maker');
+      const command = /^\/\/ perp-maker\.ts: (?:\S+=\S+ )*(.+)$/m.exec(program)?.[1];
+      assert.equal(command, 'npm exec -- node perp-maker.ts');
+      for (const entry of ['package.json', 'node_modules', 'src', 'examples']) await symlink(path.join(ROOT, entry), path.join(scratch, entry));
+      await writeFile(path.join(scratch, 'perp-maker.ts'), program);
+      const quoted = await run(command, scratch, { RFQ_URL: node.url, RFQ_PRIVATE_KEY: key });
+      assert.equal(quoted.code, 0, `stdout: ${quoted.stdout}\nstderr: ${quoted.stderr}`);
+      assert.match(quoted.stdout, new RegExp(`^quoted ${rfqId}: qt_\\S+ 0\\.2 ETH for \\S+ USDC$`, 'm'));
+
+      const quote = (await eventually(() => takerClient.rfqQuotes(rfqId), (page) => page.items.length > 0)).items[0] as Quote;
+      await perpTaker.accept({ id: rfqId, instrumentId: 'ETH-USDC-PERP', side: 'BUY' }, quote);
+      const rfq = await eventually(() => takerClient.getRfq(rfqId), (r: Rfq) => r.status === 'SETTLED' || r.status === 'FAILED');
+      assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+
+      // The guide's quote body names exactly the fields of one the client library signs.
+      const asset = { coin: 'ETH', index: 1, szDecimals: 4 };
+      const signed = await signMakerOrders(me, { side: 'BUY', asset, size: '0.2', price: 3500_300000n }, 'testnet', new VenueNonces());
+      const body = { rfqId, instrumentId: 'ETH-USDC-PERP', side: 'BUY', makerPays: quote.makerPays, makerReceives: quote.makerReceives, ...signed };
+      assert.deepEqual(shape(JSON.parse(await guideBlock('json', 'perp'))), shape(body));
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+      await node.close();
+      await sim.stop();
+    }
   });
 });

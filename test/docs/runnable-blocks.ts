@@ -141,7 +141,8 @@ export class ShellSession {
     const body = await this.substitute(block.body);
     const env = await this.#env();
     // Background blocks must not race a later block for the state file: they do not write it.
-    const save = block.attrs.background ? '' : `trap 'node -e "process.stdout.write(JSON.stringify(process.env))" > ${JSON.stringify(this.#stateFile)}.tmp && mv ${JSON.stringify(this.#stateFile)}.tmp ${JSON.stringify(this.#stateFile)}' EXIT\n`;
+    // This process's own Node writes it: the session's PATH need not lead to one.
+    const save = block.attrs.background ? '' : `trap '${JSON.stringify(process.execPath)} -e "process.stdout.write(JSON.stringify(process.env))" > ${JSON.stringify(this.#stateFile)}.tmp && mv ${JSON.stringify(this.#stateFile)}.tmp ${JSON.stringify(this.#stateFile)}' EXIT\n`;
     const script = `set -e -o pipefail -a\n${save}${body}\n`;
     const child = spawn('bash', ['-c', script], { cwd: this.#cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const started: Started = { block, child, stdout: '', stderr: '', done: Promise.resolve({ code: null, stdout: '', stderr: '' }) };
@@ -156,6 +157,11 @@ export class ShellSession {
     });
     this.#started.push(started);
     return started;
+  }
+
+  /** The variables the last finished block left exported, as the next block would start with. */
+  exported(): Promise<Record<string, string>> {
+    return this.#env();
   }
 
   /** Background blocks still running or finished, for the final exit-status check. */

@@ -157,6 +157,10 @@ for (const backend of backends()) {
       assert.ok(Array.isArray(list.makers));
       assert.deepEqual(list.makers.find((m: { makerId: string }) => m.makerId === maker.makerId), updated);
 
+      // A perp maker (docs/operator-guide.md, "Makers"): the pair's perp instruments, no spender.
+      const perp = ok(await cli([...auth, 'maker', 'put', account.address, '--pairs', 'ETH-USDC', '--modes', 'perp']));
+      assert.deepEqual([perp.makerId, perp.active, perp.settlementModes], [maker.makerId, true, ['perp']]);
+
       failed(await cli([...auth, 'maker', 'put', '0x1234', '--pairs', 'ETH-USDC', '--modes', 'permit2']), 1, 'INVALID_REQUEST');
       failed(await cli([...auth, 'maker', 'put', account.address, '--pairs', 'ETH-USDC', '--modes', 'telepathy']), 2, 'USAGE');
       failed(await cli([...auth, 'maker', 'put', account.address, '--pairs', 'ETH-USDC']), 2, 'USAGE');

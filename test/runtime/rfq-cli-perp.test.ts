@@ -87,6 +87,11 @@ for (const backend of backends()) {
       assert.match(out, new RegExp(`^SETTLED ${rfq.id}$`, 'm'));
       assert.match(out, /^ {2}bought {4}0\.1 ETH \(perp\) of 0\.1$/m);
       assert.match(out, new RegExp(`^ {2}quote {5}${quote.quoteId}$`, 'm'));
+      // `status` afterwards prints the same fill (from the selected quote), not `?`.
+      const status = exited(await cli(['--credentials', creds, 'status', rfq.id]), 0).stdout;
+      assert.match(status, /^ {4}bought {4}0\.1 ETH \(perp\) of 0\.1$/m);
+      assert.match(status, new RegExp(`^ {4}avg price ${formatAmount(price, 6).replace('.', '\\.')} USDC`, 'm'));
+      assert.doesNotMatch(status, /\?/);
       const info = new InfoClient({ transport: new HttpTransport({ apiUrl: sim.url }) });
       assert.equal(await info.maxBuilderFee({ user: account.address, builder: BUILDER }), 20, 'the main wallet approved the rate');
       const position = (await info.clearinghouseState({ user: account.address })).assetPositions.find((p) => p.position.coin === 'ETH');

@@ -8,7 +8,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, stat, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -96,12 +96,28 @@ for (const backend of backends()) {
       assert.equal(ledger.hasMore, true);
     });
 
+    it("logs in with the embedded demo taker's key pair and records its address (the quickstart's ADDRESS)", async () => {
+      const key = generatePrivateKey();
+      const demo = new RfqClient(h.url);
+      await demo.signIn(privateKeyToAccount(key));
+      const { accessKey, secret } = demo.credentials!;
+      // What `npm start` writes into a data directory moved with RFQ_DATA_DIR.
+      const dataDir = path.join(scratch, 'moved-data');
+      await mkdir(dataDir, { recursive: true });
+      await writeFile(path.join(dataDir, 'demo-taker-key'), `${key}\n`);
+      await writeFile(path.join(dataDir, 'demo-taker-credential.json'), JSON.stringify({ accessKey, secret }));
+      exited(await cli(['--url', h.url, 'login', '--access-key', accessKey, '--secret', secret], { RFQ_DATA_DIR: dataDir }), 0);
+      const saved = JSON.parse(await readFile(path.join(dataDir, 'cli-credentials.json'), 'utf8'));
+      assert.equal(saved.account, privateKeyToAccount(key).address);
+    });
+
     it('logs in with an existing key pair, refusing one that does not authenticate', async () => {
       const other = await h.newUser();
       const file = path.join(scratch, 'pair.json');
       const { accessKey, secret } = other.client.credentials!;
       exited(await cli(['--url', h.url, '--credentials', file, 'login', '--access-key', accessKey, '--secret', secret]), 0);
       assert.deepEqual(json(exited(await cli(['--credentials', file, '--json', 'balances']), 0)), { balances: [] });
+      assert.equal(JSON.parse(await readFile(file, 'utf8')).account, undefined, 'a pasted pair names no account');
       const bad = await cli(['--url', h.url, '--credentials', path.join(scratch, 'bad.json'), '--json', 'login', '--access-key', accessKey, '--secret', Buffer.from('nope').toString('base64')]);
       failed(bad, 1, 'SIGNATURE_MISMATCH');
       assert.equal(json(bad).error.code, 'SIGNATURE_MISMATCH', '--json prints the error as the one document');

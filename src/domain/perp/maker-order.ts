@@ -138,7 +138,8 @@ async function signerDefect(signed: SignedVenueAction, field: string, ctx: Maker
   if (isAuthorisedSigner(signer, ctx.account, ctx.agents, ctx.now)) return { signer, defect: null };
   return {
     signer,
-    defect: { field: `${field}.signature`, reason: 'signer', message: "the signer is neither the maker's address nor an unexpired API wallet of it" },
+    // A signature for the other network recovers some unrelated address: name the one checked.
+    defect: { field: `${field}.signature`, reason: 'signer', message: `the signer is neither the maker's address nor an unexpired API wallet of it (recovered for the venue network "${ctx.network}", GET /v1/rfq/network venue.network; a signature for another network recovers another address)` },
   };
 }
 

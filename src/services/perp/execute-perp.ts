@@ -301,7 +301,7 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
     const agents = await call(x, 'extraAgents', null, { type: 'extraAgents', user: taker }, () => x.venue.extraAgents(taker));
     calls.push(agents.record);
     if (!agents.reply) verdict = refuse(`API wallets unreadable: ${agents.error}`);
-    else if (!isAuthorisedSigner(signer as Address, taker, agents.reply, deps.clock.now())) verdict = refuse('signer is neither the account nor an unexpired API wallet of it');
+    else if (!isAuthorisedSigner(signer as Address, taker, agents.reply, deps.clock.now())) verdict = refuse(`signer is neither the account nor an unexpired API wallet of it (recovered for the venue network "${x.network}")`);
   }
   let approved: number | null = null;
   if (verdict === null) {

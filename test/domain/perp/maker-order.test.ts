@@ -87,7 +87,14 @@ describe('checkMakerQuoteOrders', () => {
     await refused(await pair(makerAction(), cancelAction(), { key: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' }), 'signer');
     await refused(await pair(makerAction(), cancelAction(), { key: AGENT_KEY }), 'signer', ctx({ agents: [{ address: agent.address, validUntil: NOW }] }));
   });
-  it('signer: signed for the other network', async () => refused(await pair(), 'signer', ctx({ network: 'mainnet' })));
+  it('signer: signed for the other network, and the refusal names the network it was checked for', async () => {
+    const p = await pair();
+    const result = await checkMakerQuoteOrders(p.order, p.cancel, ctx({ network: 'mainnet' }));
+    assert.equal(result.ok, false);
+    const signer = result.ok ? [] : result.errors.filter((e) => e.reason === 'signer');
+    assert.equal(signer.length, 2, JSON.stringify(result));
+    for (const defect of signer) assert.match(defect.message, /venue network "mainnet"/);
+  });
   it("nonce: outside the venue's window", async () => refused(await pair(makerAction(), cancelAction(), { nonce: NOW - 3 * 86_400_000 }), 'nonce'));
   it('cancel: another cloid, another asset, a nonce not above the order, another action', async () => {
     await refused(await pair(makerAction(), cancelAction({ cloid: '0xffffffffffffffffffffffffffffffff' })), 'cancel');
