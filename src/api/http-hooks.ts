@@ -74,7 +74,7 @@ function refuseControlCharacters(request: FastifyRequest): void {
     const found = controlCharacterPath(value, '', 0, part === 'body' ? multiline : []);
     if (found !== null) {
       const field = part === 'body' ? found : `${part}.${found}`;
-      throw invalidField(field, 'controlCharacter', `${field} must not contain control characters`);
+      throw invalidField(field, 'controlCharacter', `${field} must not contain control characters or unpaired surrogates`);
     }
   }
 }
