@@ -10,7 +10,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ServiceError } from '../../domain/errors.ts';
 import { errorCodes, type ErrorCode } from '../../domain/error-codes.ts';
-import { verifyJwt } from '../../services/v0/jwt.ts';
+import { authorisedIdentity } from '../../services/v0/session.ts';
 import { login } from '../../services/v0/login.ts';
 import { marketsOf, venueMeta } from '../../services/v0/discovery.ts';
 import { getBalances, getFees } from '../../services/v0/balances.ts';
@@ -129,7 +129,7 @@ export function v0Routes(context: ApiContext) {
         if (operation === null || !Object.hasOwn(v0Operations, operation)) throw new ServiceError('VALIDATION_ERROR', `unknown operation; one of ${Object.keys(v0Operations).join(', ')}`);
         const name = operation as V0OperationName;
         const deps = context.v0.deps;
-        const identity = v0Operations[name].auth === 'bearer' ? await verifyJwt(deps.jwtKey, bearer(request), deps.service.clock.now()) : '';
+        const identity = v0Operations[name].auth === 'bearer' ? await authorisedIdentity(deps, bearer(request)) : '';
         const { operation: _op, ...fields } = body as Record<string, unknown>;
         const validate = validators.get(name)!;
         if (!validate(fields)) {

@@ -58,13 +58,7 @@ export async function login(deps: V0Deps, input: V0LoginInput): Promise<{ token:
   if (primaryAddress !== undefined) {
     const primary = getAddress(primaryAddress as string);
     if (primary !== signer) {
-      let approved: boolean;
-      try {
-        approved = await deps.venue.isApiWalletOf(signer, primary);
-      } catch (error) {
-        if (error instanceof VenueUnavailableError) throw new ServiceError('SERVICE_UNAVAILABLE', 'the venue cannot be reached to check the API wallet');
-        throw error;
-      }
+      const approved = await isApprovedApiWallet(deps, signer, primary);
       if (!approved) throw invalidSignature('the signer is not an approved API wallet of primaryAddress');
     }
     identity = primary;
@@ -76,7 +70,7 @@ export async function login(deps: V0Deps, input: V0LoginInput): Promise<{ token:
     .returning('nonce')
     .executeTakeFirst();
   if (!claimed) throw invalidSignature('this nonce was already used');
-  return { token: await issueJwt(deps.jwtKey, identity, now, deps.settings.tokenLifetimeSecs), identity };
+  return { token: await issueJwt(deps.jwtKey, identity, now, deps.settings.tokenLifetimeSecs, identity === signer ? null : signer), identity };
 }
 
 /**
@@ -89,4 +83,14 @@ export async function pruneLoginNonces(deps: V0Deps, batch = 5000): Promise<numb
   const horizon = deps.service.clock.now() - 2 * deps.settings.loginWindowMs;
   const result = await sql`delete from v0_login_nonces where ctid in (select ctid from v0_login_nonces where used_at < ${horizon} limit ${batch})`.execute(deps.service.db);
   return Number(result.numAffectedRows ?? 0);
+}
+
+/** Whether `apiWallet` is an approved, unexpired API wallet of `primary` now. @throws ServiceError SERVICE_UNAVAILABLE */
+export async function isApprovedApiWallet(deps: V0Deps, apiWallet: string, primary: string): Promise<boolean> {
+  try {
+    return await deps.venue.isApiWalletOf(apiWallet, primary);
+  } catch (error) {
+    if (error instanceof VenueUnavailableError) throw new ServiceError('SERVICE_UNAVAILABLE', 'the venue cannot be reached to check the API wallet');
+    throw error;
+  }
 }
