@@ -24,6 +24,8 @@ declare module 'fastify' {
 
 /** Where a caller finds the token, without naming this node's paths. */
 const ADMIN_TOKEN_HINT = "operator token required (Authorization: Bearer <token>): the node's RFQ_ADMIN_TOKEN, or on the embedded stack the admin-token file in its RFQ_DATA_DIR (default ./.rfq-data)";
+/** The parsed body of a request whose body is not JSON: refused after authentication. */
+const UNPARSABLE_BODY = Object.freeze({ unparsable: true });
 
 /** Wrong operator tokens allowed per source address per second (all nodes together). */
 export const ADMIN_AUTH_FAILURES_PER_SEC = 5;
@@ -77,8 +79,51 @@ function refuseControlCharacters(request: FastifyRequest): void {
     const found = controlCharacterPath(value, '', 0, part === 'body' ? multiline : []);
     if (found !== null) {
       const field = part === 'body' ? found : `${part}.${found}`;
-      throw invalidField(field, 'controlCharacter', `${field} must not contain control characters`);
+      throw invalidField(field, 'controlCharacter', `${field} must not contain control characters or unpaired surrogates`);
     }
+  }
+}
+
+/** Authenticates the request as its route's config says (none, admin token, HMAC key, maker key). */
+async function authenticateByRoute(context: ApiContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const auth = request.routeOptions.config.auth ?? 'none';
+  if (auth === 'none') return;
+  if (auth === 'admin') {
+    // Failed operator logins are limited per source across nodes; once the budget is spent even a
+    // right token waits (429), so guessing gains nothing from the answer.
+    const bucket = `admin-fail:${request.ip}`;
+    const now = Date.now();
+    if (context.rateLimiter.exhausted(bucket, ADMIN_AUTH_FAILURES_PER_SEC, now)) {
+      reply.header('Retry-After', 1);
+      throw new ServiceError('RATE_LIMITED', 'too many failed operator authentications from this source', { retryAfterMs: 1000 });
+    }
+    if (!bearerIs(request, context.adminToken)) {
+      context.rateLimiter.hit(bucket, ADMIN_AUTH_FAILURES_PER_SEC, now);
+      throw new ServiceError('ADMIN_UNAUTHORIZED', ADMIN_TOKEN_HINT);
+    }
+    return;
+  }
+  const { path, query } = splitUrl(request.url);
+  const accessKey = bearer(request);
+  request.auth = await authenticateRequest(context.authentication, {
+    accessKey,
+    timestamp: header(request, 'service-api-timestamp'),
+    signature: header(request, 'service-api-signature'),
+    signed: { method: request.method, path, query, body: request.rawBody },
+    deferClaim: request.routeOptions.config.deferTimestampClaim === true,
+  });
+  applyRateLimit(reply, context.rateLimiter.hit(`key:${request.auth.accessKey}`, context.rateLimit.perKeyPerSec, Date.now()));
+  if (auth === 'maker') {
+    if (!request.auth.makerScoped) throw new ServiceError('MAKER_SCOPE_REQUIRED', MAKER_SCOPE_HINT);
+    // A route whose write checks both inside itself needs no read of its own (a statement per
+    // re-quote, the hottest route: issue 17); what it refuses is explained with a fresh read.
+    if (request.routeOptions.config.makerStandingInWrite === true) return;
+    // Live, not frozen at issuance: a deactivated or suspended maker is
+    // refused on every node at once, and so is a key revoked on another node (a deferred claim
+    // has not yet met the store's revocation check).
+    const standing = await readCredentialStanding(context.service.db, request.auth.accessKey, context.service.clock.now());
+    if (standing.keyRefusal !== null) throw new ServiceError('UNAUTHENTICATED', standing.keyRefusal);
+    if (standing.makerRefusal !== null) throw new ServiceError('MAKER_NOT_APPROVED', standing.makerRefusal, standing.suspendedUntil !== null ? { suspendedUntil: standing.suspendedUntil } : undefined);
   }
 }
 
@@ -94,7 +139,8 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
     try {
       done(null, JSON.parse(text));
     } catch {
-      done(new ServiceError('INVALID_REQUEST', 'body is not valid JSON', { errors: [{ field: '(body)', reason: 'json', message: 'body is not valid JSON' }] }), undefined);
+      // Refused once the request is authenticated (preValidation): 401 before 400.
+      done(null, UNPARSABLE_BODY);
     }
   });
 
@@ -105,50 +151,14 @@ export function registerHttpHooks(app: FastifyInstance, context: ApiContext): vo
   });
 
   // preValidation, not preHandler: a request is authenticated before its body is judged, so an
-  // unauthenticated caller learns nothing about the schema (401 before 400).
+  // unauthenticated caller learns nothing about the body (401 before 400): not whether it parses,
+  // holds bad text or fits the schema.
   app.addHook('preValidation', async (request, reply) => {
     // An optional body may be absent altogether (e.g. an operator reject without a reason).
     if (request.body === undefined && request.routeOptions.config.optionalBody === true) request.body = {};
+    await authenticateByRoute(context, request, reply);
+    if (request.body === UNPARSABLE_BODY) throw new ServiceError('INVALID_REQUEST', 'body is not valid JSON', { errors: [{ field: '(body)', reason: 'json', message: 'body is not valid JSON' }] });
     refuseControlCharacters(request);
-    const auth = request.routeOptions.config.auth ?? 'none';
-    if (auth === 'none') return;
-    if (auth === 'admin') {
-      // Failed operator logins are limited per source across nodes; once the budget is spent even a
-      // right token waits (429), so guessing gains nothing from the answer.
-      const bucket = `admin-fail:${request.ip}`;
-      const now = Date.now();
-      if (context.rateLimiter.exhausted(bucket, ADMIN_AUTH_FAILURES_PER_SEC, now)) {
-        reply.header('Retry-After', 1);
-        throw new ServiceError('RATE_LIMITED', 'too many failed operator authentications from this source', { retryAfterMs: 1000 });
-      }
-      if (!bearerIs(request, context.adminToken)) {
-        context.rateLimiter.hit(bucket, ADMIN_AUTH_FAILURES_PER_SEC, now);
-        throw new ServiceError('ADMIN_UNAUTHORIZED', ADMIN_TOKEN_HINT);
-      }
-      return;
-    }
-    const { path, query } = splitUrl(request.url);
-    const accessKey = bearer(request);
-    request.auth = await authenticateRequest(context.authentication, {
-      accessKey,
-      timestamp: header(request, 'service-api-timestamp'),
-      signature: header(request, 'service-api-signature'),
-      signed: { method: request.method, path, query, body: request.rawBody },
-      deferClaim: request.routeOptions.config.deferTimestampClaim === true,
-    });
-    applyRateLimit(reply, context.rateLimiter.hit(`key:${request.auth.accessKey}`, context.rateLimit.perKeyPerSec, Date.now()));
-    if (auth === 'maker') {
-      if (!request.auth.makerScoped) throw new ServiceError('MAKER_SCOPE_REQUIRED', MAKER_SCOPE_HINT);
-      // A route whose write checks both inside itself needs no read of its own (a statement per
-      // re-quote, the hottest route); what it refuses is explained with a fresh read.
-      if (request.routeOptions.config.makerStandingInWrite === true) return;
-      // Live, not frozen at issuance (DESIGN.md section 11): a deactivated or suspended maker is
-      // refused on every node at once, and so is a key revoked on another node (a deferred claim
-      // has not yet met the store's revocation check).
-      const standing = await readCredentialStanding(context.service.db, request.auth.accessKey, context.service.clock.now());
-      if (standing.keyRefusal !== null) throw new ServiceError('UNAUTHENTICATED', standing.keyRefusal);
-      if (standing.makerRefusal !== null) throw new ServiceError('MAKER_NOT_APPROVED', standing.makerRefusal, standing.suspendedUntil !== null ? { suspendedUntil: standing.suspendedUntil } : undefined);
-    }
   });
 
   app.addHook('onResponse', async (request, reply) => {

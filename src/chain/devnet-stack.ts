@@ -24,6 +24,8 @@ export interface DevnetStackOptions {
   blockTimeSecs?: number;
   confirmations?: number;
   pollIntervalMs?: number;
+  /** The devnet's port (default: any free one). */
+  port?: number;
 }
 
 export interface DevnetStack {
@@ -36,7 +38,7 @@ export interface DevnetStack {
 const GAS_FUNDING_WEI = parseEther('1000');
 
 export async function startDevnetStack(options: DevnetStackOptions): Promise<DevnetStack> {
-  const devnet = await startDevnet({ blockTimeSecs: options.blockTimeSecs ?? 1, ...(options.stateFile ? { stateFile: options.stateFile } : {}) });
+  const devnet = await startDevnet({ blockTimeSecs: options.blockTimeSecs ?? 1, ...(options.stateFile ? { stateFile: options.stateFile } : {}), ...(options.port ? { port: options.port } : {}) });
   try {
     const custody = privateKeyToAccount(options.custodyKey).address;
     const deployer = privateKeyToAccount(options.deployerKey).address;

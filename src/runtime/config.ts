@@ -122,6 +122,8 @@ export interface Config {
   /** With PostgreSQL, the `auctions` worker runs on its own thread and event loop (RFQ_AUCTIONS_THREAD, default on). */
   auctionsThread: boolean;
   shutdownGraceMs: number;
+  /** Embedded mode: the devnet's and venue simulator's ports when pinned (null: kept in the data directory). */
+  embeddedPorts: Readonly<{ devnet: number | null; venueSim: number | null }>;
   chain: ChainConfig;
   venue: VenueConfig;
   v0: V0Config;
@@ -145,7 +147,7 @@ const KNOWN = new Set([
   'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS', 'RFQ_CUSTODY_MAX_FEE_PER_GAS_GWEI',
   'RFQ_VENUE_OMNIBUS_KEY', 'RFQ_VENUE_AGENT_KEY', 'RFQ_V0_LAYOUT',
   'RFQ_VENUE_NETWORK', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_VENUE_REQUEST_TIMEOUT_MS', 'RFQ_VENUE_META_CACHE_MS',
-  'RFQ_PERP_RESOLVE_WINDOW_MS',
+  'RFQ_PERP_RESOLVE_WINDOW_MS', 'RFQ_DEVNET_PORT', 'RFQ_VENUE_SIM_PORT',
   // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
   'RFQ_URL', 'RFQ_V0_KEY',
 ]);
@@ -344,6 +346,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workers,
     auctionsThread: bool('RFQ_AUCTIONS_THREAD', true),
     shutdownGraceMs: int('RFQ_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    embeddedPorts: Object.freeze({
+      devnet: text('RFQ_DEVNET_PORT') === null ? null : int('RFQ_DEVNET_PORT', 0, 1, 65535),
+      venueSim: text('RFQ_VENUE_SIM_PORT') === null ? null : int('RFQ_VENUE_SIM_PORT', 0, 1, 65535),
+    }),
     chain,
     v0,
     venue,

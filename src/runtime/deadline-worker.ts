@@ -7,6 +7,7 @@
  * itself (FOR UPDATE SKIP LOCKED and a status guard), so racing timers, sweeps or nodes are safe.
  */
 import type { Logger } from 'pino';
+import { RepeatLimitedLog } from './repeat-limited-log.ts';
 
 export interface DeadlineWorkerOptions {
   name: string;
@@ -24,6 +25,8 @@ export interface DeadlineWorkerOptions {
 
 export class DeadlineWorker {
   readonly #options: DeadlineWorkerOptions;
+  /** A batch failing the same way on every sweep is logged once a window, not on every round. */
+  readonly #errors: RepeatLimitedLog;
   readonly #timers = new Map<string, NodeJS.Timeout>();
   readonly #queue = new Set<string>();
   readonly #inFlight = new Set<Promise<void>>();
@@ -34,6 +37,7 @@ export class DeadlineWorker {
 
   constructor(options: DeadlineWorkerOptions) {
     this.#options = options;
+    this.#errors = new RepeatLimitedLog(options.logger);
   }
 
   get name(): string {
@@ -83,7 +87,7 @@ export class DeadlineWorker {
       try {
         await this.#options.processBatch(batch);
       } catch (error) {
-        this.#options.logger.error({ err: error, ids: batch.length, worker: this.#options.name }, 'deadline batch failed; the sweep retries it');
+        this.#errors.error({ err: error, ids: batch.length, worker: this.#options.name }, 'deadline batch failed; the sweep retries it');
       }
     }
   }
@@ -94,7 +98,7 @@ export class DeadlineWorker {
    */
   track(work: Promise<void>): void {
     const tracked: Promise<void> = work
-      .catch((error: unknown) => this.#options.logger.error({ err: error, worker: this.#options.name }, 'handed-off work failed; the sweep retries it'))
+      .catch((error: unknown) => this.#errors.error({ err: error, worker: this.#options.name }, 'handed-off work failed; the sweep retries it'))
       .finally(() => this.#handedOff.delete(tracked));
     this.#handedOff.add(tracked);
   }

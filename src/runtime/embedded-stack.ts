@@ -40,7 +40,7 @@ export async function keyFile(file: string): Promise<Hex> {
   }
 }
 
-export async function startEmbeddedChain(dataDir: string, options: { confirmations: number; pollIntervalMs: number; custodyKey?: string | null }): Promise<DevnetStack> {
+export async function startEmbeddedChain(dataDir: string, options: { confirmations: number; pollIntervalMs: number; custodyKey?: string | null; port?: number }): Promise<DevnetStack> {
   await mkdir(dataDir, { recursive: true });
   const custodyKey = (options.custodyKey as Hex | null | undefined) ?? (await keyFile(path.join(dataDir, 'custody-key')));
   const deployerKey = await keyFile(path.join(dataDir, 'deployer-key'));
@@ -52,6 +52,7 @@ export async function startEmbeddedChain(dataDir: string, options: { confirmatio
     blockTimeSecs: 1,
     confirmations: options.confirmations,
     pollIntervalMs: options.pollIntervalMs,
+    ...(options.port ? { port: options.port } : {}),
   });
 }
 

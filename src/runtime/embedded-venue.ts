@@ -42,11 +42,11 @@ function exchangeFor(venue: { url: string; network: VenueNetwork }, key: Hex): E
 }
 
 /** Starts the simulator; the builder address is the configured one or one generated into the data directory. */
-export async function startEmbeddedVenue(dataDir: string, options: { network: VenueNetwork; builderAddress: string | null }): Promise<EmbeddedVenue> {
+export async function startEmbeddedVenue(dataDir: string, options: { network: VenueNetwork; builderAddress: string | null; port?: number }): Promise<EmbeddedVenue> {
   const stateDir = path.join(dataDir, 'venue-sim');
   await mkdir(stateDir, { recursive: true });
   const builderAddress = (options.builderAddress ?? privateKeyToAccount(await keyFile(path.join(dataDir, 'venue-builder-key'))).address).toLowerCase() as Address;
-  const sim = await startVenueSimProcess({ dataDir: stateDir, network: options.network });
+  const sim = await startVenueSimProcess({ dataDir: stateDir, network: options.network, ...(options.port ? { port: options.port } : {}) });
   return { url: sim.url, network: options.network, builderAddress, process: sim, stop: () => sim.stop() };
 }
 

@@ -9,6 +9,8 @@ import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { embeddedSecrets } from './embedded-secrets.ts';
 import { DataDirError, secureDataDir } from './data-dir.ts';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
+import { chooseEmbeddedPorts, keepEmbeddedPorts, PortBusyError } from './embedded-ports.ts';
 import { startNode, type RunningNode, type NodeOptions } from './node.ts';
 import { embeddedVenueKeys } from './embedded-secrets.ts';
 import { seedEmbeddedPerpInstruments, seedEmbeddedReferenceData, startEmbeddedChain } from './embedded-stack.ts';
@@ -47,17 +49,22 @@ async function main(): Promise<void> {
   const step = (message: string) => process.stdout.write(`• ${message}\n`);
   let adminToken = config.adminToken;
   let secretKey = config.secretKey;
+  const refuse = (error: unknown): never => {
+    if (error instanceof DataDirError || error instanceof PortBusyError) {
+      process.stderr.write(`rfq-service: refusing to start, ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  };
+  let lock: DataDirLock | null = null;
   if (config.mode === 'embedded') {
     step(`data directory ${config.dataDir}`);
     try {
       const tightened = await secureDataDir(config.dataDir);
       if (tightened > 0) step(`data directory: ${tightened} entries were open to other users, now 0700 (directories) and 0600 (files)`);
+      lock = await lockDataDir(config.dataDir);
     } catch (error) {
-      if (error instanceof DataDirError) {
-        process.stderr.write(`rfq-service: refusing to start, ${error.message}\n`);
-        process.exit(2);
-      }
-      throw error;
+      refuse(error);
     }
     const generated = await embeddedSecrets(config.dataDir);
     adminToken ??= generated.adminToken;
@@ -66,11 +73,14 @@ async function main(): Promise<void> {
   if (!adminToken || !secretKey) throw new Error('unreachable: config validation requires secrets in production');
   const storeDir = path.join(config.dataDir, 'pglite');
   if (!config.databaseUrl) await mkdir(storeDir, { recursive: true });
+  const embeddedDevnet = config.mode === 'embedded' && !config.chainRpcUrl;
+  const embeddedSim = config.mode === 'embedded' && !config.venueUrl;
+  const ports = await chooseEmbeddedPorts(config.dataDir, config.host, { node: config.port, ...config.embeddedPorts }, { devnet: embeddedDevnet, venueSim: embeddedSim }, step).catch(refuse);
   let devnet: DevnetStack | null = null;
   let chain: ChainSettings;
-  if (config.mode === 'embedded' && !config.chainRpcUrl) {
+  if (embeddedDevnet) {
     step('starting the anvil devnet and deploying the contracts');
-    devnet = await startEmbeddedChain(config.dataDir, { confirmations: config.chain.confirmations, pollIntervalMs: config.chain.pollIntervalMs, custodyKey: config.chain.custodyKey });
+    devnet = await startEmbeddedChain(config.dataDir, { confirmations: config.chain.confirmations, pollIntervalMs: config.chain.pollIntervalMs, custodyKey: config.chain.custodyKey, port: ports.devnet });
     chain = { ...devnet.settings, custodyMaxFeePerGasWei: parseGwei(String(config.chain.custodyMaxFeePerGasGwei)) };
     step(`devnet at ${chain.rpcUrl}: Permit2, wrapper factory and test tokens deployed`);
   } else {
@@ -90,10 +100,13 @@ async function main(): Promise<void> {
     };
   }
   let embeddedVenue: EmbeddedVenue | null = null;
-  if (config.mode === 'embedded' && !config.venueUrl) {
+  if (embeddedSim) {
     step(`starting the venue simulator (${config.venue.network})`);
-    embeddedVenue = await startEmbeddedVenue(config.dataDir, { network: config.venue.network, builderAddress: config.venue.builderAddress });
+    embeddedVenue = await startEmbeddedVenue(config.dataDir, { network: config.venue.network, builderAddress: config.venue.builderAddress, port: ports.venueSim });
     step(`venue simulator at ${embeddedVenue.url}, builder ${embeddedVenue.builderAddress}`);
+  }
+  if (devnet || embeddedVenue) {
+    await keepEmbeddedPorts(config.dataDir, { devnet: devnet?.devnet.port ?? ports.devnet, venueSim: embeddedVenue ? Number(new URL(embeddedVenue.url).port) : ports.venueSim });
   }
   const venueUrl = config.venueUrl ?? embeddedVenue?.url ?? null;
   const builderAddress = (config.venue.builderAddress as Address | null) ?? embeddedVenue?.builderAddress ?? null;
@@ -160,6 +173,7 @@ async function main(): Promise<void> {
     await node.close();
     await devnet?.stop();
     await embeddedVenue?.stop();
+    await lock?.release();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -10,6 +10,7 @@ import { ChainWatcher } from '../chain/watcher/chain-watcher.ts';
 import type { ChainWiring } from './chain-wiring.ts';
 import { startWsRuntime } from '../ws/ws-runtime.ts';
 import { pruneChallenges } from '../services/auth/create-challenge.ts';
+import { pruneLoginNonces } from '../services/v0/login.ts';
 import { DepositHeadScanner } from '../chain/funds/deposit-head-scanner.ts';
 import { CustodyBroadcaster } from '../chain/custody/custody-broadcaster.ts';
 import type { PerpWiring } from './perp-wiring.ts';
@@ -51,6 +52,8 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
     context.authentication.claims.prune(horizon).catch((error: unknown) => logger.warn({ err: error }, 'pruning replay claims failed'));
     // Expired sign-in challenges can no longer sign anyone in (bounded: one batch per round).
     pruneChallenges(deps.db, deps.clock.now()).catch((error: unknown) => logger.warn({ err: error }, 'pruning sign-in challenges failed'));
+    // `/v0` login nonces past the time a replay could still be accepted (login.ts).
+    pruneLoginNonces(context.v0.deps).catch((error: unknown) => logger.warn({ err: error }, 'pruning /v0 login nonces failed'));
   }, 10_000);
   prune.unref();
   timers.push(prune);

@@ -292,6 +292,7 @@ export interface PerpExecutionCallsTable {
   ended_at: number | null;
 }
 export interface V0LoginNoncesTable { address: string; nonce: string; used_at: number }
+export interface V0SessionRevocationsTable { identity: string; revoked_at: number }
 export interface VenueSignerNoncesTable { signer: string; last_nonce: number }
 export interface VenueActionsTable {
   id: string;
@@ -410,6 +411,7 @@ export interface DB {
   perp_executions: PerpExecutionsTable;
   perp_execution_calls: PerpExecutionCallsTable;
   v0_login_nonces: V0LoginNoncesTable;
+  v0_session_revocations: V0SessionRevocationsTable;
   venue_signer_nonces: VenueSignerNoncesTable;
   venue_actions: VenueActionsTable;
   v0_orders: V0OrdersTable;

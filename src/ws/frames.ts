@@ -65,7 +65,7 @@ export function parseClientFrame(raw: string): ClientFrame {
   }
   if (!isObject(value)) return { kind: 'invalid', message: 'frame must be a JSON object' };
   const control = controlCharacterPath(value);
-  if (control !== null) return { kind: 'invalid', message: `${control} must not contain control characters` };
+  if (control !== null) return { kind: 'invalid', message: `${control} must not contain control characters or unpaired surrogates` };
   const kind = value.kind;
   if (typeof kind !== 'string') return { kind: 'invalid', message: 'frame needs a string `kind`' };
   switch (kind) {
@@ -122,7 +122,8 @@ export function parseIngestFrame(raw: string): IngestFrame {
   } catch {
     return { kind: 'invalid', message: 'frame is not valid JSON' };
   }
-  if (isObject(value) && controlCharacterPath(value) !== null) return { kind: 'invalid', message: `${controlCharacterPath(value)} must not contain control characters` };
+  const control = isObject(value) ? controlCharacterPath(value) : null;
+  if (control !== null) return { kind: 'invalid', message: `${control} must not contain control characters or unpaired surrogates` };
   if (isObject(value) && value.kind === 'ladder') {
     const { instrumentId, bids, asks, ts } = value;
     if (typeof instrumentId !== 'string' || instrumentId.length === 0 || instrumentId.length > 64) return { kind: 'invalid', message: 'ladder: `instrumentId` string required' };

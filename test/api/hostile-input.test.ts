@@ -9,11 +9,10 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import pino from 'pino';
 import { backends } from '../helpers/backends.ts';
+import { capturingLogger } from '../helpers/error-log.ts';
 import { startHarness, ADMIN_TOKEN, type Harness } from '../helpers/harness.ts';
 import { ApiError, HttpTransport } from '../../src/client/http.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
@@ -36,6 +35,11 @@ const hostile: fc.Arbitrary<string> = fc.oneof(
   fc.bigInt({ min: 0n, max: 10n ** 90n }).map(String),
   fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 70n }), fc.bigInt({ min: 0n, max: 10n ** 40n })).map(([a, b]) => `${a}.${b}`),
 );
+
+/** Text holding an unpaired UTF-16 surrogate (high or low, anywhere in it). */
+const loneSurrogate: fc.Arbitrary<string> = fc
+  .tuple(fc.string({ maxLength: 6 }), fc.integer({ min: 0xd800, max: 0xdfff }), fc.string({ maxLength: 6 }))
+  .map(([before, unit, after]) => `${before}${String.fromCharCode(unit)}${after}`);
 
 /** A value the schema accepts, so the hostile field is the only thing wrong with a request. */
 function example(schema: Schema | undefined, name: string): unknown {
@@ -115,17 +119,6 @@ function targets(ops: Operation[]): Target[] {
   return out;
 }
 
-/** Captures every log line at error level or above. */
-function capturingLogger(errors: string[]) {
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line && (JSON.parse(line) as { level: number }).level >= 50) errors.push(line);
-      done();
-    },
-  });
-  return pino({ level: 'warn' }, stream);
-}
-
 for (const backend of backends()) {
   describe(`hostile input never gives a 500 [${backend}]`, () => {
     let h: Harness;
@@ -146,6 +139,11 @@ for (const backend of backends()) {
     });
 
     async function send(target: Target, value: string): Promise<number> {
+      return (await sendWith(target, value, false)).status;
+    }
+
+    /** Sends `value` in the target's field, or (`asKey`) as an extra key at the body's top level. */
+    async function sendWith(target: Target, value: string, asKey: boolean): Promise<{ status: number; code?: string; reason?: string }> {
       const { op } = target;
       const query: Record<string, string> = {};
       let path = op.path;
@@ -157,17 +155,19 @@ for (const backend of backends()) {
       let body: unknown;
       if (op.body) {
         body = example(op.body, '');
-        if (target.where === 'body') setAt(body as Record<string, unknown>, target.field, value);
+        if (asKey) (body as Record<string, unknown>)[value] = 1;
+        else if (target.where === 'body') setAt(body as Record<string, unknown>, target.field, value);
       }
       const options = { ...(Object.keys(query).length ? { query } : {}), ...(body === undefined ? {} : { body }) };
       try {
         if (op.auth === 'admin') await new HttpTransport(h.url).send(op.method, path, { ...options, bearer: ADMIN_TOKEN });
         else if (op.auth === 'maker') await maker.signed(op.method, path, options);
         else await taker.signed(op.method, path, options);
-        return 200;
+        return { status: 200 };
       } catch (error) {
-        if (error instanceof ApiError) return error.status;
-        throw error;
+        if (!(error instanceof ApiError)) throw error;
+        const first = (error.details?.errors as { reason?: string }[] | undefined)?.[0];
+        return { status: error.status, code: error.code, ...(first?.reason === undefined ? {} : { reason: first.reason }) };
       }
     }
 
@@ -182,6 +182,24 @@ for (const backend of backends()) {
           }),
           { numRuns: 4, examples: HOSTILE_EXAMPLES.map((v) => [v]) },
         );
+      }
+      assert.deepEqual(errors, [], 'client input was logged at error level');
+    });
+
+    it('a lone surrogate in any body field or key of any route is refused as bad bytes', async () => {
+      const bodies = targets(operations(h)).filter((t) => t.where === 'body');
+      const ops = [...new Set(bodies.map((t) => t.op))];
+      assert.ok(bodies.length >= 30, `only ${bodies.length} body fields found`);
+      const check = async (target: Target, value: string, key: boolean): Promise<void> => {
+        const status = await sendWith(target, value, key);
+        assert.equal(status.status, 400, `${target.op.method} ${target.op.path} ${key ? 'key' : target.field.join('.')}=${JSON.stringify(value)} gave ${status.status}`);
+        assert.equal(status.code, 'INVALID_REQUEST');
+        assert.equal(status.reason, 'controlCharacter');
+      };
+      for (const target of bodies) await fc.assert(fc.asyncProperty(loneSurrogate, (v) => check(target, v, false)), { numRuns: 2, examples: [['\ud800'], ['\udfff']] });
+      for (const op of ops) {
+        const target = bodies.find((t) => t.op === op)!;
+        await fc.assert(fc.asyncProperty(loneSurrogate, (v) => check(target, v, true)), { numRuns: 2, examples: [['\ud800']] });
       }
       assert.deepEqual(errors, [], 'client input was logged at error level');
     });
@@ -237,6 +255,21 @@ for (const backend of backends()) {
           }
         }),
         { numRuns: 8, examples: HOSTILE_EXAMPLES.slice(0, 12).map((v) => [v]) },
+      );
+
+      // A lone surrogate in any string or key of a frame is refused as bad bytes, on both sockets.
+      await fc.assert(
+        fc.asyncProperty(loneSurrogate, async (v) => {
+          for (const [socket, frame, isAnswer] of [
+            ...frames(v).map((frame) => [session, frame, (f: Frame) => f.kind === 'pong'] as const),
+            ...ladders(v).map((frame) => [ingest, frame, answered] as const),
+          ]) {
+            const seen = await exchange(socket, frame, { kind: 'ping' }, isAnswer);
+            assert.ok(seen.some((f) => f.kind === 'error' && /unpaired surrogates/.test(String(f.message))), `${JSON.stringify(frame)} gave ${JSON.stringify(seen)}`);
+            await new Promise((resolve) => setTimeout(resolve, 45));
+          }
+        }),
+        { numRuns: 2, examples: [['\ud800']] },
       );
 
       // The auth frame: each hostile value on a fresh socket, refused with AUTH_REQUIRED (never INTERNAL).

@@ -50,10 +50,17 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/** `npm start` (`viaNpm`: through npm itself, as a user types it) on `dataDir`, not waited for. */
+export function spawnEmbedded(dataDir: string, port: number, options: { detached?: boolean; viaNpm?: boolean; env?: Record<string, string> } = {}): ChildProcess {
+  const env = cleanEnv({ RFQ_DATA_DIR: dataDir, PORT: String(port), ...options.env });
+  const [command, args] = options.viaNpm ? ['npm', ['start']] : [NODE, ['src/runtime/main.ts']];
+  return spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
+}
+
 /** Starts `npm start` on `dataDir` and resolves at its ready banner; `children` tracks it until it exits. */
-export async function startEmbedded(dataDir: string, port: number, children: Set<ChildProcess>, options: { detached?: boolean } = {}): Promise<Started> {
+export async function startEmbedded(dataDir: string, port: number, children: Set<ChildProcess>, options: { detached?: boolean; viaNpm?: boolean; env?: Record<string, string> } = {}): Promise<Started> {
   const spawnedAt = performance.now();
-  const child = spawn(NODE, ['src/runtime/main.ts'], { env: cleanEnv({ RFQ_DATA_DIR: dataDir, PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
+  const child = spawnEmbedded(dataDir, port, options);
   children.add(child);
   child.once('exit', () => children.delete(child));
   let output = '';

@@ -9,6 +9,8 @@ import { Type } from 'typebox';
 import { listV0Orders } from '../../services/admin/read-v0-orders.ts';
 import { listV0Withdrawals } from '../../services/admin/read-v0-withdrawals.ts';
 import { clearV0FeeRates, readV0FeeRates, setV0FeeRates } from '../../services/v0/fee-rates.ts';
+import { getAddress } from 'viem';
+import { revokeSessions } from '../../services/v0/session.ts';
 import { EvmAddress, errorResponses } from '../schemas/common.ts';
 import { AdminV0OrdersPage, AdminV0OrdersQuery, AdminV0WithdrawalsPage, AdminV0WithdrawalsQuery, V0FeeRates, V0FeeRatesBody } from '../schemas/admin-v0.ts';
 import type { ApiContext } from '../context.ts';
@@ -29,6 +31,16 @@ export function adminV0Routes(context: ApiContext) {
       config: admin,
       schema: { summary: "List every account's /v0 withdrawals (venue spotSends), newest first", tags, querystring: AdminV0WithdrawalsQuery, response: { 200: AdminV0WithdrawalsPage, ...errorResponses } },
     }, async (request) => listV0Withdrawals(context.service, request.query) as never);
+
+    app.post('/admin/v1/v0/sessions/revoke', {
+      config: admin,
+      schema: {
+        summary: 'End every /v0 session (JWT) of an address issued until now; its next request is UNAUTHORIZED until it logs in again',
+        tags,
+        body: Type.Object({ address: EvmAddress }, { additionalProperties: false }),
+        response: { 200: Type.Object({ address: EvmAddress, revokedAt: Type.Integer() }), ...errorResponses },
+      },
+    }, async (request) => revokeSessions(context.v0.deps, getAddress(request.body.address)));
 
     app.get('/admin/v1/v0/fee-rates/:address', {
       config: admin,

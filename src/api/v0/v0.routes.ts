@@ -10,7 +10,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ServiceError } from '../../domain/errors.ts';
 import { errorCodes, type ErrorCode } from '../../domain/error-codes.ts';
-import { verifyJwt } from '../../services/v0/jwt.ts';
+import { authorisedIdentity } from '../../services/v0/session.ts';
 import { login } from '../../services/v0/login.ts';
 import { marketsOf, venueMeta } from '../../services/v0/discovery.ts';
 import { getBalances, getFees } from '../../services/v0/balances.ts';
@@ -21,13 +21,14 @@ import { getUserWithdrawals, getWithdrawalStatus, initiateWithdrawal } from '../
 import type { V0Deps } from '../../services/v0/v0-deps.ts';
 import { v0Operations, type V0OperationName } from './v0-schemas.ts';
 import type { ApiContext } from '../context.ts';
+import { mapError } from '../error-map.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ allErrors: false, coerceTypes: false, strict: false }));
 const validators = new Map<string, ValidateFunction>(Object.entries(v0Operations).map(([name, op]) => [name, ajv.compile(op.request as object)]));
 
 /** The v0 codes; any other ServiceError is reported as INTERNAL_ERROR except rate limiting. */
-const V0_CODES = new Set<string>(['INVALID_INPUT', 'INVALID_SIGNATURE', 'INVALID_STATEMENT', 'UNAUTHORIZED', 'USER_NOT_FOUND', 'VALIDATION_ERROR', 'ORDER_ERROR', 'CANCELLATION_ERROR', 'CONFLICT', 'SERVICE_UNAVAILABLE', 'NOT_FOUND', 'INTERNAL_ERROR', 'RATE_LIMITED']);
+const V0_CODES = new Set<string>(['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INVALID_INPUT', 'INVALID_SIGNATURE', 'INVALID_STATEMENT', 'UNAUTHORIZED', 'USER_NOT_FOUND', 'VALIDATION_ERROR', 'ORDER_ERROR', 'CANCELLATION_ERROR', 'CONFLICT', 'SERVICE_UNAVAILABLE', 'NOT_FOUND', 'INTERNAL_ERROR', 'RATE_LIMITED']);
 
 /** How long `cancelOrder` waits for the venue to confirm before answering (the cancel goes on regardless). */
 const CANCEL_WAIT_MS = 5000;
@@ -81,6 +82,21 @@ function layoutOf(request: FastifyRequest, fallback: V0Layout): V0Layout {
   throw new ServiceError('VALIDATION_ERROR', 'the V0-Layout header must be wrapped or flat');
 }
 
+/** The body's `operation` when it names one. */
+function operationOf(body: unknown): string | null {
+  return typeof body === 'object' && body !== null && typeof (body as Record<string, unknown>).operation === 'string' ? ((body as Record<string, unknown>).operation as string) : null;
+}
+
+/** A refusal made before the route ran (a hook, the body parser), as `/v0` answers it. */
+function preRouteRefusal(error: unknown, operation: string | null): unknown {
+  const mapped = mapError(error);
+  const code = mapped.body.error.code;
+  if (code === 'RATE_LIMITED' || code === 'PAYLOAD_TOO_LARGE' || code === 'UNSUPPORTED_MEDIA_TYPE') return new ServiceError(code, mapped.body.error.message);
+  if (mapped.status >= 500) return error;
+  const message = error instanceof ServiceError && operation !== null ? error.message : 'the body must be a JSON object with an operation';
+  return new ServiceError(operation === 'login' ? 'INVALID_INPUT' : 'VALIDATION_ERROR', message);
+}
+
 function sendError(reply: FastifyReply, operation: string | null, error: unknown, requestId: string, log: FastifyRequest['log']) {
   let code: string = 'INTERNAL_ERROR';
   let message = 'internal error';
@@ -100,22 +116,20 @@ export function v0Routes(context: ApiContext) {
       // The SIWE `message` of `login` is multi-line; every other field refuses control characters.
       config: { auth: 'none', multilineFields: ['message'] },
       schema: { hide: true } as object,
-      // Body parsing failures (not JSON, too large) still answer in the v0 envelope.
-      errorHandler: (error, request, reply) => {
-        if (error instanceof ServiceError && error.code === 'RATE_LIMITED') return sendError(reply, null, error, randomUUID(), request.log);
-        const status = error instanceof ServiceError ? errorCodes[error.code].status : ((error as { statusCode?: number }).statusCode ?? 500);
-        return sendError(reply, null, status < 500 ? new ServiceError('VALIDATION_ERROR', 'the body must be a JSON object with an operation') : error, randomUUID(), request.log);
-      },
+      // What is refused before the route runs still answers in the v0 envelope: a body too large
+      // or not JSON as v1 does (413, 415); bad text in a parsed body as that operation's input
+      // error (`INVALID_INPUT` on login), the operation named.
+      errorHandler: (error, request, reply) => sendError(reply, operationOf(request.body), preRouteRefusal(error, operationOf(request.body)), randomUUID(), request.log),
     }, async (request, reply) => {
       const requestId = randomUUID();
       const body = request.body;
-      const operation = typeof body === 'object' && body !== null && typeof (body as Record<string, unknown>).operation === 'string' ? ((body as Record<string, unknown>).operation as string) : null;
+      const operation = operationOf(body);
       try {
         const layout = layoutOf(request, context.v0.defaultLayout);
         if (operation === null || !Object.hasOwn(v0Operations, operation)) throw new ServiceError('VALIDATION_ERROR', `unknown operation; one of ${Object.keys(v0Operations).join(', ')}`);
         const name = operation as V0OperationName;
         const deps = context.v0.deps;
-        const identity = v0Operations[name].auth === 'bearer' ? await verifyJwt(deps.jwtKey, bearer(request), deps.service.clock.now()) : '';
+        const identity = v0Operations[name].auth === 'bearer' ? await authorisedIdentity(deps, bearer(request)) : '';
         const { operation: _op, ...fields } = body as Record<string, unknown>;
         const validate = validators.get(name)!;
         if (!validate(fields)) {

@@ -187,3 +187,29 @@ export function afterCleanup(state: ExecutionState): Transition {
   assertPhase(state, 'cleanup');
   return { state: { ...state, phase: 'done' }, effects: [] };
 }
+
+/**
+ * A transition's write was refused by the store for a reason that will not change (what it
+ * carried cannot be stored): the execution ends instead of being retried forever. `reason` must
+ * be text of ours, never anything the client or the venue sent. Before anything is sent
+ * (`checking`) the accept is refused as any other check failure is (the quote FAILED, the RFQ
+ * still PENDING, the other quotes free to be accepted). Once the RFQ is QUOTED it FAILED: the
+ * taker's order not sent yet, `SETTLEMENT_FAILED`; maybe sent, `EXECUTION_UNCONFIRMED` (its
+ * outcome can no longer be recorded); the maker orders sent get their cancels. In `cleanup` the
+ * outcome is already committed: the execution is over.
+ */
+export function afterUnwritable(state: ExecutionState, reason: string): Transition {
+  assertPhase(state, 'checking', 'makerSending', 'takerSending', 'resolving', 'cleanup');
+  const quoteId = state.currentQuoteId;
+  const ended = { ...state, phase: 'cleanup' as const, resolveBy: null, cascade: [] };
+  switch (state.phase) {
+    case 'checking':
+      return { state: { ...state, phase: 'refused' }, effects: [{ kind: 'refuseQuote', quoteId, reason }] };
+    case 'makerSending':
+      return { state: ended, effects: [{ kind: 'failRfq', quoteId, code: 'SETTLEMENT_FAILED', reason }] };
+    case 'cleanup':
+      return { state: { ...state, phase: 'done' }, effects: [] };
+    default:
+      return { state: ended, effects: [{ kind: 'failRfq', quoteId, code: 'EXECUTION_UNCONFIRMED', reason }] };
+  }
+}

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { getAddress, recoverMessageAddress, type Hex } from 'viem';
 import { parseSiweMessage } from 'viem/siwe';
 import { ServiceError } from '../../domain/errors.ts';
+import { siweNonceRefusal } from '../../domain/auth/siwe-nonce.ts';
 import type { ServiceDeps } from '../deps.ts';
 
 export interface LoginInput {
@@ -54,6 +55,8 @@ export async function issueApiKey(deps: ServiceDeps, input: LoginInput): Promise
   if (parsed.issuedAt && parsed.issuedAt.getTime() > now + skew) throw siweInvalid('issuedAt', 'issuedAt is in the future');
   if (parsed.expirationTime && parsed.expirationTime.getTime() <= now) throw siweInvalid('expirationTime', 'message has expired');
   if (parsed.notBefore && parsed.notBefore.getTime() > now + skew) throw siweInvalid('notBefore', 'message is not yet valid');
+  const nonceRefused = siweNonceRefusal(parsed.nonce);
+  if (nonceRefused !== null) throw siweInvalid('nonce', nonceRefused);
   const nonce = nonceToUuid(parsed.nonce);
   if (nonce === null) throw siweInvalid('nonce', 'nonce is not an issued challenge');
 

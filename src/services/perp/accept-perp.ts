@@ -47,3 +47,21 @@ export async function recordPerpAccept(
   }
   return { executionId: id, replayed: false };
 }
+
+/**
+ * Whether this accept is a retry of the one being checked for the RFQ (same quote, same version,
+ * the same order to the byte): it is answered as the first was (202) whatever the clock, since the
+ * first won the RFQ before the auction closed and the checks may still execute it (issue 38). Read
+ * only once the auction has closed: before, the recording call below finds the open execution.
+ */
+export async function isRetryOfCheckedAccept(tx: Tx, accept: { rfqId: string; quote: QuoteRow; order: Record<string, unknown>; expectedVersion?: number | null | undefined }): Promise<boolean> {
+  const open = await tx
+    .selectFrom('perp_executions')
+    .select(['quote_id', 'quote_version', 'taker_order'])
+    .where('rfq_id', '=', accept.rfqId)
+    .where('phase', '=', 'checking')
+    .executeTakeFirst();
+  if (!open || open.quote_id !== accept.quote.id || Number(open.quote_version) !== accept.quote.version) return false;
+  if (accept.expectedVersion !== undefined && accept.expectedVersion !== null && accept.expectedVersion !== accept.quote.version) return false;
+  return open.taker_order === JSON.stringify(accept.order);
+}

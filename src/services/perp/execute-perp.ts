@@ -10,6 +10,7 @@
 import { inTransaction } from '../../store/outbox.ts';
 import { lockForPerpCommit, writePerpTransition } from '../../store/perp-commit-functions.ts';
 import { acquirePerpExecution, type ChecksRead } from '../../store/perp-lease-function.ts';
+import { isPermanentWriteRefusal, sqlState } from '../../store/write-refusal.ts';
 import { SelectionGuard } from '../protection/selection-guard.ts';
 import { StagedWrites } from './staged-writes.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -21,6 +22,7 @@ import {
   afterLostTakerSend,
   afterMakerOrder,
   afterTakerOrder,
+  afterUnwritable,
   isTerminalExecution,
   TERMINAL_EXECUTION_PHASES,
   type CheckResult,
@@ -33,6 +35,7 @@ import { cancelSucceeded, isBuilderFeeRefusal, isMakerFault, isVenueFill, looked
 import { canonicalVenueDecimal, FILL_CLOCK_SLACK_MS, summariseFills } from '../../domain/perp/fills.ts';
 import { rankCascade } from '../../domain/rfq/perp-cascade.ts';
 import { checkTakerOrder } from '../../domain/perp/taker-order.ts';
+import { printable } from '../../domain/text/control-characters.ts';
 import { recoverSigner, recoverSignerOfText, venueCall, type CheckReadsAhead, type SignerRecovery, type VenueCall } from './check-reads.ts';
 import { isAuthorisedSigner } from '../../domain/perp/authorised-signer.ts';
 import { applyEffect, type EffectContext } from './apply-effects.ts';
@@ -247,7 +250,8 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
   const instrument = await resolveInstrument(deps, rfq.instrument_id);
   const raw: unknown = JSON.parse(row.taker_order);
   const calls: CallRecord[] = [];
-  const refuse = (reason: string): CheckResult => ({ kind: 'refused', reason });
+  // A reason may quote the client's keys: written printable, so the store can always hold it.
+  const refuse = (reason: string): CheckResult => ({ kind: 'refused', reason: printable(reason) });
   let verdict: CheckResult | null = null;
   let signer: string | null = null;
   let nonce: number | null = null;
@@ -561,10 +565,35 @@ export async function runPerpExecution(x: PerpExecutor, id: string, options: Run
       }
     }
   } catch (error) {
-    if (!(error instanceof LeaseLost)) throw error;
+    if (error instanceof LeaseLost) return;
+    if (!isPermanentWriteRefusal(error) || row.lease_owner !== x.nodeId || isTerminalExecution(executionPhase(row))) throw error;
+    row = await endUnwritable(x, memo, row, error);
   } finally {
     // A run that committed the last transition gave the lease back with it.
     if (!handedOff && row.lease_owner === x.nodeId) await release(x, id);
+  }
+}
+
+/**
+ * The store refused a transition's write for good (isPermanentWriteRefusal): the execution ends
+ * from the last state it committed (afterUnwritable), with a reason of ours and no venue record,
+ * so this write cannot meet the same refusal; maker orders sent get their cancels.
+ */
+async function endUnwritable(x: PerpExecutor, memo: RunMemo, row: ExecutionRow, error: unknown): Promise<ExecutionRow> {
+  const reason = `the execution's record could not be stored (SQLSTATE ${sqlState(error)}); it ended rather than retry`;
+  try {
+    let ended = await commit(x, row, { transition: afterUnwritable(executionState(row), reason) });
+    if (executionPhase(ended) !== 'cleanup') return ended;
+    try {
+      ended = await stepCleanup(x, memo, ended);
+    } catch (cleanup) {
+      if (!isPermanentWriteRefusal(cleanup)) throw cleanup;
+      ended = await commit(x, ended, { transition: afterUnwritable(executionState(ended), reason) });
+    }
+    return ended;
+  } catch (next) {
+    if (next instanceof LeaseLost) return row;
+    throw next;
   }
 }
 
@@ -573,7 +602,9 @@ async function cleanUpAndRelease(x: PerpExecutor, memo: RunMemo, row: ExecutionR
   try {
     held = await stepCleanup(x, memo, row);
   } catch (error) {
-    if (!(error instanceof LeaseLost)) throw error;
+    if (error instanceof LeaseLost) return;
+    if (!isPermanentWriteRefusal(error)) throw error;
+    held = await endUnwritable(x, memo, row, error);
   } finally {
     if (held.lease_owner === x.nodeId) await release(x, row.id);
   }

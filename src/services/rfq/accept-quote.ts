@@ -19,7 +19,7 @@ import { quoteTerms, rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import type { Instrument } from '../../domain/rfq/index.ts';
 import { acceptBatcher } from './accept-batch.ts';
 import { selectQuote } from './select-quote.ts';
-import { parsePerpTakerOrder, recordPerpAccept } from '../perp/accept-perp.ts';
+import { isRetryOfCheckedAccept, parsePerpTakerOrder, recordPerpAccept } from '../perp/accept-perp.ts';
 
 export interface AcceptInput {
   quoteId: string;
@@ -94,6 +94,12 @@ export async function acceptAlone(
       throw new ServiceError('INVALID_REQUEST', 'perpTakerOrder is only for a perp RFQ', { errors: [{ field: 'perpTakerOrder', reason: 'unexpected', message: 'perpTakerOrder is only for a perp RFQ' }] });
     }
     const perpOrder = perp ? parsePerpTakerOrder(input.perpTakerOrder) : null;
+    if (perpOrder !== null && rfq.status === 'PENDING' && now >= rfq.auction_ends_at) {
+      const quote = quotes.find((q) => q.id === input.quoteId && q.rfq_id === rfq.id);
+      if (quote && (await isRetryOfCheckedAccept(tx, { rfqId: rfq.id, quote, order: perpOrder, expectedVersion: input.expectedVersion }))) {
+        return { rfqId: rfq.id, quoteId: quote.id, status: rfq.status, replayed: true, settlementDeadline: null };
+      }
+    }
     const checked = checkAccept(rfq, quotes, input, instrument, now, deps.clock.now());
     const quote = checked.quote;
     if (checked.replay) return { rfqId: rfq.id, quoteId: quote.id, status: rfq.status, replayed: true, settlementDeadline: null };

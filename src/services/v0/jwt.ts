@@ -15,9 +15,14 @@ export function deriveJwtKey(secretKeyBase64: string): Uint8Array {
   return new Uint8Array(hkdfSync('sha256', Buffer.from(secretKeyBase64, 'base64'), Buffer.alloc(0), 'v0-jwt', 32));
 }
 
-export async function issueJwt(key: Uint8Array, identity: string, nowMs: number, lifetimeSecs: number): Promise<string> {
+/**
+ * A token for `identity`; `apiWallet` is the signer when it signed in for a primary address
+ * (claim `agt`): the session lasts only while that API wallet is approved (session.ts).
+ */
+export async function issueJwt(key: Uint8Array, identity: string, nowMs: number, lifetimeSecs: number, apiWallet: string | null = null): Promise<string> {
   const iat = Math.floor(nowMs / 1000);
-  return new SignJWT({})
+  // `ims`: the issue in milliseconds, so a revocation ends the tokens issued before it and not a login the same second after it.
+  return new SignJWT({ ims: nowMs, ...(apiWallet === null ? {} : { agt: getAddress(apiWallet) }) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(getAddress(identity))
     .setIssuer(JWT_ISSUER)
@@ -28,8 +33,23 @@ export async function issueJwt(key: Uint8Array, identity: string, nowMs: number,
     .sign(key);
 }
 
+export interface V0Token {
+  /** The identity (EIP-55 address). */
+  identity: string;
+  /** The API wallet that signed in for it (EIP-55), or null for the identity's own login. */
+  apiWallet: string | null;
+  /** Unix milliseconds of issue (the claim's seconds). */
+  issuedAtMs: number;
+  jti: string;
+}
+
 /** The identity (EIP-55 address) a valid token names. @throws ServiceError UNAUTHORIZED */
 export async function verifyJwt(key: Uint8Array, token: string | null, nowMs: number): Promise<string> {
+  return (await readJwt(key, token, nowMs)).identity;
+}
+
+/** What a valid token says. @throws ServiceError UNAUTHORIZED */
+export async function readJwt(key: Uint8Array, token: string | null, nowMs: number): Promise<V0Token> {
   if (token === null) throw new ServiceError('UNAUTHORIZED', 'a bearer token is required');
   try {
     const { payload } = await jwtVerify(token, key, {
@@ -37,9 +57,10 @@ export async function verifyJwt(key: Uint8Array, token: string | null, nowMs: nu
       issuer: JWT_ISSUER,
       audience: JWT_AUDIENCE,
       currentDate: new Date(nowMs),
-      requiredClaims: ['sub', 'exp', 'jti'],
+      requiredClaims: ['sub', 'exp', 'iat', 'jti'],
     });
-    return getAddress(payload.sub!);
+    const apiWallet = typeof payload.agt === 'string' ? getAddress(payload.agt) : null;
+    return { identity: getAddress(payload.sub!), apiWallet, issuedAtMs: typeof payload.ims === 'number' ? payload.ims : payload.iat! * 1000, jti: payload.jti! };
   } catch {
     throw new ServiceError('UNAUTHORIZED', 'the bearer token is invalid or expired');
   }

@@ -4,9 +4,11 @@
  * `primaryAddress`, the signer must be an unexpired API wallet of it at the venue and the identity
  * is the primary address. Login creates no account.
  */
+import { sql } from 'kysely';
 import { getAddress, isAddress, recoverMessageAddress, type Hex } from 'viem';
 import { parseSiweMessage } from 'viem/siwe';
 import { ServiceError } from '../../domain/errors.ts';
+import { siweNonceRefusal } from '../../domain/auth/siwe-nonce.ts';
 import { issueJwt } from './jwt.ts';
 import { VenueUnavailableError } from './venue-port.ts';
 import type { V0Deps } from './v0-deps.ts';
@@ -36,6 +38,8 @@ export async function login(deps: V0Deps, input: V0LoginInput): Promise<{ token:
   if (!parsed.address || !parsed.nonce || !parsed.domain || parsed.chainId === undefined || !parsed.issuedAt) {
     throw invalidSignature('message is not a complete sign-in message');
   }
+  const nonceRefused = siweNonceRefusal(parsed.nonce);
+  if (nonceRefused !== null) throw new ServiceError('INVALID_INPUT', nonceRefused);
   if (parsed.domain !== deps.service.auth.siweDomain) throw invalidSignature(`domain must be ${deps.service.auth.siweDomain}`);
   if (parsed.chainId !== deps.service.auth.chainId) throw invalidSignature(`chain id must be ${deps.service.auth.chainId}`);
   const now = deps.service.clock.now();
@@ -54,13 +58,7 @@ export async function login(deps: V0Deps, input: V0LoginInput): Promise<{ token:
   if (primaryAddress !== undefined) {
     const primary = getAddress(primaryAddress as string);
     if (primary !== signer) {
-      let approved: boolean;
-      try {
-        approved = await deps.venue.isApiWalletOf(signer, primary);
-      } catch (error) {
-        if (error instanceof VenueUnavailableError) throw new ServiceError('SERVICE_UNAVAILABLE', 'the venue cannot be reached to check the API wallet');
-        throw error;
-      }
+      const approved = await isApprovedApiWallet(deps, signer, primary);
       if (!approved) throw invalidSignature('the signer is not an approved API wallet of primaryAddress');
     }
     identity = primary;
@@ -72,5 +70,27 @@ export async function login(deps: V0Deps, input: V0LoginInput): Promise<{ token:
     .returning('nonce')
     .executeTakeFirst();
   if (!claimed) throw invalidSignature('this nonce was already used');
-  return { token: await issueJwt(deps.jwtKey, identity, now, deps.settings.tokenLifetimeSecs), identity };
+  return { token: await issueJwt(deps.jwtKey, identity, now, deps.settings.tokenLifetimeSecs, identity === signer ? null : signer), identity };
+}
+
+/**
+ * Deletes up to `batch` login nonces that can no longer be replayed: a message is accepted only
+ * while its `issuedAt` is within `loginWindowMs` of now, and one used at `used_at` was issued no
+ * earlier than `used_at - loginWindowMs`, so after `used_at + 2 * loginWindowMs` it is refused on
+ * its time alone. Called each maintenance round; a flood is bounded by the rounds' batches.
+ */
+export async function pruneLoginNonces(deps: V0Deps, batch = 5000): Promise<number> {
+  const horizon = deps.service.clock.now() - 2 * deps.settings.loginWindowMs;
+  const result = await sql`delete from v0_login_nonces where ctid in (select ctid from v0_login_nonces where used_at < ${horizon} limit ${batch})`.execute(deps.service.db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** Whether `apiWallet` is an approved, unexpired API wallet of `primary` now. @throws ServiceError SERVICE_UNAVAILABLE */
+export async function isApprovedApiWallet(deps: V0Deps, apiWallet: string, primary: string): Promise<boolean> {
+  try {
+    return await deps.venue.isApiWalletOf(apiWallet, primary);
+  } catch (error) {
+    if (error instanceof VenueUnavailableError) throw new ServiceError('SERVICE_UNAVAILABLE', 'the venue cannot be reached to check the API wallet');
+    throw error;
+  }
 }

@@ -6,6 +6,7 @@ import {
   afterLostTakerSend,
   afterMakerOrder,
   afterTakerOrder,
+  afterUnwritable,
   initialExecution,
   isTerminalExecution,
   type ExecutionState,
@@ -132,6 +133,26 @@ describe('perp execution: taker order and outcome (steps 5-7)', () => {
     const ended = afterTakerOrder(sending, { kind: 'filled', fill }, T0, WINDOW).state;
     assert.equal(afterCleanup(ended).state.phase, 'done');
     assert.deepEqual(ended.makerOrdersSent, ['q1']);
+  });
+});
+
+describe('perp execution: a write the store refuses for good', () => {
+  const why = 'not stored';
+  it('ends from every live phase, never retried: refused before the checks pass, FAILED once the RFQ is QUOTED', () => {
+    const checking = afterUnwritable(initialExecution('q1'), why);
+    assert.equal(checking.state.phase, 'refused');
+    assert.deepEqual(checking.effects, [{ kind: 'refuseQuote', quoteId: 'q1', reason: why }]);
+    const maker = afterUnwritable(selected(['q2']), why);
+    assert.equal(maker.state.phase, 'cleanup', 'the maker order sent gets its cancel');
+    assert.deepEqual(maker.state.cascade, []);
+    assert.deepEqual(maker.effects, [{ kind: 'failRfq', quoteId: 'q1', code: 'SETTLEMENT_FAILED', reason: why }]);
+    const sending = afterMakerOrder(selected(), { kind: 'resting' }).state;
+    assert.deepEqual(afterUnwritable(sending, why).effects, [{ kind: 'failRfq', quoteId: 'q1', code: 'EXECUTION_UNCONFIRMED', reason: why }], 'the taker order may have gone');
+    const resolving = afterTakerOrder(sending, { kind: 'unclear', reason: 'timeout' }, T0, WINDOW).state;
+    assert.equal(afterUnwritable(resolving, why).effects[0]?.kind, 'failRfq');
+    const cleanup = afterTakerOrder(sending, { kind: 'filled', fill }, T0, WINDOW).state;
+    assert.deepEqual(afterUnwritable(cleanup, why), { state: { ...cleanup, phase: 'done' }, effects: [] }, 'the outcome is already committed');
+    assert.throws(() => afterUnwritable({ ...cleanup, phase: 'done' }, why), RangeError);
   });
 });
 
