@@ -116,7 +116,7 @@ async function authenticateByRoute(context: ApiContext, request: FastifyRequest,
   if (auth === 'maker') {
     if (!request.auth.makerScoped) throw new ServiceError('MAKER_SCOPE_REQUIRED', MAKER_SCOPE_HINT);
     // A route whose write checks both inside itself needs no read of its own (a statement per
-    // re-quote, the hottest route: issue 17); what it refuses is explained with a fresh read.
+    // re-quote, the hottest route); what it refuses is explained with a fresh read.
     if (request.routeOptions.config.makerStandingInWrite === true) return;
     // Live, not frozen at issuance: a deactivated or suspended maker is
     // refused on every node at once, and so is a key revoked on another node (a deferred claim
