@@ -1,5 +1,5 @@
 /**
- * One process per data directory (issue 38): a second `npm start` on the same `RFQ_DATA_DIR` ran
+ * One process per data directory: a second `npm start` on the same `RFQ_DATA_DIR` ran
  * beside the first on the same PGlite files and devnet state. The owner holds `owner.lock`
  * (created exclusively, holding its PID); another process finding it held by a live process
  * refuses to start and names that PID. A lock left by a process that is gone (SIGKILL, a power

@@ -1,5 +1,5 @@
 /**
- * The embedded devnet's and venue simulator's ports (issue 38): kept in the data directory
+ * The embedded devnet's and venue simulator's ports: kept in the data directory
  * (`ports.json`) and reused on restart, so a maker that cached the URLs still reaches them;
  * `RFQ_DEVNET_PORT` and `RFQ_VENUE_SIM_PORT` pin them. Every port the start will listen on is
  * probed before anything starts, and a busy one refused at once with its name and number, rather

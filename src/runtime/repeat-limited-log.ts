@@ -1,5 +1,5 @@
 /**
- * Repeated identical errors logged once per window (issue 38): a failure that a sweep meets on
+ * Repeated identical errors logged once per window: a failure that a sweep meets on
  * every round (a row the store refuses, a store that is down) would otherwise write a full stack
  * several times a second for as long as it lasts. The first occurrence of a (message, error
  * message) pair is logged in full; repeats within `windowMs` are counted, and the next one after

@@ -1,5 +1,5 @@
 /**
- * What is refused before a route runs, answered as the spec and v1 say (issue 38 item 7), on both
+ * What is refused before a route runs, answered as the spec and v1 say, on both
  * stores. `/v0`: bad text in any field, the login message included, is that operation's input
  * error with the operation named (`INVALID_INPUT` on login, `VALIDATION_ERROR` elsewhere); a body
  * over the limit 413 and a body that is not JSON 415, as on v1. Signed v1 and operator routes

@@ -1,5 +1,5 @@
 /**
- * Starting and stopping as a new user does (issue 38 items 8-10). SIGTERM to the PID of `npm
+ * Starting and stopping as a new user does. SIGTERM to the PID of `npm
  * start` drains and stops the node and every child it started (anvil, the venue simulator). A
  * second start on the same data directory refuses at once and names the owner's PID. The devnet
  * and venue simulator come back on the same ports after a restart. A busy port, the node's own or

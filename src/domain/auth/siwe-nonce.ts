@@ -1,5 +1,5 @@
 /**
- * A sign-in message's nonce is bounded before anything reads or stores it (issue 38): EIP-4361
+ * A sign-in message's nonce is bounded before anything reads or stores it: EIP-4361
  * asks for at least 8 alphanumeric characters and names no maximum, and an unbounded one from an
  * unauthenticated caller became a btree key larger than PostgreSQL's index rows may be (a 500)
  * and unbounded storage. v1's nonces are this service's challenges (a UUID, 32 hex characters);

@@ -51,7 +51,7 @@ export async function recordPerpAccept(
 /**
  * Whether this accept is a retry of the one being checked for the RFQ (same quote, same version,
  * the same order to the byte): it is answered as the first was (202) whatever the clock, since the
- * first won the RFQ before the auction closed and the checks may still execute it (issue 38). Read
+ * first won the RFQ before the auction closed and the checks may still execute it. Read
  * only once the auction has closed: before, the recording call below finds the open execution.
  */
 export async function isRetryOfCheckedAccept(tx: Tx, accept: { rfqId: string; quote: QuoteRow; order: Record<string, unknown>; expectedVersion?: number | null | undefined }): Promise<boolean> {

@@ -1,5 +1,5 @@
 /**
- * A `/v0` session lasts as long as its authorisation (issue 38): a JWT is refused once the
+ * A `/v0` session lasts as long as its authorisation: a JWT is refused once the
  * operator revoked its identity's sessions (every token issued at or before the revocation), and a
  * token from an API-wallet login once that wallet is no longer an approved, unexpired API wallet
  * of the identity at the venue. The venue is asked at use, its answer kept

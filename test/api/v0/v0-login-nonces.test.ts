@@ -1,5 +1,5 @@
 /**
- * Login nonces bounded (issue 38 items 2-3), on both stores. A nonce longer than
+ * Login nonces bounded, on both stores. A nonce longer than
  * MAX_SIWE_NONCE_LENGTH is refused before anything reads or stores it: `/v0` INVALID_INPUT where a
  * 2,800-character nonce used to be a 500 (a btree row over PostgreSQL's limit), v1 SIWE_INVALID.
  * And `v0_login_nonces` is pruned by the node's maintenance round once a nonce can no longer be

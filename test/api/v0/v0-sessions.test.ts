@@ -1,5 +1,5 @@
 /**
- * `/v0` sessions end with their authorisation (issue 38 item 5), on both stores. A JWT from an
+ * `/v0` sessions end with their authorisation, on both stores. A JWT from an
  * API-wallet login is refused once the wallet is no longer approved for the primary address (its
  * expiry passed: checked at use, the venue's answer cached API_WALLET_CHECK_CACHE_MS), and the
  * operator's `POST /admin/v1/v0/sessions/revoke` ends every session of an address issued until

@@ -1,5 +1,5 @@
 /**
- * A retry of a recorded perp accept is told the truth (issue 38 item 4), on both stores. The
+ * A retry of a recorded perp accept is told the truth, on both stores. The
  * first accept won the RFQ before its auction closed and is being checked; an identical retry
  * (same quote, same body) sent after `auctionEndsAt` is answered 202 as the first was, where it
  * used to be 409 AUCTION_CLOSED while the order went on to settle. A different accept then is

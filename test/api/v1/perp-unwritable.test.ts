@@ -1,5 +1,5 @@
 /**
- * A perp accept carrying text the store cannot hold (issue 38 item 1), over HTTP against the venue
+ * A perp accept carrying text the store cannot hold, over HTTP against the venue
  * simulator, on both databases. An unpaired surrogate as a key of the taker's order is refused at
  * the edge (400, nothing recorded), where it used to be answered 202 and poison the executor: the
  * checks' refusal quoted the key, `jsonb` refused the lone surrogate, and the execution was retried
