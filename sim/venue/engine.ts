@@ -24,7 +24,10 @@ const MAX_FILLS_KEPT = 2_000;
 const MAX_WALK_STEPS_PER_CALL = 1_000;
 const L2_LEVELS = 20;
 
-/** Whole-action errors and per-order error strings, as the venue words them. */
+/**
+ * Whole-action errors and per-order error strings, as the venue words them. A per-order error
+ * ends with a period and names the asset (` asset=N`, see `orderError`), as the venue's replies do.
+ */
 export const VenueErrors = {
   postOnlyWouldMatch: 'Post only order would have immediately matched',
   minValue: 'Order must have minimum value of $10',
@@ -45,6 +48,11 @@ export const VenueErrors = {
   trigger: 'Trigger orders are not supported by the simulator',
   unknownUser: (a: string) => `User or API Wallet ${a.toLowerCase()} does not exist.`,
 } as const;
+
+/** A per-order error as the venue writes it: the message, a final period, the asset. */
+export function orderError(message: string, asset: number): string {
+  return `${message}. asset=${asset}`;
+}
 
 export type OrderWire = {
   a: number;
@@ -340,13 +348,13 @@ export class Engine {
   ): OrderStatusReply {
     const now = this.now();
     const m = this.market(wire.a);
-    if (!m) return { error: VenueErrors.invalidAsset };
-    if (!('limit' in wire.t)) return { error: VenueErrors.trigger };
+    if (!m) return { error: orderError(VenueErrors.invalidAsset, wire.a) };
+    if (!('limit' in wire.t)) return { error: orderError(VenueErrors.trigger, m.asset) };
     const tif = wire.t.limit.tif;
     const px = priceOnGrid(wire.p, m.szDecimals, m.isSpot);
-    if (px === null) return { error: VenueErrors.invalidPrice };
+    if (px === null) return { error: orderError(VenueErrors.invalidPrice, m.asset) };
     const sz = sizeOnGrid(wire.s, m.szDecimals);
-    if (sz === null) return { error: VenueErrors.invalidSize };
+    if (sz === null) return { error: orderError(VenueErrors.invalidSize, m.asset) };
     const cloid = wire.c ? (wire.c.toLowerCase() as `0x${string}`) : null;
     const isLiquidity = address === this.state.liquidityAddress;
 
@@ -358,7 +366,7 @@ export class Engine {
       order.status = status;
       order.statusTimestamp = now;
       if (!isLiquidity) this.remember(order);
-      return { error };
+      return { error: orderError(error, m.asset) };
     };
 
     if (mulDivDown(px, sz, UNIT) < this.state.minOrderValue && !wire.r) return record('minTradeNtlRejected', VenueErrors.minValue);
@@ -370,7 +378,11 @@ export class Engine {
     const oppSide = wire.b ? 'asks' : 'bids';
     const best = this.bestPx(m.asset, oppSide);
     const crosses = best !== null && (wire.b ? best <= px : best >= px);
-    if (tif === 'Alo' && crosses) return record('badAloPxRejected', VenueErrors.postOnlyWouldMatch);
+    if (tif === 'Alo' && crosses) {
+      const bid = this.bestPx(m.asset, 'bids');
+      const ask = this.bestPx(m.asset, 'asks');
+      return record('badAloPxRejected', `${VenueErrors.postOnlyWouldMatch}, bbo was ${bid === null ? '' : formatUnits(bid)}@${ask === null ? '' : formatUnits(ask)}`);
+    }
     if (!isLiquidity) {
       if (!m.isSpot) {
         const pos = u.positions[m.coin]?.szi ?? 0n;

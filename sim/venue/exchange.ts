@@ -15,7 +15,7 @@ import {
   UsdSendTypes,
 } from '@nktkas/hyperliquid/api/exchange';
 import { formatUnits, formatUnitsFixed, mulDivDown, parseUnits, UNIT } from './decimal.ts';
-import { lower, type Engine, type OrderStatusReply, type OrderWire, VenueErrors } from './engine.ts';
+import { lower, orderError, type Engine, type OrderStatusReply, type OrderWire, VenueErrors } from './engine.ts';
 import { nonceProblem, recordNonce } from './nonces.ts';
 import { recoverL1Signer, recoverUserSigner, type WireSignature } from './signers.ts';
 import type { Address } from './state.ts';
@@ -150,11 +150,11 @@ function applyL1(
   acceptNonce(engine, signer, req.nonce);
   const statuses =
     type === 'cancel'
-      ? (req.action.cancels as { a: number; o: number }[]).map((c) => engine.cancel(user, c.a, c.o))
-      : (req.action.cancels as { asset: number; cloid: string }[]).map((c) => engine.cancelByCloid(user, c.asset, c.cloid));
+      ? (req.action.cancels as { a: number; o: number }[]).map((c) => [engine.cancel(user, c.a, c.o), c.a] as const)
+      : (req.action.cancels as { asset: number; cloid: string }[]).map((c) => [engine.cancelByCloid(user, c.asset, c.cloid), c.asset] as const);
   return {
     status: 'ok',
-    response: { type: 'cancel', data: { statuses: statuses.map((done) => (done ? 'success' : { error: VenueErrors.cancelMissing })) } },
+    response: { type: 'cancel', data: { statuses: statuses.map(([done, asset]) => (done ? 'success' : { error: orderError(VenueErrors.cancelMissing, asset) })) } },
   };
 }
 

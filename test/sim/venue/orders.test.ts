@@ -76,7 +76,7 @@ describe('venue simulator: perp orders', () => {
     assert.equal(canceled.status === 'order' && canceled.order.status, 'canceled');
     await assert.rejects(
       maker.ex.cancel({ cancels: [{ a: SOL, o: open[0]!.oid }] }),
-      /Order was never placed, already canceled, or filled/,
+      /Order was never placed, already canceled, or filled\. asset=2/,
     );
   });
 
@@ -86,14 +86,14 @@ describe('venue simulator: perp orders', () => {
     await bidder.ex.order({ orders: [limit(SOL, true, '140', '1', 'Gtc')], grouping: 'na' });
     await assert.rejects(
       other.ex.order({ orders: [limit(SOL, false, '139', '1', 'Alo', cloidOf(200))], grouping: 'na' }),
-      /Post only order would have immediately matched/,
+      /Post only order would have immediately matched, bbo was 140@(\d+(\.\d+)?)?\. asset=2/,
     );
     const alo = await f.info.orderStatus({ user: other.w.address, oid: cloidOf(200) });
     assert.equal(alo.status === 'order' && alo.order.status, 'badAloPxRejected');
     restingOf(await other.ex.order({ orders: [limit(SOL, false, '160', '1', 'Alo')], grouping: 'na' }));
     await assert.rejects(
       other.ex.order({ orders: [limit(SOL, false, '141', '1', 'Ioc', cloidOf(201))], grouping: 'na' }),
-      /Order could not immediately match against any resting orders/,
+      /Order could not immediately match against any resting orders\. asset=2/,
     );
     const ioc = await f.info.orderStatus({ user: other.w.address, oid: cloidOf(201) });
     assert.equal(ioc.status === 'order' && ioc.order.status, 'iocCancelRejected');
@@ -106,8 +106,8 @@ describe('venue simulator: perp orders', () => {
       [limit(BTC, true, '12345.5', '0.001', 'Alo'), /Order has invalid price/], // 6 sig figs
       [limit(SOL, true, '1.00001', '20', 'Alo'), /Order has invalid price/], // 5 decimals > 6 - 2
       [limit(SOL, true, '100', '0.123', 'Alo'), /Order has invalid size/],
-      [limit(SOL, true, '100', '0.09', 'Alo'), /Order must have minimum value of \$10/],
-      [limit(BTC, true, '90000', '0.01', 'Alo'), /Insufficient margin to place order/], // 900 notional / 40 > 20
+      [limit(SOL, true, '100', '0.09', 'Alo'), /Order must have minimum value of \$10\. asset=2/],
+      [limit(BTC, true, '90000', '0.01', 'Alo'), /Insufficient margin to place order\. asset=0/], // 900 notional / 40 > 20
     ];
     for (const [order, error] of cases) {
       await assert.rejects(ex.order({ orders: [order], grouping: 'na' }), error, JSON.stringify(order));
