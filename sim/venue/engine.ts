@@ -421,8 +421,8 @@ export class Engine {
 
     const summary = (): OrderStatusReply => ({
       filled: {
-        totalSz: formatUnits(filled),
-        avgPx: formatUnits(mulDivDown(filledNtl, UNIT, filled)),
+        totalSz: formatUnitsFixed(filled),
+        avgPx: formatUnitsFixed(mulDivDown(filledNtl, UNIT, filled)),
         oid: order.oid,
         ...(cloid ? { cloid } : {}),
       },
@@ -494,9 +494,9 @@ export class Engine {
         feeToken = this.state.spotTokens[receivedToken]!.name;
       }
       const fill: FillRecord = {
-        coin: m.coin, px: formatUnits(px), sz: formatUnits(q), side: o.isBuy ? 'B' : 'A', time: now,
+        coin: m.coin, px: formatUnitsFixed(px), sz: formatUnitsFixed(q), side: o.isBuy ? 'B' : 'A', time: now,
         startPosition: formatUnitsFixed(startPosition), dir, closedPnl: formatUnitsFixed(closedPnl), hash, oid: o.oid, crossed,
-        fee: formatUnits(fee), ...(builderFee > 0n ? { builderFee: formatUnits(builderFee) } : {}), tid,
+        fee: formatUnitsFixed(fee), ...(builderFee > 0n ? { builderFee: formatUnitsFixed(builderFee) } : {}), tid,
         ...(o.cloid ? { cloid: o.cloid } : {}), feeToken, twapId: null,
       };
       // The liquidity account's own fills are not kept (nobody reads them; the state stays small).
@@ -610,12 +610,12 @@ export class Engine {
           cur.sz += o.sz;
           cur.n += 1;
         } else {
-          if (cur) out.push({ px: formatUnits(cur.px), sz: formatUnits(cur.sz), n: cur.n });
+          if (cur) out.push({ px: formatUnitsFixed(cur.px), sz: formatUnitsFixed(cur.sz), n: cur.n });
           if (out.length >= L2_LEVELS) return out;
           cur = { px: o.limitPx, sz: o.sz, n: 1 };
         }
       }
-      if (cur && out.length < L2_LEVELS) out.push({ px: formatUnits(cur.px), sz: formatUnits(cur.sz), n: cur.n });
+      if (cur && out.length < L2_LEVELS) out.push({ px: formatUnitsFixed(cur.px), sz: formatUnitsFixed(cur.sz), n: cur.n });
       return out;
     };
     return { coin: m.coin, time: this.now(), levels: [levels(book.bids), levels(book.asks)] };
@@ -623,8 +623,8 @@ export class Engine {
 
   frontendOrder(o: Order) {
     return {
-      coin: o.coin, side: o.isBuy ? 'B' : 'A', limitPx: formatUnits(o.limitPx), sz: formatUnits(o.sz), oid: o.oid,
-      timestamp: o.timestamp, origSz: formatUnits(o.origSz), triggerCondition: 'N/A', isTrigger: false, triggerPx: '0.0',
+      coin: o.coin, side: o.isBuy ? 'B' : 'A', limitPx: formatUnitsFixed(o.limitPx), sz: formatUnitsFixed(o.sz), oid: o.oid,
+      timestamp: o.timestamp, origSz: formatUnitsFixed(o.origSz), triggerCondition: 'N/A', isTrigger: false, triggerPx: '0.0',
       children: [], isPositionTpsl: false, reduceOnly: o.reduceOnly, orderType: 'Limit', tif: o.tif, cloid: o.cloid,
     };
   }

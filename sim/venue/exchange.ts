@@ -14,7 +14,7 @@ import {
   UsdSendRequest,
   UsdSendTypes,
 } from '@nktkas/hyperliquid/api/exchange';
-import { formatUnits, formatUnitsFixed, mulDivDown, parseUnits, UNIT } from './decimal.ts';
+import { formatUnitsFixed, mulDivDown, parseUnits, UNIT } from './decimal.ts';
 import { lower, orderError, type Engine, type OrderStatusReply, type OrderWire, VenueErrors } from './engine.ts';
 import { nonceProblem, recordNonce } from './nonces.ts';
 import { recoverL1Signer, recoverUserSigner, type WireSignature } from './signers.ts';
@@ -217,7 +217,7 @@ function applyUserSigned(
       from.total -= amount;
       engine.spotBalance(engine.user(destination), token).total += amount;
       const delta = {
-        type: 'spotTransfer', token: spec.name, amount: formatUnits(amount), usdcValue: formatUnitsFixed(usdcValue(engine, token, amount)),
+        type: 'spotTransfer', token: spec.name, amount: formatUnitsFixed(amount), usdcValue: formatUnitsFixed(usdcValue(engine, token, amount)),
         user: signer, destination, fee: '0.0', nativeTokenFee: '0.0', nonce: req.nonce, feeToken: '',
       };
       engine.pushLedger(signer, { time: now, hash, delta });

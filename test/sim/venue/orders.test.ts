@@ -31,14 +31,14 @@ describe('venue simulator: perp orders', () => {
     }
     const r = await taker.ex.order({ orders: [limit(SOL, true, '151.5', '2.5', 'Ioc', cloidOf(110))], grouping: 'na' });
     const st = filledOf(r);
-    assert.equal(st.totalSz, '2');
+    assert.equal(st.totalSz, '2.0'); // as the venue writes numbers: always a fractional part
     assert.equal(st.avgPx, '150.5');
     assert.equal(st.cloid, cloidOf(110));
 
     const fills = await f.info.userFills({ user: taker.w.address });
     assert.equal(fills.length, 2);
     const [second, first] = fills; // newest first
-    assert.deepEqual([first!.px, first!.sz, first!.side, first!.crossed, first!.dir], ['150', '1', 'B', true, 'Open Long']);
+    assert.deepEqual([first!.px, first!.sz, first!.side, first!.crossed, first!.dir], ['150.0', '1.0', 'B', true, 'Open Long']);
     assert.equal(first!.fee, '0.0675'); // 0.045 % of 150
     assert.equal(second!.fee, '0.06795');
     assert.equal(first!.hash, second!.hash);
@@ -48,24 +48,24 @@ describe('venue simulator: perp orders', () => {
     const makerFills = await f.info.userFills({ user: maker.w.address });
     assert.equal(makerFills.length, 2);
     assert.ok(makerFills.every((x) => !x.crossed && x.side === 'A'));
-    assert.equal(makerFills.find((x) => x.px === '150')!.fee, '0.0225'); // 0.015 %
+    assert.equal(makerFills.find((x) => x.px === '150.0')!.fee, '0.0225'); // 0.015 %
     assert.deepEqual(
       new Set(makerFills.map((x) => x.tid)),
       new Set(fills.map((x) => x.tid)),
     );
 
     const open = await f.info.openOrders({ user: maker.w.address });
-    assert.deepEqual(open.map((o) => [o.limitPx, o.sz]), [['152', '1']]);
+    assert.deepEqual(open.map((o) => [o.limitPx, o.sz]), [['152.0', '1.0']]);
     const book = await f.info.l2Book({ coin: 'SOL' });
-    assert.deepEqual(book!.levels[1].map((l) => l.px), ['152']);
+    assert.deepEqual(book!.levels[1].map((l) => l.px), ['152.0']);
 
     const state = await f.info.clearinghouseState({ user: taker.w.address });
     const pos = state.assetPositions[0]!.position;
     assert.equal(pos.coin, 'SOL');
-    assert.equal(pos.szi, '2');
+    assert.equal(pos.szi, '2.0');
     assert.equal(pos.entryPx, '150.5');
     const makerPos = (await f.info.clearinghouseState({ user: maker.w.address })).assetPositions[0]!.position;
-    assert.equal(makerPos.szi, '-2');
+    assert.equal(makerPos.szi, '-2.0');
 
     const status = await f.info.orderStatus({ user: maker.w.address, oid: cloidOf(100) });
     assert.equal(status.status, 'order');
@@ -132,7 +132,7 @@ describe('venue simulator: spot orders', () => {
     const book = await f.info.l2Book({ coin: '@1' });
     const bestAsk = book!.levels[1][0]!.px;
     const fill = await ex.order({ orders: [limit(HYPE_SPOT, true, '41', '1', 'Ioc')], grouping: 'na' });
-    assert.deepEqual([filledOf(fill).totalSz, filledOf(fill).avgPx], ['1', bestAsk]);
+    assert.deepEqual([filledOf(fill).totalSz, filledOf(fill).avgPx], ['1.0', bestAsk]);
     const [userFill] = await f.info.userFills({ user: w.address });
     assert.equal(userFill!.coin, '@1');
     assert.equal(userFill!.feeToken, 'HYPE');
@@ -160,12 +160,12 @@ describe('venue simulator: liquidity walk and reset', () => {
         await g.control.clock({ advanceMs: 20_000 });
         mids.push((await g.info.allMids()).ETH!);
       }
-      assert.notEqual(mids[0], '3500');
+      assert.notEqual(mids[0], '3500.0');
       assert.equal(mids[0], mids[1]);
       const book = await other.info.l2Book({ coin: 'ETH' });
       assert.ok(book!.levels[0].length === 10 && book!.levels[1].length === 10);
       await other.control.reset();
-      assert.equal((await other.info.allMids()).ETH, '3500');
+      assert.equal((await other.info.allMids()).ETH, '3500.0');
     } finally {
       await Promise.all([other.sim.stop(), same.sim.stop()]);
     }
