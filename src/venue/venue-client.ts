@@ -102,6 +102,23 @@ export class VenueClient implements PerpVenue {
     return agents;
   }
 
+  /**
+   * What the venue says `user` is (`userRole`): an API wallet names the account it signs for.
+   * Unnamed API wallets are missing from `extraAgents`; this is how they are found (DESIGN 13).
+   */
+  async userRole(user: Address, timeoutMs?: number): Promise<VenueUserRole> {
+    const raw = await this.request<unknown>('info', { type: 'userRole', user: user.toLowerCase() }, timeoutMs);
+    return parseUserRole(raw);
+  }
+
+  /** The account's perps account value (`clearinghouseState.marginSummary.accountValue`), as the venue writes it. */
+  async perpAccountValue(user: Address, timeoutMs?: number): Promise<string> {
+    const raw = await this.request<{ marginSummary?: { accountValue?: unknown } } | null>('info', { type: 'clearinghouseState', user: user.toLowerCase() }, timeoutMs);
+    const value = raw?.marginSummary?.accountValue;
+    if (typeof value !== 'string' || !/^-?\d+(\.\d+)?$/.test(value)) throw new VenueUnavailableError(`venue clearinghouseState: no marginSummary.accountValue in ${JSON.stringify(raw).slice(0, 200)}`);
+    return value;
+  }
+
   /** The user's approved maximum builder fee for `builder`, in tenths of a basis point; never cached. */
   async maxBuilderFee(user: Address, builder: Address, timeoutMs?: number): Promise<number> {
     const raw = await this.request<unknown>('info', { type: 'maxBuilderFee', user: user.toLowerCase(), builder: builder.toLowerCase() }, timeoutMs);
@@ -140,4 +157,26 @@ function parseMeta(raw: { universe?: unknown }): VenueMeta {
       return { name: asset.name, szDecimals: asset.szDecimals, isDelisted: asset.isDelisted === true };
     }),
   };
+}
+
+/** `userRole` as the venue answers it: `{ role }`, with `data.user` for an agent and `data.master` for a sub-account. */
+export type VenueUserRole =
+  | { role: 'agent'; user: Address }
+  | { role: 'subAccount'; master: Address }
+  | { role: 'user' | 'vault' | 'missing' };
+
+export function parseUserRole(raw: unknown): VenueUserRole {
+  const reply = raw as { role?: unknown; data?: { user?: unknown; master?: unknown } } | null;
+  const role = reply?.role;
+  const address = (value: unknown): Address | null => (typeof value === 'string' && /^0x[0-9a-fA-F]{40}$/.test(value) ? (value.toLowerCase() as Address) : null);
+  if (role === 'agent') {
+    const user = address(reply?.data?.user);
+    if (user !== null) return { role, user };
+  } else if (role === 'subAccount') {
+    const master = address(reply?.data?.master);
+    if (master !== null) return { role, master };
+  } else if (role === 'user' || role === 'vault' || role === 'missing') {
+    return { role };
+  }
+  throw new VenueUnavailableError(`venue userRole: unexpected answer ${JSON.stringify(raw)?.slice(0, 200)}`);
 }
