@@ -5,7 +5,9 @@
  * (the transport's own is off); `meta` and `extraAgents` have short caches, `freshMeta`,
  * `maxBuilderFee`, order status and fills are always read now.
  */
+import { HttpRequestError } from '@nktkas/hyperliquid';
 import { VenueTransport } from './venue-transport.ts';
+import { httpRefusal, REFUSING_HTTP_STATUSES } from '../domain/perp/order-outcome.ts';
 import type { Address, Hex } from 'viem';
 import type { VenueAgent } from '../domain/perp/authorised-signer.ts';
 import type { SignedVenueAction, VenueNetwork } from '../domain/perp/types.ts';
@@ -138,11 +140,22 @@ export class VenueClient implements PerpVenue {
 
   /**
    * Sends a pre-signed action exactly as signed. The venue's refusals come back as a normal
-   * reply (`{ status: "err", response }`); only transport failures throw (VenueUnavailableError),
+   * reply (`{ status: "err", response }`), HTTP 422 and 429 included (the venue did not place
+   * the action: `httpRefusal`); only a request that got no answer throws (VenueUnavailableError),
    * and the caller decides what an unclear outcome means: nothing here retries.
    */
-  sendExchange(signed: SignedVenueAction, timeoutMs?: number): Promise<ExchangeReply> {
-    return this.request<ExchangeReply>('exchange', { action: signed.action, nonce: signed.nonce, signature: signed.signature }, timeoutMs);
+  async sendExchange(signed: SignedVenueAction, timeoutMs = this.#timeoutMs): Promise<ExchangeReply> {
+    const body = { action: signed.action, nonce: signed.nonce, signature: signed.signature };
+    try {
+      return await this.#transport.post<ExchangeReply>('exchange', body, { timeoutMs });
+    } catch (error) {
+      const status = error instanceof HttpRequestError ? error.response?.status : undefined;
+      if (status !== undefined && REFUSING_HTTP_STATUSES.includes(status)) {
+        const text = await (error as HttpRequestError).response!.text().catch(() => '');
+        return httpRefusal(status, text);
+      }
+      throw new VenueUnavailableError(`venue exchange request failed: ${(error as Error).message}`, { cause: error });
+    }
   }
 }
 

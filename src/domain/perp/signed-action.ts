@@ -89,7 +89,7 @@ export function readSignedAction(raw: unknown, field: string, defects: PerpOrder
   return raw as unknown as SignedVenueAction;
 }
 
-/** The venue accepts a nonce only within (now - 2 days, now + 1 day) of its own clock. */
+/** The venue accepts a nonce only within (now - pastMs, now + futureMs) of its own clock (types.ts: one day each). */
 export function nonceInVenueWindow(nonce: number, now: number, pastMs: number, futureMs: number): boolean {
   return nonce > now - pastMs && nonce < now + futureMs;
 }

@@ -1,0 +1,86 @@
+/**
+ * Outcomes as the venue means them (DESIGN.md 13), against the simulator's fault injection, on
+ * both stores: HTTP 422 and 429 on the taker's order mean not placed (EXECUTION_NOT_FILLED at
+ * once, never EXECUTION_UNCONFIRMED); `Invalid nonce: duplicate nonce` on the taker's IOC is
+ * resolved by its cloid (placed and filled: SETTLED; absent: not filled); on the maker's order it
+ * is a maker fault only when the look-up shows the order absent.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventually } from '../../helpers/eventually.ts';
+import { backends } from '../../helpers/backends.ts';
+import { cloidOfOrder, ended, PerpFixture, takerOrder } from '../../helpers/perp.ts';
+
+const DUPLICATE = 'Invalid nonce: duplicate nonce';
+
+for (const backend of backends()) {
+  describe(`perp outcomes as the venue means them [${backend}]`, () => {
+    let f: PerpFixture;
+    before(async () => {
+      f = await PerpFixture.start(backend);
+    });
+    after(() => f?.close());
+
+    const makerFailures = async (quoteId: string) => (await f.h.node.store.db.selectFrom('maker_failures').select('reason').where('quote_id', '=', quoteId).execute()).map((r) => r.reason);
+    const sends = async (rfqId: string, kind: string) => (await f.callKinds(rfqId)).filter((c) => c.kind === kind).length;
+
+    /** One auction won by a fresh maker, and the taker's order for it with `effect` on its send. */
+    async function acceptWith(effect: Record<string, unknown>) {
+      const maker = await f.perpMaker();
+      const taker = await f.perpTaker();
+      const { rfqId, quoteIds } = await f.auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      const order = await takerOrder(taker.account, 'BUY', '0.1', '3500.1');
+      await f.control.addFault({ match: { action: 'order', cloid: cloidOfOrder(order) }, effect: effect as never, count: 1 });
+      const started = Date.now();
+      await taker.client.accept(rfqId, { quoteId: quoteIds[0]!, perpTakerOrder: order });
+      const rfq = await eventually(() => taker.client.getRfq(rfqId), ended, 10_000);
+      return { rfq, rfqId, quoteId: quoteIds[0]!, taker, elapsedMs: Date.now() - started };
+    }
+
+    for (const status of [429, 422]) {
+      it(`HTTP ${status} on the taker's order: not placed, EXECUTION_NOT_FILLED without waiting out the resolve window`, async () => {
+        const { rfq, rfqId } = await acceptWith({ type: 'http', status });
+        assert.equal(rfq.failureCode, 'EXECUTION_NOT_FILLED', JSON.stringify(rfq));
+        assert.equal(await sends(rfqId, 'takerOrder'), 1, 'sent once');
+        assert.equal(await sends(rfqId, 'orderStatus'), 0, JSON.stringify(await f.callKinds(rfqId)));
+      });
+    }
+
+    it('duplicate nonce on the taker\u2019s IOC that the venue had placed: resolved by cloid, SETTLED with its fill', async () => {
+      const { rfq, quoteId, taker } = await acceptWith({ type: 'reject', message: DUPLICATE, applied: true });
+      assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+      assert.equal((await taker.client.getQuote(quoteId) as unknown as Record<string, unknown>)['perpFilledSize'], '0.1');
+    });
+
+    it('duplicate nonce on the taker\u2019s IOC the venue does not know: not placed, EXECUTION_NOT_FILLED', async () => {
+      const { rfq } = await acceptWith({ type: 'reject', message: DUPLICATE });
+      assert.equal(rfq.failureCode, 'EXECUTION_NOT_FILLED', JSON.stringify(rfq));
+      assert.match(rfq.failureReason ?? '', /no order with its cloid/);
+    });
+
+    it('duplicate nonce on the maker\u2019s order that rests: no maker fault, the trade settles', async () => {
+      const maker = await f.perpMaker();
+      const taker = await f.perpTaker();
+      const { rfqId, quoteIds } = await f.auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      await f.control.addFault({ match: { action: 'order', user: maker.account.address }, effect: { type: 'reject', message: DUPLICATE, applied: true }, count: 1 });
+      await taker.client.accept(rfqId, { quoteId: quoteIds[0]!, perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.1') });
+      const rfq = await eventually(() => taker.client.getRfq(rfqId), ended, 10_000);
+      assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+      assert.deepEqual(await makerFailures(quoteIds[0]!), []);
+    });
+
+    it('duplicate nonce on the maker\u2019s order the venue does not know: a maker fault, the taker\u2019s order never sent', async () => {
+      const maker = await f.perpMaker();
+      const taker = await f.perpTaker();
+      const { rfqId, quoteIds } = await f.auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      await f.control.addFault({ match: { action: 'order', user: maker.account.address }, effect: { type: 'reject', message: DUPLICATE }, count: 1 });
+      await taker.client.accept(rfqId, { quoteId: quoteIds[0]!, perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.1') });
+      const rfq = await eventually(() => taker.client.getRfq(rfqId), ended, 10_000);
+      assert.equal(rfq.failureCode, 'EXECUTION_NOT_FILLED', JSON.stringify(rfq));
+      const failures = await makerFailures(quoteIds[0]!);
+      assert.equal(failures.length, 1);
+      assert.match(failures[0]!, /duplicate nonce; the venue has no order with its cloid/);
+      assert.equal(await sends(rfqId, 'takerOrder'), 0);
+    });
+  });
+}
