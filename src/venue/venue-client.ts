@@ -8,6 +8,7 @@
 import { HttpRequestError } from '@nktkas/hyperliquid';
 import { VenueTransport } from './venue-transport.ts';
 import { httpRefusal, REFUSING_HTTP_STATUSES } from '../domain/perp/order-outcome.ts';
+import { canonicalSignature } from '../domain/perp/signed-action.ts';
 import type { Address, Hex } from 'viem';
 import type { VenueAgent } from '../domain/perp/authorised-signer.ts';
 import type { SignedVenueAction, VenueNetwork } from '../domain/perp/types.ts';
@@ -145,7 +146,8 @@ export class VenueClient implements PerpVenue {
    * and the caller decides what an unclear outcome means: nothing here retries.
    */
   async sendExchange(signed: SignedVenueAction, timeoutMs = this.#timeoutMs): Promise<ExchangeReply> {
-    const body = { action: signed.action, nonce: signed.nonce, signature: signed.signature };
+    // The signature as the venue reads it (32-byte r and s); the action exactly as signed.
+    const body = { action: signed.action, nonce: signed.nonce, signature: canonicalSignature(signed.signature) };
     try {
       return await this.#transport.post<ExchangeReply>('exchange', body, { timeoutMs });
     } catch (error) {
