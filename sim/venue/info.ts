@@ -70,7 +70,8 @@ export function handleInfo(engine: Engine, body: unknown, ctx: InfoContext): Rep
     case 'extraAgents': {
       const user = needsUser();
       if (!user) return bad;
-      const agents = Object.values(s.agents).filter((a) => a.master === user);
+      // Named API wallets only, as the venue lists them; an unnamed one shows in `userRole`.
+      const agents = Object.values(s.agents).filter((a) => a.master === user && a.name !== '');
       return { status: 200, json: agents.map((a) => ({ address: a.address, name: a.name, validUntil: a.validUntil })) };
     }
     case 'userRole': {

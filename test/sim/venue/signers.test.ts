@@ -120,9 +120,12 @@ describe('venue simulator: API wallets', () => {
     // Approving the same name again replaces the wallet; an unnamed one gets the default validity.
     const second = newWallet();
     await f.exchange(master).approveAgent({ agentAddress: second.address, agentName: 'rfq' });
-    await f.exchange(master).approveAgent({ agentAddress: newWallet().address, agentName: null });
+    const unnamed = newWallet();
+    await f.exchange(master).approveAgent({ agentAddress: unnamed.address, agentName: null });
+    // extraAgents lists the named ones only; the unnamed one is found through userRole.
     const agents = await f.info.extraAgents({ user: master.address });
-    assert.equal(agents.length, 2);
+    assert.equal(agents.length, 1);
+    assert.deepEqual(await f.info.userRole({ user: unnamed.address }), { role: 'agent', data: { user: master.address.toLowerCase() } });
     assert.ok(agents.some((a) => a.address === second.address.toLowerCase() && a.name === 'rfq' && a.validUntil > validUntil));
     await assert.rejects(viaAgent.order(farBid()), /does not exist/);
   });
