@@ -34,7 +34,7 @@ import { canonicalVenueDecimal, FILL_CLOCK_SLACK_MS, summariseFills } from '../.
 import { rankCascade } from '../../domain/rfq/perp-cascade.ts';
 import { checkTakerOrder } from '../../domain/perp/taker-order.ts';
 import { recoverSigner, recoverSignerOfText, venueCall, type CheckReadsAhead, type SignerRecovery, type VenueCall } from './check-reads.ts';
-import { isAuthorisedSigner } from '../../domain/perp/authorised-signer.ts';
+import { isAgentOf, isAuthorisedSigner } from '../../domain/perp/authorised-signer.ts';
 import { applyEffect, type EffectContext } from './apply-effects.ts';
 import type { PerpExecutionSettings } from './execution-venue.ts';
 import {
@@ -264,8 +264,9 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
       : null;
   // The signer's recovery (CPU: a secp256k1 recovery) needs nothing from the venue: it runs while
   // the reads are in flight, on the object `checkTakerOrder` checks below, or (ahead) on the same
-  // JSON text parsed the same way. The checks hand back this very object when the order passes,
-  // so the address is the one they would have recovered; it is used only then.
+  // JSON text parsed the same way. The checks hand back this object's own action and nonce (with
+  // its signature's r and s padded, which recovery pads anyway) when the order passes, so the
+  // address is the one they would have recovered; it is used only then.
   const recovery = ahead?.recovery ?? (x.recover ?? recoverSignerOfText)(row.taker_order, x.network);
   const meta = await metaRead;
   calls.push(meta.record);
@@ -292,7 +293,7 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
       nonce = signed.nonce;
       cloid = check.cloid;
       takerPx = check.order.action.orders[0].p;
-      const recovered = signed === raw ? await recovery : await recoverSigner(signed, x.network);
+      const recovered = signed.action === (raw as { action?: unknown }).action ? await recovery : await recoverSigner(signed, x.network);
       if (recovered.address !== null) signer = recovered.address.toLowerCase();
       else verdict = refuse(`signature does not recover: ${recovered.error instanceof Error ? recovered.error.message : String(recovered.error)}`);
     }
@@ -301,7 +302,14 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
     const agents = await call(x, 'extraAgents', null, { type: 'extraAgents', user: taker }, () => x.venue.extraAgents(taker));
     calls.push(agents.record);
     if (!agents.reply) verdict = refuse(`API wallets unreadable: ${agents.error}`);
-    else if (!isAuthorisedSigner(signer as Address, taker, agents.reply, deps.clock.now())) verdict = refuse('signer is neither the account nor an unexpired API wallet of it');
+    else if (!isAuthorisedSigner(signer as Address, taker, agents.reply, deps.clock.now())) {
+      // `extraAgents` lists named API wallets only; an unnamed one names its account in `userRole`.
+      const agent = signer as Address;
+      const role = await call(x, 'userRole', null, { type: 'userRole', user: agent }, () => x.venue.userRole(agent));
+      calls.push(role.record);
+      if (!role.reply) verdict = refuse(`API wallets unreadable: ${role.error}`);
+      else if (!isAgentOf(role.reply, taker)) verdict = refuse('signer is neither the account nor an unexpired API wallet of it');
+    }
   }
   let approved: number | null = null;
   if (verdict === null) {

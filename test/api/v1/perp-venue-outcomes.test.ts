@@ -14,7 +14,7 @@ import { eventually } from '../../helpers/eventually.ts';
 import { backends } from '../../helpers/backends.ts';
 import { rejects } from '../../helpers/rejects.ts';
 import { cloidOfOrder, ended, PerpFixture, takerOrder, type Signed } from '../../helpers/perp.ts';
-import type { PrivateKeyAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 
 const DUPLICATE = 'Invalid nonce: duplicate nonce';
 
@@ -126,6 +126,18 @@ for (const backend of backends()) {
       assert.equal((await taker.client.getQuote(quoteIds[0]!)).status, 'SUBMITTED', 'the quote is still live');
       assert.equal((await taker.client.getRfq(rfqId)).status, 'PENDING');
       assert.equal((await f.callKinds(rfqId)).length, 0, 'nothing was recorded or sent');
+    });
+
+    it('a taker order signed by an unnamed API wallet (not in extraAgents) is recognised through userRole: SETTLED', async () => {
+      const maker = await f.perpMaker();
+      const taker = await f.perpTaker();
+      const agent = privateKeyToAccount(generatePrivateKey());
+      await f.exchange(taker.account).approveAgent({ agentAddress: agent.address, agentName: null });
+      const { rfqId, quoteIds } = await f.auction(taker, 'BUY', [{ maker, usdc: '350.01' }]);
+      await taker.client.accept(rfqId, { quoteId: quoteIds[0]!, perpTakerOrder: await takerOrder(agent, 'BUY', '0.1', '3500.1') });
+      const rfq = await eventually(() => taker.client.getRfq(rfqId), ended, 10_000);
+      assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+      assert.ok((await f.callKinds(rfqId)).some((c) => c.kind === 'userRole'));
     });
   });
 }
