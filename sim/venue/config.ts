@@ -88,7 +88,8 @@ export const DEFAULT_CONFIG: VenueSimConfig = {
     'HYPE/USDC': level('40', '20000'),
   },
   fees: { perpMakerTenthBp: 15, perpTakerTenthBp: 45, spotMakerTenthBp: 40, spotTakerTenthBp: 70 },
-  nonces: { setSize: 100, pastWindowMs: 2 * DAY_MS, futureWindowMs: DAY_MS },
+  // The venue's current rule (its "Nonces and API wallets" page): the 20 highest kept, within a day of its clock.
+  nonces: { setSize: 20, pastWindowMs: DAY_MS, futureWindowMs: DAY_MS },
   minOrderValueUsd: '10',
   maxPerpBuilderFeeTenthBp: 100,
   maxSpotBuilderFeeTenthBp: 1000,

@@ -24,7 +24,10 @@ const MAX_FILLS_KEPT = 2_000;
 const MAX_WALK_STEPS_PER_CALL = 1_000;
 const L2_LEVELS = 20;
 
-/** Whole-action errors and per-order error strings, as the venue words them. */
+/**
+ * Whole-action errors and per-order error strings, as the venue words them. A per-order error
+ * ends with a period and names the asset (` asset=N`, see `orderError`), as the venue's replies do.
+ */
 export const VenueErrors = {
   postOnlyWouldMatch: 'Post only order would have immediately matched',
   minValue: 'Order must have minimum value of $10',
@@ -45,6 +48,11 @@ export const VenueErrors = {
   trigger: 'Trigger orders are not supported by the simulator',
   unknownUser: (a: string) => `User or API Wallet ${a.toLowerCase()} does not exist.`,
 } as const;
+
+/** A per-order error as the venue writes it: the message, a final period, the asset. */
+export function orderError(message: string, asset: number): string {
+  return `${message}. asset=${asset}`;
+}
 
 export type OrderWire = {
   a: number;
@@ -340,13 +348,13 @@ export class Engine {
   ): OrderStatusReply {
     const now = this.now();
     const m = this.market(wire.a);
-    if (!m) return { error: VenueErrors.invalidAsset };
-    if (!('limit' in wire.t)) return { error: VenueErrors.trigger };
+    if (!m) return { error: orderError(VenueErrors.invalidAsset, wire.a) };
+    if (!('limit' in wire.t)) return { error: orderError(VenueErrors.trigger, m.asset) };
     const tif = wire.t.limit.tif;
     const px = priceOnGrid(wire.p, m.szDecimals, m.isSpot);
-    if (px === null) return { error: VenueErrors.invalidPrice };
+    if (px === null) return { error: orderError(VenueErrors.invalidPrice, m.asset) };
     const sz = sizeOnGrid(wire.s, m.szDecimals);
-    if (sz === null) return { error: VenueErrors.invalidSize };
+    if (sz === null) return { error: orderError(VenueErrors.invalidSize, m.asset) };
     const cloid = wire.c ? (wire.c.toLowerCase() as `0x${string}`) : null;
     const isLiquidity = address === this.state.liquidityAddress;
 
@@ -358,7 +366,7 @@ export class Engine {
       order.status = status;
       order.statusTimestamp = now;
       if (!isLiquidity) this.remember(order);
-      return { error };
+      return { error: orderError(error, m.asset) };
     };
 
     if (mulDivDown(px, sz, UNIT) < this.state.minOrderValue && !wire.r) return record('minTradeNtlRejected', VenueErrors.minValue);
@@ -370,7 +378,11 @@ export class Engine {
     const oppSide = wire.b ? 'asks' : 'bids';
     const best = this.bestPx(m.asset, oppSide);
     const crosses = best !== null && (wire.b ? best <= px : best >= px);
-    if (tif === 'Alo' && crosses) return record('badAloPxRejected', VenueErrors.postOnlyWouldMatch);
+    if (tif === 'Alo' && crosses) {
+      const bid = this.bestPx(m.asset, 'bids');
+      const ask = this.bestPx(m.asset, 'asks');
+      return record('badAloPxRejected', `${VenueErrors.postOnlyWouldMatch}, bbo was ${bid === null ? '' : formatUnits(bid)}@${ask === null ? '' : formatUnits(ask)}`);
+    }
     if (!isLiquidity) {
       if (!m.isSpot) {
         const pos = u.positions[m.coin]?.szi ?? 0n;
@@ -409,8 +421,8 @@ export class Engine {
 
     const summary = (): OrderStatusReply => ({
       filled: {
-        totalSz: formatUnits(filled),
-        avgPx: formatUnits(mulDivDown(filledNtl, UNIT, filled)),
+        totalSz: formatUnitsFixed(filled),
+        avgPx: formatUnitsFixed(mulDivDown(filledNtl, UNIT, filled)),
         oid: order.oid,
         ...(cloid ? { cloid } : {}),
       },
@@ -482,9 +494,9 @@ export class Engine {
         feeToken = this.state.spotTokens[receivedToken]!.name;
       }
       const fill: FillRecord = {
-        coin: m.coin, px: formatUnits(px), sz: formatUnits(q), side: o.isBuy ? 'B' : 'A', time: now,
+        coin: m.coin, px: formatUnitsFixed(px), sz: formatUnitsFixed(q), side: o.isBuy ? 'B' : 'A', time: now,
         startPosition: formatUnitsFixed(startPosition), dir, closedPnl: formatUnitsFixed(closedPnl), hash, oid: o.oid, crossed,
-        fee: formatUnits(fee), ...(builderFee > 0n ? { builderFee: formatUnits(builderFee) } : {}), tid,
+        fee: formatUnitsFixed(fee), ...(builderFee > 0n ? { builderFee: formatUnitsFixed(builderFee) } : {}), tid,
         ...(o.cloid ? { cloid: o.cloid } : {}), feeToken, twapId: null,
       };
       // The liquidity account's own fills are not kept (nobody reads them; the state stays small).
@@ -598,12 +610,12 @@ export class Engine {
           cur.sz += o.sz;
           cur.n += 1;
         } else {
-          if (cur) out.push({ px: formatUnits(cur.px), sz: formatUnits(cur.sz), n: cur.n });
+          if (cur) out.push({ px: formatUnitsFixed(cur.px), sz: formatUnitsFixed(cur.sz), n: cur.n });
           if (out.length >= L2_LEVELS) return out;
           cur = { px: o.limitPx, sz: o.sz, n: 1 };
         }
       }
-      if (cur && out.length < L2_LEVELS) out.push({ px: formatUnits(cur.px), sz: formatUnits(cur.sz), n: cur.n });
+      if (cur && out.length < L2_LEVELS) out.push({ px: formatUnitsFixed(cur.px), sz: formatUnitsFixed(cur.sz), n: cur.n });
       return out;
     };
     return { coin: m.coin, time: this.now(), levels: [levels(book.bids), levels(book.asks)] };
@@ -611,8 +623,8 @@ export class Engine {
 
   frontendOrder(o: Order) {
     return {
-      coin: o.coin, side: o.isBuy ? 'B' : 'A', limitPx: formatUnits(o.limitPx), sz: formatUnits(o.sz), oid: o.oid,
-      timestamp: o.timestamp, origSz: formatUnits(o.origSz), triggerCondition: 'N/A', isTrigger: false, triggerPx: '0.0',
+      coin: o.coin, side: o.isBuy ? 'B' : 'A', limitPx: formatUnitsFixed(o.limitPx), sz: formatUnitsFixed(o.sz), oid: o.oid,
+      timestamp: o.timestamp, origSz: formatUnitsFixed(o.origSz), triggerCondition: 'N/A', isTrigger: false, triggerPx: '0.0',
       children: [], isPositionTpsl: false, reduceOnly: o.reduceOnly, orderType: 'Limit', tif: o.tif, cloid: o.cloid,
     };
   }

@@ -14,8 +14,8 @@ import {
   UsdSendRequest,
   UsdSendTypes,
 } from '@nktkas/hyperliquid/api/exchange';
-import { formatUnits, formatUnitsFixed, mulDivDown, parseUnits, UNIT } from './decimal.ts';
-import { lower, type Engine, type OrderStatusReply, type OrderWire, VenueErrors } from './engine.ts';
+import { formatUnitsFixed, mulDivDown, parseUnits, UNIT } from './decimal.ts';
+import { lower, orderError, type Engine, type OrderStatusReply, type OrderWire, VenueErrors } from './engine.ts';
 import { nonceProblem, recordNonce } from './nonces.ts';
 import { recoverL1Signer, recoverUserSigner, type WireSignature } from './signers.ts';
 import type { Address } from './state.ts';
@@ -150,11 +150,11 @@ function applyL1(
   acceptNonce(engine, signer, req.nonce);
   const statuses =
     type === 'cancel'
-      ? (req.action.cancels as { a: number; o: number }[]).map((c) => engine.cancel(user, c.a, c.o))
-      : (req.action.cancels as { asset: number; cloid: string }[]).map((c) => engine.cancelByCloid(user, c.asset, c.cloid));
+      ? (req.action.cancels as { a: number; o: number }[]).map((c) => [engine.cancel(user, c.a, c.o), c.a] as const)
+      : (req.action.cancels as { asset: number; cloid: string }[]).map((c) => [engine.cancelByCloid(user, c.asset, c.cloid), c.asset] as const);
   return {
     status: 'ok',
-    response: { type: 'cancel', data: { statuses: statuses.map((done) => (done ? 'success' : { error: VenueErrors.cancelMissing })) } },
+    response: { type: 'cancel', data: { statuses: statuses.map(([done, asset]) => (done ? 'success' : { error: orderError(VenueErrors.cancelMissing, asset) })) } },
   };
 }
 
@@ -217,7 +217,7 @@ function applyUserSigned(
       from.total -= amount;
       engine.spotBalance(engine.user(destination), token).total += amount;
       const delta = {
-        type: 'spotTransfer', token: spec.name, amount: formatUnits(amount), usdcValue: formatUnitsFixed(usdcValue(engine, token, amount)),
+        type: 'spotTransfer', token: spec.name, amount: formatUnitsFixed(amount), usdcValue: formatUnitsFixed(usdcValue(engine, token, amount)),
         user: signer, destination, fee: '0.0', nativeTokenFee: '0.0', nonce: req.nonce, feeToken: '',
       };
       engine.pushLedger(signer, { time: now, hash, delta });

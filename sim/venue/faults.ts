@@ -2,7 +2,11 @@
 // handling, `count` times (null: until cleared).
 
 export type FaultEffect =
-  | { type: 'reject'; message: string }
+  /**
+   * The action refused with `message` (`{ status: "err" }`). With `applied`, it is applied first,
+   * as when the same signed bytes were already sent once: a duplicate nonce on an order placed.
+   */
+  | { type: 'reject'; message: string; applied?: boolean }
   | { type: 'http'; status: number }
   /** No reply: the request is held, then the connection dropped after holdMs; nothing applied. */
   | { type: 'timeoutBeforeApply'; holdMs?: number }
@@ -87,6 +91,7 @@ export function validateFault(input: unknown): { match: FaultMatch; effect: Faul
   if (typeof type !== 'string' || !(type in EFFECTS_BY_ENDPOINT)) return `unknown effect type ${String(type)}`;
   const e = effect as Record<string, unknown>;
   if (type === 'reject' && typeof e.message !== 'string') return 'reject needs a message';
+  if (type === 'reject' && e.applied !== undefined && typeof e.applied !== 'boolean') return 'reject.applied must be a boolean';
   if (type === 'http' && (typeof e.status !== 'number' || e.status < 400 || e.status > 599)) return 'http needs a status 400..599';
   if (type === 'applyLater' && (typeof e.delayMs !== 'number' || e.delayMs < 0)) return 'applyLater needs delayMs';
   if (type === 'partialFill' && (typeof e.fraction !== 'string' || !/^0\.\d+$/.test(e.fraction))) {

@@ -131,6 +131,10 @@ export async function startVenueSim(options: VenueSimOptions = {}): Promise<Venu
     const fillFraction = partial && partial.effect.type === 'partialFill' ? parseUnits(partial.effect.fraction) : null;
     switch (fault?.effect.type) {
       case 'reject':
+        if (fault.effect.applied === true) {
+          p.apply({ fillFraction });
+          persist();
+        }
         return send(res, { status: 200, json: { status: 'err', response: fault.effect.message } });
       case 'http':
         return send(res, { status: fault.effect.status, text: `simulated HTTP ${fault.effect.status}` });

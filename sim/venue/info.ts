@@ -1,5 +1,5 @@
 // `POST /info`: read-only views in the venue's reply shapes.
-import { absBig, formatUnits, formatUnitsFixed, mulDivDown, UNIT } from './decimal.ts';
+import { absBig, formatUnitsFixed, mulDivDown, UNIT } from './decimal.ts';
 import { lower, type Engine } from './engine.ts';
 import { DESERIALIZE_ERROR, type Reply } from './exchange.ts';
 import type { Address } from './state.ts';
@@ -53,7 +53,7 @@ export function handleInfo(engine: Engine, body: unknown, ctx: InfoContext): Rep
       const mids: Record<string, string> = {};
       for (const m of Object.values(s.markets)) {
         const mid = engine.midPx(m);
-        if (mid > 0n) mids[m.coin] = formatUnits(mid);
+        if (mid > 0n) mids[m.coin] = formatUnitsFixed(mid);
       }
       return { status: 200, json: mids };
     }
@@ -70,7 +70,8 @@ export function handleInfo(engine: Engine, body: unknown, ctx: InfoContext): Rep
     case 'extraAgents': {
       const user = needsUser();
       if (!user) return bad;
-      const agents = Object.values(s.agents).filter((a) => a.master === user);
+      // Named API wallets only, as the venue lists them; an unnamed one shows in `userRole`.
+      const agents = Object.values(s.agents).filter((a) => a.master === user && a.name !== '');
       return { status: 200, json: agents.map((a) => ({ address: a.address, name: a.name, validUntil: a.validUntil })) };
     }
     case 'userRole': {
@@ -95,8 +96,8 @@ export function handleInfo(engine: Engine, body: unknown, ctx: InfoContext): Rep
       return {
         status: 200,
         json: orders.map((o) => ({
-          coin: o.coin, side: o.isBuy ? 'B' : 'A', limitPx: formatUnits(o.limitPx), sz: formatUnits(o.sz), oid: o.oid,
-          timestamp: o.timestamp, origSz: formatUnits(o.origSz), ...(o.cloid ? { cloid: o.cloid } : {}), ...(o.reduceOnly ? { reduceOnly: true } : {}),
+          coin: o.coin, side: o.isBuy ? 'B' : 'A', limitPx: formatUnitsFixed(o.limitPx), sz: formatUnitsFixed(o.sz), oid: o.oid,
+          timestamp: o.timestamp, origSz: formatUnitsFixed(o.origSz), ...(o.cloid ? { cloid: o.cloid } : {}), ...(o.reduceOnly ? { reduceOnly: true } : {}),
         })),
       };
     }
@@ -160,12 +161,12 @@ function clearinghouseState(engine: Engine, address: Address) {
       type: 'oneWay',
       position: {
         coin,
-        szi: formatUnits(p.szi),
+        szi: formatUnitsFixed(p.szi),
         leverage: { type: 'cross', value: m.maxLeverage },
-        entryPx: formatUnits(mulDivDown(p.entryNtl, UNIT, absBig(p.szi))),
+        entryPx: formatUnitsFixed(mulDivDown(p.entryNtl, UNIT, absBig(p.szi))),
         positionValue: formatUnitsFixed(value),
         unrealizedPnl: formatUnitsFixed(upnl),
-        returnOnEquity: marginUsed > 0n ? formatUnits(mulDivDown(upnl < 0n ? -upnl : upnl, UNIT, marginUsed) * (upnl < 0n ? -1n : 1n)) : '0.0',
+        returnOnEquity: marginUsed > 0n ? formatUnitsFixed(mulDivDown(upnl < 0n ? -upnl : upnl, UNIT, marginUsed) * (upnl < 0n ? -1n : 1n)) : '0.0',
         liquidationPx: null,
         marginUsed: formatUnitsFixed(marginUsed),
         maxLeverage: m.maxLeverage,

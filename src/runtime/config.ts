@@ -10,6 +10,7 @@
  */
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { venueHostMismatch } from '../venue/venue-hosts.ts';
 import type { WsSettings } from '../ws/ws-context.ts';
 
 export interface RateLimitConfig {
@@ -286,6 +287,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   let venueNetwork: VenueConfig['network'] = mode === 'embedded' ? 'testnet' : 'mainnet';
   if (venueNetworkRaw === 'mainnet' || venueNetworkRaw === 'testnet') venueNetwork = venueNetworkRaw;
   else if (venueNetworkRaw !== null) problems.push(`RFQ_VENUE_NETWORK: must be mainnet or testnet, got ${JSON.stringify(venueNetworkRaw)}`);
+  const hostMismatch = venueUrl ? venueHostMismatch(venueUrl, venueNetwork) : null;
+  if (hostMismatch !== null) problems.push(`VENUE_URL: ${hostMismatch} (set RFQ_VENUE_NETWORK to match the host)`);
   const builderAddress = address('RFQ_VENUE_BUILDER_ADDRESS');
   if (mode === 'production' && !builderAddress) problems.push('RFQ_VENUE_BUILDER_ADDRESS: required in production mode (the builder address perp orders attribute fees to)');
   const venue: VenueConfig = Object.freeze({

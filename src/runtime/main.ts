@@ -141,6 +141,8 @@ async function main(): Promise<void> {
             metaCacheMs: config.venue.metaCacheMs,
           },
           perpExecution: { resolveWindowMs: config.venue.perpResolveWindowMs },
+          // Against a real venue only: the embedded stack's builder is the simulator's own.
+          ...(config.mode === 'production' ? { venueChecks: { builderFundingIntervalMs: 5 * 60_000 } } : {}),
         }
       : {}),
   });

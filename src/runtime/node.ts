@@ -25,6 +25,7 @@ import { connectChainContext, type ChainSettings } from '../chain/chain-context.
 import { wireChain, type ChainWiring } from './chain-wiring.ts';
 import { deriveJwtKey } from '../services/v0/jwt.ts';
 import { defaultV0Settings, noVenue, type V0Settings } from '../services/v0/venue-port.ts';
+import { watchBuilderFunding, type BuilderFundingWatch } from './builder-funding.ts';
 import type { V0Deps } from '../services/v0/v0-deps.ts';
 import type { V0Layout } from '../services/v0/create-order.ts';
 import { wireOmnibus, type V0VenueSettings } from '../venue/omnibus/omnibus-wiring.ts';
@@ -68,6 +69,11 @@ export interface NodeOptions {
   embeddedVenue?: { url: string; faucet: VenueFaucet };
   /** Perp execution timings (RFQ_PERP_RESOLVE_WINDOW_MS ...); used when `venue` is set. */
   perpExecution?: PerpExecutionOptions;
+  /**
+   * Production checks of the venue (DESIGN.md 13): the builder account's funding is read every
+   * `builderFundingIntervalMs` and the node is not ready below the venue's minimum. Off when absent.
+   */
+  venueChecks?: { builderFundingIntervalMs: number };
 }
 
 export interface VenueSettings {
@@ -138,6 +144,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   let auctionThread: AuctionThread | null;
   let workers: Workers;
   let address: string;
+  let builderFunding: BuilderFundingWatch | null = null;
   try {
     app = await buildApp(context, logger, { ...defaultHttpLimits, ...options.http });
     const perp = venueClient && options.venue ? wirePerpExecutor(service, venueClient, options.venue, options.perpExecution) : null;
@@ -151,6 +158,9 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       (context.notReadyReasons ??= []).push(() => (thread.running ? null : 'the auction-close thread is not running (restarting)'));
     }
     v0Worker?.start();
+    if (venueClient && venueClient.builderAddress && options.venueChecks) {
+      builderFunding = watchBuilderFunding(context, { builder: venueClient.builderAddress, read: (builder) => venueClient.perpAccountValue(builder), intervalMs: options.venueChecks.builderFundingIntervalMs });
+    }
     address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   } catch (error) {
     // A thread left running would keep the process alive after the failed start.
@@ -173,6 +183,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       if (closed) return;
       closed = true;
       context.draining.value = true;
+      builderFunding?.stop();
       closing = 'http (requests and sockets in flight)';
       await app.close();
       closing = 'v0 worker';

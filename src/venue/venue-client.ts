@@ -5,7 +5,10 @@
  * (the transport's own is off); `meta` and `extraAgents` have short caches, `freshMeta`,
  * `maxBuilderFee`, order status and fills are always read now.
  */
+import { HttpRequestError } from '@nktkas/hyperliquid';
 import { VenueTransport } from './venue-transport.ts';
+import { httpRefusal, REFUSING_HTTP_STATUSES } from '../domain/perp/order-outcome.ts';
+import { canonicalSignature } from '../domain/perp/signed-action.ts';
 import type { Address, Hex } from 'viem';
 import type { VenueAgent } from '../domain/perp/authorised-signer.ts';
 import type { SignedVenueAction, VenueNetwork } from '../domain/perp/types.ts';
@@ -102,6 +105,23 @@ export class VenueClient implements PerpVenue {
     return agents;
   }
 
+  /**
+   * What the venue says `user` is (`userRole`): an API wallet names the account it signs for.
+   * Unnamed API wallets are missing from `extraAgents`; this is how they are found (DESIGN 13).
+   */
+  async userRole(user: Address, timeoutMs?: number): Promise<VenueUserRole> {
+    const raw = await this.request<unknown>('info', { type: 'userRole', user: user.toLowerCase() }, timeoutMs);
+    return parseUserRole(raw);
+  }
+
+  /** The account's perps account value (`clearinghouseState.marginSummary.accountValue`), as the venue writes it. */
+  async perpAccountValue(user: Address, timeoutMs?: number): Promise<string> {
+    const raw = await this.request<{ marginSummary?: { accountValue?: unknown } } | null>('info', { type: 'clearinghouseState', user: user.toLowerCase() }, timeoutMs);
+    const value = raw?.marginSummary?.accountValue;
+    if (typeof value !== 'string' || !/^-?\d+(\.\d+)?$/.test(value)) throw new VenueUnavailableError(`venue clearinghouseState: no marginSummary.accountValue in ${JSON.stringify(raw).slice(0, 200)}`);
+    return value;
+  }
+
   /** The user's approved maximum builder fee for `builder`, in tenths of a basis point; never cached. */
   async maxBuilderFee(user: Address, builder: Address, timeoutMs?: number): Promise<number> {
     const raw = await this.request<unknown>('info', { type: 'maxBuilderFee', user: user.toLowerCase(), builder: builder.toLowerCase() }, timeoutMs);
@@ -121,11 +141,23 @@ export class VenueClient implements PerpVenue {
 
   /**
    * Sends a pre-signed action exactly as signed. The venue's refusals come back as a normal
-   * reply (`{ status: "err", response }`); only transport failures throw (VenueUnavailableError),
+   * reply (`{ status: "err", response }`), HTTP 422 and 429 included (the venue did not place
+   * the action: `httpRefusal`); only a request that got no answer throws (VenueUnavailableError),
    * and the caller decides what an unclear outcome means: nothing here retries.
    */
-  sendExchange(signed: SignedVenueAction, timeoutMs?: number): Promise<ExchangeReply> {
-    return this.request<ExchangeReply>('exchange', { action: signed.action, nonce: signed.nonce, signature: signed.signature }, timeoutMs);
+  async sendExchange(signed: SignedVenueAction, timeoutMs = this.#timeoutMs): Promise<ExchangeReply> {
+    // The signature as the venue reads it (32-byte r and s); the action exactly as signed.
+    const body = { action: signed.action, nonce: signed.nonce, signature: canonicalSignature(signed.signature) };
+    try {
+      return await this.#transport.post<ExchangeReply>('exchange', body, { timeoutMs });
+    } catch (error) {
+      const status = error instanceof HttpRequestError ? error.response?.status : undefined;
+      if (status !== undefined && REFUSING_HTTP_STATUSES.includes(status)) {
+        const text = await (error as HttpRequestError).response!.text().catch(() => '');
+        return httpRefusal(status, text);
+      }
+      throw new VenueUnavailableError(`venue exchange request failed: ${(error as Error).message}`, { cause: error });
+    }
   }
 }
 
@@ -140,4 +172,26 @@ function parseMeta(raw: { universe?: unknown }): VenueMeta {
       return { name: asset.name, szDecimals: asset.szDecimals, isDelisted: asset.isDelisted === true };
     }),
   };
+}
+
+/** `userRole` as the venue answers it: `{ role }`, with `data.user` for an agent and `data.master` for a sub-account. */
+export type VenueUserRole =
+  | { role: 'agent'; user: Address }
+  | { role: 'subAccount'; master: Address }
+  | { role: 'user' | 'vault' | 'missing' };
+
+export function parseUserRole(raw: unknown): VenueUserRole {
+  const reply = raw as { role?: unknown; data?: { user?: unknown; master?: unknown } } | null;
+  const role = reply?.role;
+  const address = (value: unknown): Address | null => (typeof value === 'string' && /^0x[0-9a-fA-F]{40}$/.test(value) ? (value.toLowerCase() as Address) : null);
+  if (role === 'agent') {
+    const user = address(reply?.data?.user);
+    if (user !== null) return { role, user };
+  } else if (role === 'subAccount') {
+    const master = address(reply?.data?.master);
+    if (master !== null) return { role, master };
+  } else if (role === 'user' || role === 'vault' || role === 'missing') {
+    return { role };
+  }
+  throw new VenueUnavailableError(`venue userRole: unexpected answer ${JSON.stringify(raw)?.slice(0, 200)}`);
 }

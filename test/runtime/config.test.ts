@@ -51,6 +51,16 @@ function about(problems: string[], name: string): string[] {
 }
 
 describe('config', () => {
+  it('refuses a VENUE_URL on the venue\u2019s own host for the other network; other hosts unchecked', () => {
+    const mismatch = (url: string, network?: string) => about(problemsOf({ ...PRODUCTION, VENUE_URL: url, ...(network ? { RFQ_VENUE_NETWORK: network } : {}) }), 'VENUE_URL');
+    assert.match(mismatch('https://api.hyperliquid-testnet.xyz', 'mainnet')[0] ?? '', /api\.hyperliquid-testnet\.xyz is the venue's testnet API, but RFQ_VENUE_NETWORK is mainnet/);
+    assert.equal(mismatch('https://api.hyperliquid.xyz', 'testnet').length, 1);
+    assert.equal(mismatch('https://api.hyperliquid-testnet.xyz').length, 1, 'production defaults to mainnet');
+    const accepted = (url: string, network: string) => loadConfig({ ...PRODUCTION, VENUE_URL: url, RFQ_VENUE_NETWORK: network }, CWD).venue.network;
+    assert.equal(accepted('https://API.hyperliquid.xyz', 'mainnet'), 'mainnet');
+    assert.equal(accepted('https://api.hyperliquid-testnet.xyz', 'testnet'), 'testnet');
+    assert.equal(accepted('https://venue-proxy.example.org', 'testnet'), 'testnet');
+  });
   it('defaults to the embedded stack with no environment', () => {
     const config = loadConfig({}, CWD);
     assert.equal(config.mode, 'embedded');

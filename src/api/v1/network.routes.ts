@@ -19,9 +19,24 @@ export const NetworkInfo = Type.Object({
   xchangeAdapterAddress: Nullable(EvmAddress),
   tokens: Type.Array(Type.Object({ symbol: TokenSymbol, address: EvmAddress, decimals: Type.Integer() })),
   rpcUrl: Type.Optional(Type.String()),
-  /** Additive (DESIGN.md 9.5): the perp venue the node executes on, when it has one. */
-  venue: Type.Optional(Type.Object({ network: Type.Union([Type.Literal('mainnet'), Type.Literal('testnet')]), builderAddress: Nullable(EvmAddress), url: Type.Optional(Type.String()) })),
+  /**
+   * Additive (DESIGN.md 9.5): the perp venue the node executes on, when it has one, and the `/v0`
+   * omnibus account there (where a `/v0` user `spotSend`s a deposit; null on a node without `/v0`
+   * trading).
+   */
+  venue: Type.Optional(Type.Object({
+    network: Type.Union([Type.Literal('mainnet'), Type.Literal('testnet')]),
+    builderAddress: Nullable(EvmAddress),
+    omnibusAddress: Nullable(EvmAddress),
+    url: Type.Optional(Type.String()),
+  })),
 });
+
+/** The `/v0` omnibus's venue address; null when the node has no omnibus (its port is the no-venue one, the zero address). */
+function omnibusAddressOf(context: ApiContext): string | null {
+  const address = context.v0.deps.venue.omnibusAddress;
+  return /^0x0{40}$/.test(address) ? null : address;
+}
 
 export function networkRoutes(context: ApiContext) {
   return async (fastify: FastifyInstance) => {
@@ -45,7 +60,7 @@ export function networkRoutes(context: ApiContext) {
           .sort((a, b) => (a.symbol < b.symbol ? -1 : 1))
           .map((t) => ({ symbol: t.symbol, address: t.address!, decimals: t.decimals })),
         ...(s.publicRpcUrl ? { rpcUrl: s.publicRpcUrl } : {}),
-        ...(context.service.venue ? { venue: { network: context.service.venue.network, builderAddress: context.service.venue.builderAddress, ...(context.venuePublicUrl ? { url: context.venuePublicUrl } : {}) } } : {}),
+        ...(context.service.venue ? { venue: { network: context.service.venue.network, builderAddress: context.service.venue.builderAddress, omnibusAddress: omnibusAddressOf(context), ...(context.venuePublicUrl ? { url: context.venuePublicUrl } : {}) } } : {}),
       };
     });
   };

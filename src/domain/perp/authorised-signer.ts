@@ -16,3 +16,15 @@ export function isAuthorisedSigner(signer: Address, account: Address, agents: re
   if (lower === account.toLowerCase()) return true;
   return agents.some((agent) => agent.address.toLowerCase() === lower && (agent.validUntil === null || agent.validUntil > now));
 }
+
+/** `userRole` of a signer as the venue answers it (`{ role: "agent", data: { user } }` for an API wallet). */
+export type SignerRole = { role: 'agent'; user: string } | { role: string };
+
+/**
+ * True when the venue says the signer is an API wallet of `account` (`userRole`): how an unnamed
+ * API wallet, which `extraAgents` does not list, is recognised. The venue answers `agent` only
+ * while the approval stands.
+ */
+export function isAgentOf(role: SignerRole, account: Address): boolean {
+  return role.role === 'agent' && 'user' in role && role.user.toLowerCase() === account.toLowerCase();
+}

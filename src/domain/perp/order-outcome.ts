@@ -8,6 +8,7 @@
  */
 
 import { orderPartFilled } from './fills.ts';
+import { VENUE_NONCE_PAST_MS } from './types.ts';
 
 export type OrderOutcome =
   | { kind: 'resting'; oid: number | null }
@@ -62,6 +63,37 @@ export function isMakerFault(message: string): boolean {
     m.includes('expired')
   );
 }
+
+/**
+ * `Invalid nonce: duplicate nonce`: the venue has seen this signer's nonce. The same signed bytes
+ * may have been sent before (the taker and the maker hold them), so the refusal says nothing about
+ * whether the order was placed: only a look-up by its cloid does.
+ */
+export function isDuplicateNonce(message: string): boolean {
+  return message.toLowerCase().includes('duplicate nonce');
+}
+
+/**
+ * The venue's HTTP 422 (a body it could not read) and 429 (over its request weight) mean it did
+ * not place the action: a definite refusal, never an unclear outcome. The adapter turns them into
+ * this whole-request refusal so that every caller reads them as one.
+ */
+export function httpRefusal(status: number, body: string): { status: 'err'; response: string } {
+  return { status: 'err', response: `HTTP ${status}: ${body.slice(0, 200)}` };
+}
+
+/** The venue's answer that it knows no order by that oid or cloid. */
+export function isUnknownOid(reply: unknown): boolean {
+  return isRecord(reply) && reply['status'] === 'unknownOid';
+}
+
+/** A pre-signed action whose nonce the venue would refuse for its age at `now` (one day: types.ts). */
+export function nonceExpired(nonce: number, now: number): boolean {
+  return nonce <= now - VENUE_NONCE_PAST_MS;
+}
+
+/** Statuses of `/exchange` that are refusals of the request, not an unknown outcome. */
+export const REFUSING_HTTP_STATUSES: readonly number[] = [422, 429];
 
 /** The taker's order was refused because its builder fee exceeds the main wallet's approval. */
 export function isBuilderFeeRefusal(message: string): boolean {

@@ -7,6 +7,7 @@
 import { createL1ActionHash } from '@nktkas/hyperliquid/signing';
 import { getAddress, recoverTypedDataAddress, type Address, type Hex } from 'viem';
 import type { SignedVenueAction, VenueNetwork } from './types.ts';
+import { canonicalSignature } from './signed-action.ts';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as const;
 
@@ -36,7 +37,7 @@ export function l1ConnectionId(signed: Pick<SignedVenueAction, 'action' | 'nonce
  * @throws when the signature is not a valid secp256k1 signature (the strict checks run first).
  */
 export async function recoverL1Signer(signed: SignedVenueAction, network: VenueNetwork): Promise<Address> {
-  const { r, s, v } = signed.signature;
+  const { r, s, v } = canonicalSignature(signed.signature);
   const signature = `${r}${s.slice(2)}${v.toString(16)}` as Hex;
   const address = await recoverTypedDataAddress({
     domain: L1_DOMAIN,

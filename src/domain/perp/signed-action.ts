@@ -1,12 +1,22 @@
 /**
  * Strict reading of a pre-signed venue action `{ action, nonce, signature }` as a client sends it.
- * Nothing is normalised: what passes is exactly what the client signed. `vaultAddress` is refused
- * and `expiresAfter` too (spec rule 3: the venue would drop it silently, so the signed hash would
- * differ from what it verifies).
+ * The action is never normalised: what passes is exactly what the client signed. The envelope
+ * takes what the venue's own Python SDK sends (DESIGN.md 13): `r` and `s` without their leading
+ * zeros (left-padded to 32 bytes here: the same signature), and `vaultAddress: null`,
+ * `expiresAfter: null`, which mean absent. A non-null `vaultAddress` is refused, and a non-null
+ * `expiresAfter` too (spec rule 3: the venue hashes and enforces it, so the service could not send
+ * the order unchanged).
  */
-import type { PerpOrderDefect, SignedVenueAction } from './types.ts';
+import type { PerpOrderDefect, SignedVenueAction, VenueSignature } from './types.ts';
 
-const SIGNATURE_PART = /^0x[0-9a-fA-F]{64}$/;
+/** `r` or `s` as clients write it: 0x and at most 64 hex digits (the Python SDK drops leading zeros). */
+export const SIGNATURE_PART = /^0x[0-9a-fA-F]{1,64}$/;
+
+/** The signature with `r` and `s` left-padded to 32 bytes, lower case: the form recovery and the venue read. */
+export function canonicalSignature(signature: VenueSignature): VenueSignature {
+  const pad = (part: string) => `0x${part.slice(2).toLowerCase().padStart(64, '0')}` as `0x${string}`;
+  return { r: pad(signature.r), s: pad(signature.s), v: signature.v };
+}
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
@@ -57,6 +67,8 @@ export function readSignedAction(raw: unknown, field: string, defects: PerpOrder
   const before = defects.length;
   for (const key of Object.keys(raw)) {
     if (key === 'action' || key === 'nonce' || key === 'signature') continue;
+    // The Python SDK sends both, null when unused: absent, as the venue reads them.
+    if ((key === 'vaultAddress' || key === 'expiresAfter') && raw[key] === null) continue;
     const message =
       key === 'vaultAddress'
         ? 'vaultAddress is refused: the order must be for the signer\'s own account'
@@ -78,7 +90,7 @@ export function readSignedAction(raw: unknown, field: string, defects: PerpOrder
     for (const part of ['r', 's'] as const) {
       const text = signature[part];
       if (typeof text !== 'string' || !SIGNATURE_PART.test(text)) {
-        defects.push({ field: `${field}.signature.${part}`, reason: 'shape', message: `${part} must be 0x plus 64 hex characters` });
+        defects.push({ field: `${field}.signature.${part}`, reason: 'shape', message: `${part} must be 0x plus at most 64 hex characters` });
       }
     }
     if (signature.v !== 27 && signature.v !== 28) {
@@ -86,10 +98,10 @@ export function readSignedAction(raw: unknown, field: string, defects: PerpOrder
     }
   }
   if (defects.length > before) return null;
-  return raw as unknown as SignedVenueAction;
+  return { action: raw.action, nonce: nonce as number, signature: canonicalSignature(signature as unknown as VenueSignature) };
 }
 
-/** The venue accepts a nonce only within (now - 2 days, now + 1 day) of its own clock. */
+/** The venue accepts a nonce only within (now - pastMs, now + futureMs) of its own clock (types.ts: one day each). */
 export function nonceInVenueWindow(nonce: number, now: number, pastMs: number, futureMs: number): boolean {
   return nonce > now - pastMs && nonce < now + futureMs;
 }

@@ -79,9 +79,15 @@ export interface BuilderTerms {
   feeTenthBp: number;
 }
 
-/** The venue's limits on a nonce relative to its own clock (DESIGN.md 9.6: "the venue's nonce rules"). */
-export const VENUE_NONCE_PAST_MS = 2 * 24 * 3600 * 1000;
+/**
+ * The venue's current nonce rule: a nonce must lie within one day of its own clock, either way,
+ * and it keeps only the 20 highest nonces per signer (one above the smallest kept is still
+ * accepted). A maker's pre-signed order or cancel older than the past bound can no longer be
+ * placed, so it is treated as expired before it is sent.
+ */
+export const VENUE_NONCE_PAST_MS = 24 * 3600 * 1000;
 export const VENUE_NONCE_FUTURE_MS = 24 * 3600 * 1000;
+export const VENUE_NONCES_KEPT = 20;
 
 /** The venue's minimum order value, in USDC micro-units ($10). */
 export const VENUE_MIN_ORDER_VALUE_MICRO_USDC = 10_000_000n;

@@ -7,7 +7,7 @@
  */
 import { ServiceError } from '../../domain/errors.ts';
 import { initialExecution } from '../../domain/perp/execution.ts';
-import { isPlainObject } from '../../domain/perp/signed-action.ts';
+import { isPlainObject, SIGNATURE_PART } from '../../domain/perp/signed-action.ts';
 import type { Tx } from '../../store/transaction.ts';
 import { recordPerpExecution } from '../../store/perp-accept-function.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -21,7 +21,16 @@ export function parsePerpTakerOrder(raw: unknown): Record<string, unknown> {
   else {
     if (!isPlainObject(raw['action'])) errors.push({ field: 'perpTakerOrder.action', reason: 'type', message: 'action must be an object' });
     if (typeof raw['nonce'] !== 'number' || !Number.isSafeInteger(raw['nonce'])) errors.push({ field: 'perpTakerOrder.nonce', reason: 'type', message: 'nonce must be an integer' });
-    if (!isPlainObject(raw['signature'])) errors.push({ field: 'perpTakerOrder.signature', reason: 'type', message: 'signature must be an object' });
+    const signature = raw['signature'];
+    if (!isPlainObject(signature)) errors.push({ field: 'perpTakerOrder.signature', reason: 'type', message: 'signature must be an object' });
+    else {
+      // The signature's shape is schema (spec: v is 27 or 28; r and s are hex), refused before anything is checked.
+      for (const part of ['r', 's'] as const) {
+        const text = signature[part];
+        if (typeof text !== 'string' || !SIGNATURE_PART.test(text)) errors.push({ field: `perpTakerOrder.signature.${part}`, reason: 'format', message: `${part} must be 0x plus 1 to 64 hex characters` });
+      }
+      if (signature['v'] !== 27 && signature['v'] !== 28) errors.push({ field: 'perpTakerOrder.signature.v', reason: 'format', message: 'v must be 27 or 28' });
+    }
   }
   if (errors.length > 0) throw new ServiceError('INVALID_REQUEST', errors[0]!.message, { errors });
   return raw as Record<string, unknown>;

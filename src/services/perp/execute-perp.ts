@@ -31,13 +31,13 @@ import {
   type TakerOrderResult,
   type Transition,
 } from '../../domain/perp/execution.ts';
-import { cancelSucceeded, isBuilderFeeRefusal, isMakerFault, isVenueFill, lookedUpOrder, orderOutcome } from '../../domain/perp/order-outcome.ts';
+import { cancelSucceeded, isBuilderFeeRefusal, isDuplicateNonce, isMakerFault, isUnknownOid, isVenueFill, lookedUpOrder, nonceExpired, orderOutcome } from '../../domain/perp/order-outcome.ts';
 import { canonicalVenueDecimal, FILL_CLOCK_SLACK_MS, summariseFills } from '../../domain/perp/fills.ts';
 import { rankCascade } from '../../domain/rfq/perp-cascade.ts';
 import { checkTakerOrder } from '../../domain/perp/taker-order.ts';
 import { printable } from '../../domain/text/control-characters.ts';
 import { recoverSigner, recoverSignerOfText, venueCall, type CheckReadsAhead, type SignerRecovery, type VenueCall } from './check-reads.ts';
-import { isAuthorisedSigner } from '../../domain/perp/authorised-signer.ts';
+import { isAgentOf, isAuthorisedSigner } from '../../domain/perp/authorised-signer.ts';
 import { applyEffect, type EffectContext } from './apply-effects.ts';
 import type { PerpExecutionSettings } from './execution-venue.ts';
 import {
@@ -268,8 +268,9 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
       : null;
   // The signer's recovery (CPU: a secp256k1 recovery) needs nothing from the venue: it runs while
   // the reads are in flight, on the object `checkTakerOrder` checks below, or (ahead) on the same
-  // JSON text parsed the same way. The checks hand back this very object when the order passes,
-  // so the address is the one they would have recovered; it is used only then.
+  // JSON text parsed the same way. The checks hand back this object's own action and nonce (with
+  // its signature's r and s padded, which recovery pads anyway) when the order passes, so the
+  // address is the one they would have recovered; it is used only then.
   const recovery = ahead?.recovery ?? (x.recover ?? recoverSignerOfText)(row.taker_order, x.network);
   const meta = await metaRead;
   calls.push(meta.record);
@@ -296,7 +297,7 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
       nonce = signed.nonce;
       cloid = check.cloid;
       takerPx = check.order.action.orders[0].p;
-      const recovered = signed === raw ? await recovery : await recoverSigner(signed, x.network);
+      const recovered = signed.action === (raw as { action?: unknown }).action ? await recovery : await recoverSigner(signed, x.network);
       if (recovered.address !== null) signer = recovered.address.toLowerCase();
       else verdict = refuse(`signature does not recover: ${recovered.error instanceof Error ? recovered.error.message : String(recovered.error)}`);
     }
@@ -305,7 +306,14 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
     const agents = await call(x, 'extraAgents', null, { type: 'extraAgents', user: taker }, () => x.venue.extraAgents(taker));
     calls.push(agents.record);
     if (!agents.reply) verdict = refuse(`API wallets unreadable: ${agents.error}`);
-    else if (!isAuthorisedSigner(signer as Address, taker, agents.reply, deps.clock.now())) verdict = refuse(`signer is neither the account nor an unexpired API wallet of it (recovered for the venue network "${x.network}")`);
+    else if (!isAuthorisedSigner(signer as Address, taker, agents.reply, deps.clock.now())) {
+      // `extraAgents` lists named API wallets only; an unnamed one names its account in `userRole`.
+      const agent = signer as Address;
+      const role = await call(x, 'userRole', null, { type: 'userRole', user: agent }, () => x.venue.userRole(agent));
+      calls.push(role.record);
+      if (!role.reply) verdict = refuse(`API wallets unreadable: ${role.error}`);
+      else if (!isAgentOf(role.reply, taker)) verdict = refuse(`signer is neither the account nor an unexpired API wallet of it (recovered for the venue network "${x.network}")`);
+    }
   }
   let approved: number | null = null;
   if (verdict === null) {
@@ -354,8 +362,14 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
 
 // ---- step 4: the maker's order ---------------------------------------------------------------
 
-async function lookUpMakerOrder(x: PerpExecutor, user: Address, cloid: Address | null, calls: CallRecord[]): Promise<MakerOrderResult> {
-  if (cloid === null) return { kind: 'refused', makerFault: false, reason: 'maker order outcome unknown and it has no cloid' };
+/**
+ * The maker's order looked up by cloid for a bounded time: open is resting, ended is not placed.
+ * `absent`: what it means when the venue never shows it, `null` for an unclear send (not the
+ * maker's doing), or the refusal that made us look (a duplicate nonce: the maker's, when the venue
+ * has no order under that cloid).
+ */
+async function lookUpMakerOrder(x: PerpExecutor, user: Address, cloid: Address | null, calls: CallRecord[], absent: string | null = null): Promise<MakerOrderResult> {
+  if (cloid === null) return { kind: 'refused', makerFault: absent !== null, reason: absent ?? 'maker order outcome unknown and it has no cloid' };
   const until = x.deps.clock.now() + x.makerLookupMs;
   for (;;) {
     const lookup = await call(x, 'orderStatus', null, { type: 'orderStatus', user, oid: cloid }, () => x.venue.orderStatusByCloid(user, cloid));
@@ -363,7 +377,9 @@ async function lookUpMakerOrder(x: PerpExecutor, user: Address, cloid: Address |
     const found = lookup.reply === undefined ? { kind: 'unknown' as const } : lookedUpOrder(lookup.reply);
     if (found.kind === 'open') return { kind: 'resting' };
     if (found.kind === 'ended') return { kind: 'refused', makerFault: false, reason: `maker order ${found.status}` };
-    if (x.deps.clock.now() >= until) return { kind: 'refused', makerFault: false, reason: 'maker order outcome unknown' };
+    if (x.deps.clock.now() >= until) {
+      return absent === null ? { kind: 'refused', makerFault: false, reason: 'maker order outcome unknown' } : { kind: 'refused', makerFault: true, reason: `${absent}; the venue has no order with its cloid` };
+    }
     await new Promise((resolve) => setTimeout(resolve, Math.min(250, x.resolvePollMs)));
   }
 }
@@ -394,12 +410,19 @@ async function stepMakerSending(x: PerpExecutor, memo: RunMemo, row: ExecutionRo
       result = await lookUpMakerOrder(x, maker, cloid, calls);
     } else {
       if (resumed) await recordCall(x.deps.db, row.id, { kind: 'makerOrderSending', quoteId, startedAt: x.deps.clock.now() });
-      const sent = await call(x, 'makerOrder', quoteId, actions.order, () => x.venue.sendExchange(actions.order));
-      calls.push(sent.record);
-      const outcome = sent.reply === undefined ? { kind: 'unclear' as const, message: sent.error ?? 'no reply' } : orderOutcome(sent.reply);
-      if (outcome.kind === 'resting' || outcome.kind === 'filled') result = { kind: 'resting' };
-      else if (outcome.kind === 'refused') result = { kind: 'refused', makerFault: isMakerFault(outcome.message), reason: outcome.message };
-      else result = await lookUpMakerOrder(x, maker, cloid, calls);
+      if (nonceExpired(actions.order.nonce, x.deps.clock.now())) {
+        // The venue would refuse it for its age: not sent, and the maker's doing (it signed it so).
+        result = { kind: 'refused', makerFault: true, reason: 'the maker order\u2019s nonce is older than the venue\u2019s one-day window' };
+      } else {
+        const sent = await call(x, 'makerOrder', quoteId, actions.order, () => x.venue.sendExchange(actions.order));
+        calls.push(sent.record);
+        const outcome = sent.reply === undefined ? { kind: 'unclear' as const, message: sent.error ?? 'no reply' } : orderOutcome(sent.reply);
+        if (outcome.kind === 'resting' || outcome.kind === 'filled') result = { kind: 'resting' };
+        // The same signed order may already be on the book: the maker's fault only if it is not.
+        else if (outcome.kind === 'refused' && isDuplicateNonce(outcome.message)) result = await lookUpMakerOrder(x, maker, cloid, calls, outcome.message);
+        else if (outcome.kind === 'refused') result = { kind: 'refused', makerFault: isMakerFault(outcome.message), reason: outcome.message };
+        else result = await lookUpMakerOrder(x, maker, cloid, calls);
+      }
     }
   }
   const transition = afterMakerOrder(state, result);
@@ -449,6 +472,8 @@ async function stepTakerSend(x: PerpExecutor, memo: RunMemo, row: ExecutionRow):
   let result: TakerOrderResult;
   if (outcome.kind === 'filled') {
     result = { kind: 'filled', fill: { filledSize: canonicalVenueDecimal(outcome.totalSz), avgPx: canonicalVenueDecimal(outcome.avgPx), makerFilledSize: await makerFilledSize(x, memo, state.currentQuoteId, calls) } };
+  } else if (outcome.kind === 'refused' && isDuplicateNonce(outcome.message)) {
+    result = await takerDuplicateNonce(x, memo, row, outcome.message, calls);
   } else if (outcome.kind === 'refused') {
     result = isBuilderFeeRefusal(outcome.message) ? { kind: 'builderFeeNotApproved', reason: outcome.message } : { kind: 'notFilled', reason: outcome.message };
   } else {
@@ -459,14 +484,34 @@ async function stepTakerSend(x: PerpExecutor, memo: RunMemo, row: ExecutionRow):
   return commit(x, row, { transition, calls, fields: { taker_reply_at: x.deps.clock.now(), next_at: x.deps.clock.now() + (transition.state.phase === 'resolving' ? x.resolvePollMs : 0) } });
 }
 
+/**
+ * The taker's IOC refused for a duplicate nonce: the taker holds the same signed bytes and may
+ * have sent them itself, so the order may have been placed (and filled). One look-up by cloid
+ * decides: the venue answering that it has no such order means not placed (nothing filled);
+ * anything it knows, or no answer, is resolved like an unclear send.
+ */
+async function takerDuplicateNonce(x: PerpExecutor, memo: RunMemo, row: ExecutionRow, message: string, calls: CallRecord[]): Promise<TakerOrderResult> {
+  if (row.cloid === null) return { kind: 'unclear', reason: `${message}; the order has no cloid to look up` };
+  const taker = await takerAddressOf(x, memo, row);
+  const cloid = row.cloid as Address;
+  const lookup = await call(x, 'orderStatus', executionState(row).currentQuoteId, { type: 'orderStatus', user: taker, oid: cloid }, () => x.venue.orderStatusByCloid(taker, cloid));
+  calls.push(lookup.record);
+  if (lookup.reply !== undefined && isUnknownOid(lookup.reply)) return { kind: 'notFilled', reason: `${message}; the venue has no order with its cloid` };
+  return { kind: 'unclear', reason: message };
+}
+
+async function takerAddressOf(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<Address> {
+  const rfq = await x.deps.db.selectFrom('rfqs').select('account_id').where('id', '=', row.rfq_id).executeTakeFirstOrThrow();
+  return addressOf(x, memo, rfq.account_id);
+}
+
 async function stepResolving(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<ExecutionRow> {
   const state = executionState(row);
   const calls: CallRecord[] = [];
   const now = x.deps.clock.now();
   let result: TakerOrderResult = { kind: 'unclear', reason: 'the order has no cloid' };
   if (row.cloid !== null) {
-    const rfq = await x.deps.db.selectFrom('rfqs').select('account_id').where('id', '=', row.rfq_id).executeTakeFirstOrThrow();
-    const taker = await addressOf(x, memo, rfq.account_id);
+    const taker = await takerAddressOf(x, memo, row);
     const cloid = row.cloid as Address;
     const lookup = await call(x, 'orderStatus', state.currentQuoteId, { type: 'orderStatus', user: taker, oid: cloid }, () => x.venue.orderStatusByCloid(taker, cloid));
     calls.push(lookup.record);
@@ -498,6 +543,11 @@ async function stepCleanup(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): P
   for (const quoteId of state.makerOrdersSent) {
     const actions = await actionsOf(x, memo, quoteId);
     if (actions === null) continue;
+    if (nonceExpired(actions.cancel.nonce, x.deps.clock.now())) {
+      // The venue would refuse it for its age: not sent; what it was to cancel is the operator's to clear.
+      calls.push({ kind: 'cancelAnomaly', quoteId, startedAt: x.deps.clock.now(), endedAt: x.deps.clock.now(), error: 'the maker cancel\u2019s nonce is older than the venue\u2019s one-day window: not sent' });
+      continue;
+    }
     let done = false;
     for (let attempt = 0; attempt < CANCEL_ATTEMPTS && !done; attempt++) {
       const sent = await call(x, 'makerCancel', quoteId, actions.cancel, () => x.venue.sendExchange(actions.cancel));

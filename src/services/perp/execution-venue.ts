@@ -5,7 +5,7 @@
  * back as replies; only a transport failure or a timeout throws, and then the outcome is unclear.
  */
 import type { SignedVenueAction, VenueNetwork } from '../../domain/perp/types.ts';
-import type { VenueAgent } from '../../domain/perp/authorised-signer.ts';
+import type { SignerRole, VenueAgent } from '../../domain/perp/authorised-signer.ts';
 
 type Address = `0x${string}`;
 
@@ -13,6 +13,8 @@ export interface ExecutionVenue {
   /** `meta` read now, never cached (rule 4: `a` is re-read on each accept). */
   freshMeta(): Promise<{ universe: readonly { name: string; szDecimals: number }[] }>;
   extraAgents(user: Address): Promise<readonly VenueAgent[]>;
+  /** What the venue says `user` is: an unnamed API wallet names its account here. */
+  userRole(user: Address): Promise<SignerRole>;
   /** Never cached: the approval must be the one in force at the accept. */
   maxBuilderFee(user: Address, builder: Address): Promise<number>;
   orderStatusByCloid(user: Address, cloid: Address): Promise<unknown>;

@@ -22,6 +22,7 @@ import type { V0OrdersTable } from '../../store/schema.ts';
 import { allocateNonces, postRequest, recordAnswer, sendStoredAction, storeSignedAction } from './signed-actions.ts';
 import { firstStatus, type VenueExchangeReply, type VenueHttp } from './venue-http.ts';
 import type { OmnibusVenue } from './omnibus-venue.ts';
+import { omnibusTransferOf, type LedgerUpdate } from './ledger-update.ts';
 
 export interface OmnibusWorkerOptions {
   deps: V0Deps;
@@ -55,7 +56,6 @@ const USDC_LEDGER_DECIMALS = 6;
 const NO_MATCH = /could not immediately match/i;
 
 interface VenueFillRow { coin: string; px: string; sz: string; side: string; time: number; hash: string; oid: number; tid: number; fee: string; feeToken: string; cloid?: string }
-interface LedgerUpdate { time: number; hash: string; delta: { type: string; token?: string; amount?: string; user?: string; destination?: string; fee?: string } }
 interface StoredRequest { id: string; request: Record<string, unknown> }
 interface OrderStatusReply { status: string; order?: { order: { oid: number; sz: string; origSz: string; cloid?: string | null }; status: string } }
 
@@ -531,19 +531,18 @@ export class OmnibusWorker {
     let latest = this.#ledgerCursorMs;
     for (const update of updates) {
       latest = Math.max(latest, update.time);
-      const delta = update.delta;
-      if (delta.type !== 'spotTransfer' || !delta.token || !delta.amount || !delta.user || !delta.destination) continue;
-      const token = delta.token.split(':')[0]!;
-      const tokenDecimals = decimals.get(token);
+      const transfer = omnibusTransferOf(update, omnibus);
+      if (transfer === null) continue;
+      const tokenDecimals = decimals.get(transfer.token);
       if (tokenDecimals === undefined) {
-        this.#o.logger.warn({ hash: update.hash, token }, 'venue transfer in a token the service does not hold; left to the operator');
+        this.#o.logger.warn({ hash: update.hash, token: transfer.token }, 'venue transfer in a token the service does not hold; left to the operator');
         continue;
       }
-      if (delta.destination.toLowerCase() === omnibus && delta.user.toLowerCase() !== omnibus) {
-        await creditVenueDeposit(this.#o.deps, { hash: update.hash, from: delta.user, token, amount: venueUnitsDown(delta.amount, tokenDecimals) });
-      } else if (delta.user.toLowerCase() === omnibus) {
-        const fee = delta.fee ? venueUnitsUp(delta.fee, tokenDecimals) : 0n;
-        await completeWithdrawal(this.#o.deps, { destination: getAddress(delta.destination), token, amount: venueUnitsDown(delta.amount, tokenDecimals), hash: update.hash, venueFee: fee, venueFeeToken: token });
+      if (transfer.kind === 'deposit') {
+        await creditVenueDeposit(this.#o.deps, { hash: transfer.hash, from: transfer.from, token: transfer.token, amount: venueUnitsDown(transfer.amount, tokenDecimals) });
+      } else {
+        const fee = transfer.fee !== null ? venueUnitsUp(transfer.fee, tokenDecimals) : 0n;
+        await completeWithdrawal(this.#o.deps, { destination: getAddress(transfer.destination), token: transfer.token, amount: venueUnitsDown(transfer.amount, tokenDecimals), hash: transfer.hash, venueFee: fee, venueFeeToken: transfer.token });
       }
     }
     this.#ledgerCursorMs = latest;

@@ -1,11 +1,14 @@
 /** GET /v1/rfq/network: what integrators need to settle, on a node with a chain and without. */
 import { after, before, describe, it } from 'node:test';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import assert from 'node:assert/strict';
 import { backends } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { rejects } from '../../helpers/rejects.ts';
 import { startTestChain, type TestChain } from '../../helpers/chain.ts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
+
+const OMNIBUS_KEY = generatePrivateKey();
 
 for (const backend of backends()) {
   describe(`GET /v1/rfq/network [${backend}]`, () => {
@@ -16,8 +19,13 @@ for (const backend of backends()) {
       chain = await startTestChain();
       // BTC without an address: it is not listed.
       const { BTC: _btc, ...withAddresses } = chain.tokenAddresses;
-      // A venue the test never calls: the route only reports its network and builder address.
-      h = await startHarness(backend, { chain: chain.stack.settings, tokenAddresses: withAddresses, venue: { url: 'http://127.0.0.1:9', network: 'testnet', builderAddress: '0x00000000000000000000000000000000000000b1' } });
+      // A venue the test never calls: the route only reports its network, builder and omnibus addresses.
+      h = await startHarness(backend, {
+        chain: chain.stack.settings,
+        tokenAddresses: withAddresses,
+        venue: { url: 'http://127.0.0.1:9', network: 'testnet', builderAddress: '0x00000000000000000000000000000000000000b1' },
+        v0: { venue: { url: 'http://127.0.0.1:9', omnibusKey: OMNIBUS_KEY, agentKey: generatePrivateKey(), network: 'testnet', pollIntervalMs: 60_000 } },
+      });
       bare = await startHarness(backend);
     });
     after(async () => {
@@ -41,7 +49,7 @@ for (const backend of backends()) {
           { symbol: 'USDC', address: chain.token('USDC'), decimals: 6 },
         ],
         rpcUrl: s.publicRpcUrl,
-        venue: { network: 'testnet', builderAddress: '0x00000000000000000000000000000000000000b1' },
+        venue: { network: 'testnet', builderAddress: '0x00000000000000000000000000000000000000b1', omnibusAddress: privateKeyToAccount(OMNIBUS_KEY).address },
       });
     });
 

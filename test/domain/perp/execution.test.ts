@@ -11,7 +11,7 @@ import {
   isTerminalExecution,
   type ExecutionState,
 } from '../../../src/domain/perp/execution.ts';
-import { cancelSucceeded, isMakerFault, lookedUpOrder, orderOutcome } from '../../../src/domain/perp/order-outcome.ts';
+import { cancelSucceeded, httpRefusal, isDuplicateNonce, isMakerFault, isUnknownOid, lookedUpOrder, nonceExpired, orderOutcome } from '../../../src/domain/perp/order-outcome.ts';
 import { summariseFills } from '../../../src/domain/perp/fills.ts';
 
 const T0 = 1_700_000_000_000;
@@ -199,5 +199,22 @@ describe('venue replies', () => {
     assert.equal(summariseFills([]), null);
     assert.deepEqual(summariseFills([{ sz: '0.1', px: '3500' }, { sz: '0.3', px: '3501' }]), { filledSize: '0.4', avgPx: '3500.75' });
     assert.deepEqual(summariseFills([{ sz: '0.0003', px: '100001' }]), { filledSize: '0.0003', avgPx: '100001' });
+  });
+});
+
+describe('venue outcomes (DESIGN.md 13)', () => {
+  it('HTTP 422 and 429 are whole-request refusals, read as refused', () => {
+    assert.deepEqual(orderOutcome(httpRefusal(429, 'Too many requests')), { kind: 'refused', message: 'HTTP 429: Too many requests' });
+  });
+  it('a duplicate nonce is told apart; unknownOid is the venue not knowing the order', () => {
+    assert.ok(isDuplicateNonce('Invalid nonce: duplicate nonce'));
+    assert.ok(!isDuplicateNonce('Invalid nonce: nonce too low'));
+    assert.ok(isUnknownOid({ status: 'unknownOid' }));
+    assert.ok(!isUnknownOid({ status: 'order', order: {} }));
+  });
+  it('a pre-signed action expires a day after its nonce, by the venue\u2019s rule', () => {
+    const now = 1_800_000_000_000;
+    assert.ok(!nonceExpired(now - 86_400_000 + 1, now));
+    assert.ok(nonceExpired(now - 86_400_000, now));
   });
 });

@@ -96,6 +96,7 @@ describe('checkMakerQuoteOrders', () => {
     for (const defect of signer) assert.match(defect.message, /venue network "mainnet"/);
   });
   it("nonce: outside the venue's window", async () => refused(await pair(makerAction(), cancelAction(), { nonce: NOW - 3 * 86_400_000 }), 'nonce'));
+  it("nonce: the venue's window is one day, not two", async () => refused(await pair(makerAction(), cancelAction(), { nonce: NOW - 86_400_000 - 1_000 }), 'nonce'));
   it('cancel: another cloid, another asset, a nonce not above the order, another action', async () => {
     await refused(await pair(makerAction(), cancelAction({ cloid: '0xffffffffffffffffffffffffffffffff' })), 'cancel');
     await refused(await pair(makerAction(), cancelAction({ asset: 0 })), 'cancel');

@@ -95,7 +95,8 @@ describe('checkTakerOrder: each rule broken once is refused', () => {
     ['rule 12: nonce not an integer', async () => ({ ...(await sign(takerAction())), nonce: NOW + 0.5 }), 'nonce'],
     ['rule 12: nonce three days old', () => sign(takerAction(), { nonce: NOW - 3 * 24 * 3600 * 1000 }), 'nonce'],
     ['rule 13: v is not 27 or 28', async () => { const s = await sign(takerAction()); return { ...s, signature: { ...s.signature, v: 29 } }; }, 'shape', 'perpTakerOrder.signature.v'],
-    ['rule 13: r is not 32 bytes', async () => { const s = await sign(takerAction()); return { ...s, signature: { ...s.signature, r: '0x1234' } }; }, 'shape', 'perpTakerOrder.signature.r'],
+    ['rule 13: r longer than 32 bytes', async () => { const s = await sign(takerAction()); return { ...s, signature: { ...s.signature, r: `0x01${s.signature.r.slice(2)}` } }; }, 'shape', 'perpTakerOrder.signature.r'],
+    ['rule 13: r not hex', async () => { const s = await sign(takerAction()); return { ...s, signature: { ...s.signature, r: `0x${'g'.repeat(64)}` } }; }, 'shape', 'perpTakerOrder.signature.r'],
   ];
   for (const [name, build, reason, field] of cases) {
     it(name, async () => refusedWith(checkTakerOrder(await build(), buyContext()), reason, field));

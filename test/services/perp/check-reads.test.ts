@@ -76,7 +76,7 @@ describe('CheckReadsAhead against the simulator', () => {
   });
 
   it('a signature that does not recover is an error, never a rejection; the warm-up recovers nothing', async () => {
-    const broken = await recoverSigner({ ...order, signature: { ...order.signature, r: '0x01' } }, 'mainnet');
+    const broken = await recoverSigner({ ...order, signature: { ...order.signature, r: `0x${'0'.repeat(64)}` } }, 'mainnet');
     assert.equal(broken.address, null);
     assert.ok(broken.error instanceof Error);
     await warmUpRecovery('mainnet', 2);

@@ -31,14 +31,14 @@ describe('venue simulator: perp orders', () => {
     }
     const r = await taker.ex.order({ orders: [limit(SOL, true, '151.5', '2.5', 'Ioc', cloidOf(110))], grouping: 'na' });
     const st = filledOf(r);
-    assert.equal(st.totalSz, '2');
+    assert.equal(st.totalSz, '2.0'); // as the venue writes numbers: always a fractional part
     assert.equal(st.avgPx, '150.5');
     assert.equal(st.cloid, cloidOf(110));
 
     const fills = await f.info.userFills({ user: taker.w.address });
     assert.equal(fills.length, 2);
     const [second, first] = fills; // newest first
-    assert.deepEqual([first!.px, first!.sz, first!.side, first!.crossed, first!.dir], ['150', '1', 'B', true, 'Open Long']);
+    assert.deepEqual([first!.px, first!.sz, first!.side, first!.crossed, first!.dir], ['150.0', '1.0', 'B', true, 'Open Long']);
     assert.equal(first!.fee, '0.0675'); // 0.045 % of 150
     assert.equal(second!.fee, '0.06795');
     assert.equal(first!.hash, second!.hash);
@@ -48,24 +48,24 @@ describe('venue simulator: perp orders', () => {
     const makerFills = await f.info.userFills({ user: maker.w.address });
     assert.equal(makerFills.length, 2);
     assert.ok(makerFills.every((x) => !x.crossed && x.side === 'A'));
-    assert.equal(makerFills.find((x) => x.px === '150')!.fee, '0.0225'); // 0.015 %
+    assert.equal(makerFills.find((x) => x.px === '150.0')!.fee, '0.0225'); // 0.015 %
     assert.deepEqual(
       new Set(makerFills.map((x) => x.tid)),
       new Set(fills.map((x) => x.tid)),
     );
 
     const open = await f.info.openOrders({ user: maker.w.address });
-    assert.deepEqual(open.map((o) => [o.limitPx, o.sz]), [['152', '1']]);
+    assert.deepEqual(open.map((o) => [o.limitPx, o.sz]), [['152.0', '1.0']]);
     const book = await f.info.l2Book({ coin: 'SOL' });
-    assert.deepEqual(book!.levels[1].map((l) => l.px), ['152']);
+    assert.deepEqual(book!.levels[1].map((l) => l.px), ['152.0']);
 
     const state = await f.info.clearinghouseState({ user: taker.w.address });
     const pos = state.assetPositions[0]!.position;
     assert.equal(pos.coin, 'SOL');
-    assert.equal(pos.szi, '2');
+    assert.equal(pos.szi, '2.0');
     assert.equal(pos.entryPx, '150.5');
     const makerPos = (await f.info.clearinghouseState({ user: maker.w.address })).assetPositions[0]!.position;
-    assert.equal(makerPos.szi, '-2');
+    assert.equal(makerPos.szi, '-2.0');
 
     const status = await f.info.orderStatus({ user: maker.w.address, oid: cloidOf(100) });
     assert.equal(status.status, 'order');
@@ -76,7 +76,7 @@ describe('venue simulator: perp orders', () => {
     assert.equal(canceled.status === 'order' && canceled.order.status, 'canceled');
     await assert.rejects(
       maker.ex.cancel({ cancels: [{ a: SOL, o: open[0]!.oid }] }),
-      /Order was never placed, already canceled, or filled/,
+      /Order was never placed, already canceled, or filled\. asset=2/,
     );
   });
 
@@ -86,14 +86,14 @@ describe('venue simulator: perp orders', () => {
     await bidder.ex.order({ orders: [limit(SOL, true, '140', '1', 'Gtc')], grouping: 'na' });
     await assert.rejects(
       other.ex.order({ orders: [limit(SOL, false, '139', '1', 'Alo', cloidOf(200))], grouping: 'na' }),
-      /Post only order would have immediately matched/,
+      /Post only order would have immediately matched, bbo was 140@(\d+(\.\d+)?)?\. asset=2/,
     );
     const alo = await f.info.orderStatus({ user: other.w.address, oid: cloidOf(200) });
     assert.equal(alo.status === 'order' && alo.order.status, 'badAloPxRejected');
     restingOf(await other.ex.order({ orders: [limit(SOL, false, '160', '1', 'Alo')], grouping: 'na' }));
     await assert.rejects(
       other.ex.order({ orders: [limit(SOL, false, '141', '1', 'Ioc', cloidOf(201))], grouping: 'na' }),
-      /Order could not immediately match against any resting orders/,
+      /Order could not immediately match against any resting orders\. asset=2/,
     );
     const ioc = await f.info.orderStatus({ user: other.w.address, oid: cloidOf(201) });
     assert.equal(ioc.status === 'order' && ioc.order.status, 'iocCancelRejected');
@@ -106,8 +106,8 @@ describe('venue simulator: perp orders', () => {
       [limit(BTC, true, '12345.5', '0.001', 'Alo'), /Order has invalid price/], // 6 sig figs
       [limit(SOL, true, '1.00001', '20', 'Alo'), /Order has invalid price/], // 5 decimals > 6 - 2
       [limit(SOL, true, '100', '0.123', 'Alo'), /Order has invalid size/],
-      [limit(SOL, true, '100', '0.09', 'Alo'), /Order must have minimum value of \$10/],
-      [limit(BTC, true, '90000', '0.01', 'Alo'), /Insufficient margin to place order/], // 900 notional / 40 > 20
+      [limit(SOL, true, '100', '0.09', 'Alo'), /Order must have minimum value of \$10\. asset=2/],
+      [limit(BTC, true, '90000', '0.01', 'Alo'), /Insufficient margin to place order\. asset=0/], // 900 notional / 40 > 20
     ];
     for (const [order, error] of cases) {
       await assert.rejects(ex.order({ orders: [order], grouping: 'na' }), error, JSON.stringify(order));
@@ -132,7 +132,7 @@ describe('venue simulator: spot orders', () => {
     const book = await f.info.l2Book({ coin: '@1' });
     const bestAsk = book!.levels[1][0]!.px;
     const fill = await ex.order({ orders: [limit(HYPE_SPOT, true, '41', '1', 'Ioc')], grouping: 'na' });
-    assert.deepEqual([filledOf(fill).totalSz, filledOf(fill).avgPx], ['1', bestAsk]);
+    assert.deepEqual([filledOf(fill).totalSz, filledOf(fill).avgPx], ['1.0', bestAsk]);
     const [userFill] = await f.info.userFills({ user: w.address });
     assert.equal(userFill!.coin, '@1');
     assert.equal(userFill!.feeToken, 'HYPE');
@@ -160,12 +160,12 @@ describe('venue simulator: liquidity walk and reset', () => {
         await g.control.clock({ advanceMs: 20_000 });
         mids.push((await g.info.allMids()).ETH!);
       }
-      assert.notEqual(mids[0], '3500');
+      assert.notEqual(mids[0], '3500.0');
       assert.equal(mids[0], mids[1]);
       const book = await other.info.l2Book({ coin: 'ETH' });
       assert.ok(book!.levels[0].length === 10 && book!.levels[1].length === 10);
       await other.control.reset();
-      assert.equal((await other.info.allMids()).ETH, '3500');
+      assert.equal((await other.info.allMids()).ETH, '3500.0');
     } finally {
       await Promise.all([other.sim.stop(), same.sim.stop()]);
     }

@@ -60,8 +60,27 @@ describe('venue simulator: signers and nonces', () => {
 
     const fresh = await funded();
     const one = withNonces(fresh);
-    await assert.rejects(one.send(nowMs - 2 * 86_400_000 - 1000).order(farBid()), /Invalid nonce: nonce too far in the past/);
+    await assert.rejects(one.send(nowMs - 86_400_000 - 1000).order(farBid()), /Invalid nonce: nonce too far in the past/);
     assert.equal((await f.info.openOrders({ user: w.address })).length, 1 + 1 + SET_SIZE);
+  });
+
+  it('follows the venue\u2019s current rule by default: the 20 highest kept, within one day', async () => {
+    const g = await startSim();
+    try {
+      const w = newWallet();
+      await g.control.fund({ user: w.address, account: 'perp', token: 'USDC', amount: '100000' });
+      let next = 0;
+      const client = new ExchangeClient({ transport: new HttpTransport({ apiUrl: g.sim.url, timeout: 5_000 }), wallet: w, nonceManager: () => next });
+      const send = (nonce: number) => ((next = nonce), client);
+      const { nowMs } = await g.control.clock();
+      await assert.rejects(send(nowMs - 86_400_000 - 1000).order(farBid()), /Invalid nonce: nonce too far in the past/);
+      restingOf(await send(nowMs - 86_400_000 + 60_000).order(farBid()));
+      for (let k = 1; k <= 20; k++) restingOf(await send(nowMs + k).order(farBid()));
+      // 21 accepted: the first (the lowest) is no longer kept, so anything at or below now+1 is too low.
+      await assert.rejects(send(nowMs - 1000).order(farBid()), /Invalid nonce: nonce too low/);
+    } finally {
+      await g.sim.stop();
+    }
   });
 
   it('burned nonces make an order signed earlier too old', async () => {
@@ -101,9 +120,12 @@ describe('venue simulator: API wallets', () => {
     // Approving the same name again replaces the wallet; an unnamed one gets the default validity.
     const second = newWallet();
     await f.exchange(master).approveAgent({ agentAddress: second.address, agentName: 'rfq' });
-    await f.exchange(master).approveAgent({ agentAddress: newWallet().address, agentName: null });
+    const unnamed = newWallet();
+    await f.exchange(master).approveAgent({ agentAddress: unnamed.address, agentName: null });
+    // extraAgents lists the named ones only; the unnamed one is found through userRole.
     const agents = await f.info.extraAgents({ user: master.address });
-    assert.equal(agents.length, 2);
+    assert.equal(agents.length, 1);
+    assert.deepEqual(await f.info.userRole({ user: unnamed.address }), { role: 'agent', data: { user: master.address.toLowerCase() } });
     assert.ok(agents.some((a) => a.address === second.address.toLowerCase() && a.name === 'rfq' && a.validUntil > validUntil));
     await assert.rejects(viaAgent.order(farBid()), /does not exist/);
   });

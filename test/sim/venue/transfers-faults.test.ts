@@ -81,6 +81,12 @@ describe('venue simulator: faults', () => {
     await f.control.addFault({ match: { cloid: cloidOf(11) }, effect: { type: 'timeoutBeforeApply' } });
     await assert.rejects(f.exchange(w).order({ orders: [limit(ETH, true, '3600', '0.01', 'Ioc', cloidOf(11))], grouping: 'na' }));
     assert.deepEqual(await f.info.orderStatus({ user: w.address, oid: cloidOf(11) }), { status: 'unknownOid' });
+
+    // reject with applied: placed, then refused (as a resend of the same bytes meets its own nonce).
+    await f.control.addFault({ match: { cloid: cloidOf(12) }, effect: { type: 'reject', message: 'Invalid nonce: duplicate nonce', applied: true } });
+    await assert.rejects(f.exchange(w).order({ orders: [limit(ETH, true, '3600', '0.01', 'Ioc', cloidOf(12))], grouping: 'na' }), /duplicate nonce/);
+    const placed = await f.info.orderStatus({ user: w.address, oid: cloidOf(12) });
+    assert.equal(placed.status === 'order' && placed.order.status, 'filled');
   });
 
   it('applyLater applies after the delay; unknownOid hides an order once; partialFill caps a fill', async () => {
