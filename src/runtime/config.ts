@@ -93,6 +93,8 @@ export interface VenueConfig {
   metaCacheMs: number;
   /** How long an unclear perp taker outcome is looked up by cloid before EXECUTION_UNCONFIRMED. */
   perpResolveWindowMs: number;
+  /** The request weight the nodes together spend at the venue per minute (its limit is per egress address). */
+  weightPerMin: number;
 }
 
 export interface Config {
@@ -145,7 +147,7 @@ const KNOWN = new Set([
   'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS', 'RFQ_CUSTODY_MAX_FEE_PER_GAS_GWEI',
   'RFQ_VENUE_OMNIBUS_KEY', 'RFQ_VENUE_AGENT_KEY', 'RFQ_V0_LAYOUT',
   'RFQ_VENUE_NETWORK', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_VENUE_REQUEST_TIMEOUT_MS', 'RFQ_VENUE_META_CACHE_MS',
-  'RFQ_PERP_RESOLVE_WINDOW_MS',
+  'RFQ_PERP_RESOLVE_WINDOW_MS', 'RFQ_VENUE_WEIGHT_PER_MIN',
   // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
   'RFQ_URL', 'RFQ_V0_KEY',
 ]);
@@ -293,6 +295,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metaCacheMs: int('RFQ_VENUE_META_CACHE_MS', 5000, 0, 600_000),
     // Below the settlement headroom: the RFQ's outcome is known well before its settlement deadline.
     perpResolveWindowMs: int('RFQ_PERP_RESOLVE_WINDOW_MS', 30_000, 1_000, 600_000),
+    // Three quarters of the venue's public 1,200 per minute: room for a hand-run tool on the same address.
+    weightPerMin: int('RFQ_VENUE_WEIGHT_PER_MIN', 900, 60, 1_000_000),
   });
 
   const workersRaw = text('RFQ_WORKERS');

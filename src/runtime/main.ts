@@ -128,6 +128,7 @@ async function main(): Promise<void> {
             metaCacheMs: config.venue.metaCacheMs,
           },
           perpExecution: { resolveWindowMs: config.venue.perpResolveWindowMs },
+          venueWeightPerMin: config.venue.weightPerMin,
         }
       : {}),
   });

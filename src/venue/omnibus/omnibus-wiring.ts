@@ -7,6 +7,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { V0Deps } from '../../services/v0/v0-deps.ts';
 import type { ExtraInvariant } from '../../services/admin/invariants.ts';
 import { VenueHttp } from './venue-http.ts';
+import type { VenueBudget } from '../venue-budget.ts';
 import { OmnibusVenue } from './omnibus-venue.ts';
 import { OmnibusWorker } from './omnibus-worker.ts';
 import { omnibusInvariant } from './omnibus-invariant.ts';
@@ -25,8 +26,8 @@ export interface OmnibusWiring {
   attach(deps: V0Deps, logger: Logger): { worker: OmnibusWorker; invariant: ExtraInvariant };
 }
 
-export function wireOmnibus(settings: V0VenueSettings, now: () => number): OmnibusWiring {
-  const http = new VenueHttp(settings.url);
+export function wireOmnibus(settings: V0VenueSettings, now: () => number, budget: VenueBudget | null = null): OmnibusWiring {
+  const http = new VenueHttp(settings.url, budget);
   const omnibus = privateKeyToAccount(settings.omnibusKey as `0x${string}`);
   const agent = privateKeyToAccount(settings.agentKey as `0x${string}`);
   const venue = new OmnibusVenue({ http, omnibusAddress: omnibus.address, metaTtlMs: 5000, infoTimeoutMs: 3000, now });

@@ -186,7 +186,7 @@ export class OmnibusWorker {
   /** The omnibus's fills since `sinceMs` (less the clock slack), or null when the venue does not answer. */
   async #readFills(sinceMs: number): Promise<VenueFillRow[] | null> {
     try {
-      return await this.#o.http.info<VenueFillRow[]>({ type: 'userFillsByTime', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, sinceMs - FILL_CLOCK_SLACK_MS) }, this.#o.infoTimeoutMs);
+      return await this.#o.http.info<VenueFillRow[]>({ type: 'userFillsByTime', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, sinceMs - FILL_CLOCK_SLACK_MS) }, this.#o.infoTimeoutMs, 2);
     } catch (error) {
       if (error instanceof VenueUnavailableError) return null;
       throw error;
@@ -224,7 +224,7 @@ export class OmnibusWorker {
 
   /** One pass over everything outstanding. */
   async pass(): Promise<void> {
-    const meta = await this.#o.venue.spotMeta().catch(() => null);
+    const meta = await this.#o.venue.spotMeta(4).catch(() => null);
     if (meta === null) return;
     if (!this.#tokensKnown) await this.#ensureTokens(meta);
     await this.#signOrders(meta);
@@ -454,7 +454,7 @@ export class OmnibusWorker {
   async #finishFromStatus(orderId: string, meta: VenueSpotMeta): Promise<void> {
     const order = await this.#db.selectFrom('v0_orders').select(['cloid', 'base_token', 'status']).where('id', '=', orderId).executeTakeFirst();
     if (!order) return;
-    const reply = await this.#o.http.info<OrderStatusReply>({ type: 'orderStatus', user: this.#o.venue.omnibusAddress, oid: order.cloid }, this.#o.infoTimeoutMs).catch(() => null);
+    const reply = await this.#o.http.info<OrderStatusReply>({ type: 'orderStatus', user: this.#o.venue.omnibusAddress, oid: order.cloid }, this.#o.infoTimeoutMs, 2).catch(() => null);
     if (!reply?.order) return;
     const wei = meta.tokens.find((t) => t.name === order.base_token)?.weiDecimals ?? 0;
     const venueOrder = reply.order.order;
@@ -490,7 +490,7 @@ export class OmnibusWorker {
     const from = (onlyOrderId !== undefined ? live[0]!.created_at : Math.max(live[0]!.created_at, this.#fillsSeenUpToMs)) - FILL_CLOCK_SLACK_MS;
     let fills: VenueFillRow[];
     try {
-      fills = await this.#o.http.info<VenueFillRow[]>({ type: 'userFillsByTime', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, from) }, this.#o.infoTimeoutMs);
+      fills = await this.#o.http.info<VenueFillRow[]>({ type: 'userFillsByTime', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, from) }, this.#o.infoTimeoutMs, onlyOrderId === undefined ? 4 : 2);
     } catch (error) {
       if (error instanceof VenueUnavailableError) return;
       throw error;
@@ -521,7 +521,7 @@ export class OmnibusWorker {
   async #followLedger(meta: VenueSpotMeta): Promise<void> {
     let updates: LedgerUpdate[];
     try {
-      updates = await this.#o.http.info<LedgerUpdate[]>({ type: 'userNonFundingLedgerUpdates', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, this.#ledgerCursorMs - 60_000) }, this.#o.infoTimeoutMs);
+      updates = await this.#o.http.info<LedgerUpdate[]>({ type: 'userNonFundingLedgerUpdates', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, this.#ledgerCursorMs - 60_000) }, this.#o.infoTimeoutMs, 4);
     } catch (error) {
       if (error instanceof VenueUnavailableError) return;
       throw error;
@@ -575,7 +575,7 @@ export class OmnibusWorker {
   }
 
   async #reconcileOrder(row: { action_id: string; order_id: string; cloid: string }, meta: VenueSpotMeta): Promise<void> {
-    const reply = await this.#o.http.info<OrderStatusReply>({ type: 'orderStatus', user: this.#o.venue.omnibusAddress, oid: row.cloid }, this.#o.infoTimeoutMs).catch(() => null);
+    const reply = await this.#o.http.info<OrderStatusReply>({ type: 'orderStatus', user: this.#o.venue.omnibusAddress, oid: row.cloid }, this.#o.infoTimeoutMs, 2).catch(() => null);
     if (reply === null) return;
     if (reply.status === 'unknownOid' || !reply.order) {
       const outcome = await sendStoredAction(this.#db, this.#o.http, row.action_id, this.#o.exchangeTimeoutMs, () => this.#now());
