@@ -38,10 +38,10 @@ export class OmnibusVenue implements V0Venue {
     return this.#wake(order);
   }
 
-  /** `priority`: a user's request (the default) or the worker's background pass. */
-  async spotMeta(priority: VenuePriority = 3): Promise<VenueSpotMeta> {
+  /** `priority`: a user's request (the default) or the worker's background pass, which may take an older copy (`maxAgeMs`). */
+  async spotMeta(priority: VenuePriority = 3, maxAgeMs = this.#options.metaTtlMs): Promise<VenueSpotMeta> {
     const now = this.#options.now();
-    if (this.#meta && now - this.#meta.at < this.#options.metaTtlMs) return this.#meta.value;
+    if (this.#meta && now - this.#meta.at < maxAgeMs) return this.#meta.value;
     const value = await this.#options.http.info<VenueSpotMeta>({ type: 'spotMeta' }, this.#options.infoTimeoutMs, priority);
     this.#meta = { value, at: now };
     return value;

@@ -19,6 +19,8 @@ export interface V0VenueSettings {
   agentKey: string;
   network: 'mainnet' | 'testnet';
   pollIntervalMs?: number;
+  /** The longest pause between idle ledger reads (default 30 s: 40 weight a minute); a deposit is credited within it. */
+  ledgerIdleMaxMs?: number;
 }
 
 export interface OmnibusWiring {
@@ -42,6 +44,7 @@ export function wireOmnibus(settings: V0VenueSettings, now: () => number, budget
         agent,
         network: settings.network,
         pollIntervalMs: settings.pollIntervalMs ?? 250,
+        ledgerIdleMaxMs: settings.ledgerIdleMaxMs ?? 30_000,
         exchangeTimeoutMs: 5000,
         infoTimeoutMs: 3000,
         reconcileAfterMs: 3000,

@@ -19,6 +19,7 @@ import { creditVenueDeposit } from '../../services/v0/credit-deposit.ts';
 import { VenueUnavailableError, type VenueSpotMeta } from '../../services/v0/venue-port.ts';
 import type { V0Deps } from '../../services/v0/v0-deps.ts';
 import type { V0OrdersTable } from '../../store/schema.ts';
+import { advanceVenueCursor, readVenueCursor } from '../../store/venue-cursor.ts';
 import { allocateNonces, postRequest, recordAnswer, sendStoredAction, storeSignedAction } from './signed-actions.ts';
 import { firstStatus, type VenueExchangeReply, type VenueHttp } from './venue-http.ts';
 import type { OmnibusVenue } from './omnibus-venue.ts';
@@ -32,6 +33,8 @@ export interface OmnibusWorkerOptions {
   network: 'mainnet' | 'testnet';
   /** Idle pause between passes; a wake-up starts the next pass at once. */
   pollIntervalMs: number;
+  /** While nothing arrives and nothing waits on the ledger, its reads back off up to this far apart (a deposit is seen within it). */
+  ledgerIdleMaxMs: number;
   exchangeTimeoutMs: number;
   infoTimeoutMs: number;
   /** An order sent without an answer is looked up by cloid after this long. */
@@ -53,6 +56,18 @@ const MAX_PLACING = 32;
 const USDC = 'USDC';
 const USDC_LEDGER_DECIMALS = 6;
 const NO_MATCH = /could not immediately match/i;
+/**
+ * A pass reuses spot metadata this old (a user's order reads it fresher): an idle worker's
+ * passes cost no venue weight for it. A token listed meanwhile is known at the next read.
+ */
+const PASS_META_MAX_AGE_MS = 300_000;
+/** The venue's cap on one `userNonFundingLedgerUpdates` reply; a full page means there may be more. */
+const LEDGER_PAGE_CAP = 500;
+/** Pages read in one pass at most (a long catch-up goes on in the next pass). */
+const MAX_LEDGER_PAGES = 20;
+/** Ledger updates are read again from this far before the cursor: an update can appear late. */
+const LEDGER_OVERLAP_MS = 60_000;
+const LEDGER_CURSOR = 'v0-omnibus-ledger';
 
 interface VenueFillRow { coin: string; px: string; sz: string; side: string; time: number; hash: string; oid: number; tid: number; fee: string; feeToken: string; cloid?: string }
 interface LedgerUpdate { time: number; hash: string; delta: { type: string; token?: string; amount?: string; user?: string; destination?: string; fee?: string } }
@@ -65,7 +80,11 @@ export class OmnibusWorker {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #again = false;
-  #ledgerCursorMs = 0;
+  /** Read from the store at the first pass (null until then). */
+  #ledgerCursorMs: number | null = null;
+  /** When the ledger is next read, and the idle pause that led there. */
+  #ledgerDueAt = 0;
+  #ledgerIdleMs = 0;
   /** The latest fill time read (in memory: a restart reads from its oldest live order again). */
   #fillsSeenUpToMs = 0;
   #waiters: Array<() => void> = [];
@@ -84,8 +103,15 @@ export class OmnibusWorker {
     this.wake();
   }
 
-  /** Runs a pass now (or right after the current one). */
+  /** Runs a pass now (or right after the current one); the ledger is read in it. */
   wake(): void {
+    if (this.#stopped) return;
+    this.#ledgerDueAt = 0;
+    this.#ledgerIdleMs = 0;
+    this.#run();
+  }
+
+  #run(): void {
     if (this.#stopped) return;
     if (this.#running) {
       this.#again = true;
@@ -125,7 +151,7 @@ export class OmnibusWorker {
       for (const w of waiters) w();
     } while (this.#again && !this.#stopped);
     this.#running = null;
-    if (!this.#stopped) this.#timer = setTimeout(() => this.wake(), this.#o.pollIntervalMs);
+    if (!this.#stopped) this.#timer = setTimeout(() => this.#run(), this.#o.pollIntervalMs);
   }
 
   /**
@@ -224,13 +250,13 @@ export class OmnibusWorker {
 
   /** One pass over everything outstanding. */
   async pass(): Promise<void> {
-    const meta = await this.#o.venue.spotMeta(4).catch(() => null);
+    const meta = await this.#o.venue.spotMeta(4, PASS_META_MAX_AGE_MS).catch(() => null);
     if (meta === null) return;
     if (!this.#tokensKnown) await this.#ensureTokens(meta);
     await this.#signOrders(meta);
     await this.#signCancels();
     await this.#signWithdrawals(meta);
-    await this.#followLedger(meta);
+    await this.#followLedger();
     await this.#sendUnsent(meta);
     await this.#reconcile(meta);
     await this.#bookFills(meta);
@@ -517,18 +543,46 @@ export class OmnibusWorker {
     if (onlyOrderId === undefined) for (const fill of fills) this.#fillsSeenUpToMs = Math.max(this.#fillsSeenUpToMs, Math.min(fill.time, liveAt));
   }
 
-  /** Deposits to the omnibus and the omnibus's own transfers out, from its ledger updates. */
-  async #followLedger(meta: VenueSpotMeta): Promise<void> {
-    let updates: LedgerUpdate[];
-    try {
-      updates = await this.#o.http.info<LedgerUpdate[]>({ type: 'userNonFundingLedgerUpdates', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, this.#ledgerCursorMs - 60_000) }, this.#o.infoTimeoutMs, 4);
-    } catch (error) {
-      if (error instanceof VenueUnavailableError) return;
-      throw error;
+  /**
+   * Deposits to the omnibus and the omnibus's own transfers out, from its ledger updates: read
+   * from the cursor kept in the store (less an overlap; each update is applied once by its hash),
+   * page after page while the venue's 500-row cap is reached. Idle (nothing new, no withdrawal
+   * waiting on the ledger) the reads back off to `ledgerIdleMaxMs` apart; a wake-up (a user's
+   * order or withdrawal) or a new update brings them back to every pass.
+   */
+  async #followLedger(): Promise<void> {
+    const now = this.#now();
+    const waiting = await this.#db.selectFrom('v0_withdrawals').select('id').where('state', '=', 'pending').limit(1).executeTakeFirst();
+    if (waiting === undefined && now < this.#ledgerDueAt) return;
+    this.#ledgerCursorMs ??= (await readVenueCursor(this.#db, LEDGER_CURSOR)) ?? 0;
+    let from = Math.max(0, this.#ledgerCursorMs - LEDGER_OVERLAP_MS);
+    let fresh = false;
+    for (let page = 0; page < MAX_LEDGER_PAGES; page++) {
+      let updates: LedgerUpdate[];
+      try {
+        updates = await this.#o.http.info<LedgerUpdate[]>({ type: 'userNonFundingLedgerUpdates', user: this.#o.venue.omnibusAddress, startTime: from }, this.#o.infoTimeoutMs, 4);
+      } catch (error) {
+        if (error instanceof VenueUnavailableError) break;
+        throw error;
+      }
+      const before = this.#ledgerCursorMs;
+      await this.#applyLedger(updates);
+      if (this.#ledgerCursorMs > before) fresh = true;
+      if (updates.length < LEDGER_PAGE_CAP) break;
+      // A full page: the next starts at its last update's time (the updates of that millisecond
+      // are read again and skipped by hash), or just after it when the whole page is one millisecond.
+      const last = Math.max(...updates.map((u) => u.time));
+      from = last > from ? last : from + 1;
     }
+    if (this.#ledgerCursorMs > 0) await advanceVenueCursor(this.#db, LEDGER_CURSOR, this.#ledgerCursorMs, this.#now());
+    this.#ledgerIdleMs = fresh || waiting !== undefined ? 0 : Math.min(this.#o.ledgerIdleMaxMs, Math.max(this.#o.pollIntervalMs, this.#ledgerIdleMs * 2));
+    this.#ledgerDueAt = this.#now() + this.#ledgerIdleMs;
+  }
+
+  async #applyLedger(updates: LedgerUpdate[]): Promise<void> {
     const decimals = new Map((await this.#db.selectFrom('tokens').select(['symbol', 'decimals']).execute()).map((t) => [t.symbol, t.decimals]));
     const omnibus = this.#o.venue.omnibusAddress.toLowerCase();
-    let latest = this.#ledgerCursorMs;
+    let latest = this.#ledgerCursorMs ?? 0;
     for (const update of updates) {
       latest = Math.max(latest, update.time);
       const delta = update.delta;
@@ -547,7 +601,6 @@ export class OmnibusWorker {
       }
     }
     this.#ledgerCursorMs = latest;
-    void meta;
   }
 
   /** Orders sent without an answer: looked up by client order id; never seen by the venue means resend the same bytes. */
