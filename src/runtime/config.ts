@@ -148,6 +148,8 @@ const KNOWN = new Set([
   'RFQ_VENUE_OMNIBUS_KEY', 'RFQ_VENUE_AGENT_KEY', 'RFQ_V0_LAYOUT',
   'RFQ_VENUE_NETWORK', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_VENUE_REQUEST_TIMEOUT_MS', 'RFQ_VENUE_META_CACHE_MS',
   'RFQ_PERP_RESOLVE_WINDOW_MS', 'RFQ_VENUE_WEIGHT_PER_MIN',
+  // Read by the embedded venue simulator's process (sim/venue/main.ts), validated here.
+  'RFQ_VENUE_SIM_PROFILE',
   // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
   'RFQ_URL', 'RFQ_V0_KEY',
 ]);
@@ -288,6 +290,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   else if (venueNetworkRaw !== null) problems.push(`RFQ_VENUE_NETWORK: must be mainnet or testnet, got ${JSON.stringify(venueNetworkRaw)}`);
   const builderAddress = address('RFQ_VENUE_BUILDER_ADDRESS');
   if (mode === 'production' && !builderAddress) problems.push('RFQ_VENUE_BUILDER_ADDRESS: required in production mode (the builder address perp orders attribute fees to)');
+  const simProfile = text('RFQ_VENUE_SIM_PROFILE');
+  if (simProfile !== null && simProfile !== 'fast' && simProfile !== 'realistic') problems.push(`RFQ_VENUE_SIM_PROFILE: must be fast or realistic, got ${JSON.stringify(simProfile)}`);
   const venue: VenueConfig = Object.freeze({
     network: venueNetwork,
     builderAddress: builderAddress === null ? null : builderAddress.toLowerCase(),
