@@ -12,7 +12,7 @@ import { startVenueSim, type VenueSim } from '../../sim/venue/index.ts';
 import { VenueSimControl } from '../../sim/venue/control.ts';
 import { RfqClient } from '../../src/client/rfq-client.ts';
 import type { Backend } from './backends.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { startHarness, type Harness, type HarnessOptions } from './harness.ts';
 
 /** The executor's look-up bounds in these tests: short, so unclear outcomes end within seconds. */
 export const TEST_PERP_EXECUTION = { resolveWindowMs: 1500, resolvePollMs: 100, makerLookupMs: 500 };
@@ -79,11 +79,11 @@ export class PerpFixture {
   }
 
   /** A simulator and a node executing on it, with ETH-USDC-PERP listed at a 2 bp builder fee. */
-  static async start(backend: Backend): Promise<PerpFixture> {
+  static async start(backend: Backend, options: HarnessOptions = {}): Promise<PerpFixture> {
     const sim = await startVenueSim({ port: 0, profile: TEST_VENUE_PROFILE });
     // The venue approves a builder holding 100 USDC of perps account value (realistic profile).
     await new VenueSimControl(sim.url).fund({ user: BUILDER, account: 'perp', token: 'USDC', amount: '100' });
-    const h = await startHarness(backend, { venue: { url: sim.url, network: 'mainnet', builderAddress: BUILDER }, perpExecution: TEST_PERP_EXECUTION });
+    const h = await startHarness(backend, { venue: { url: sim.url, network: 'mainnet', builderAddress: BUILDER }, perpExecution: TEST_PERP_EXECUTION, ...options });
     await h.admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
     return new PerpFixture(h, sim);
   }
