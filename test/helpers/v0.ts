@@ -53,7 +53,7 @@ export interface V0Stack {
 
 export const TOKEN_IDS: Record<string, string> = { USDC: '0x6d1e7cde53ba9467b783cb7c530ce054', HYPE: '0x0d01dc56dcaaca66ad901c959b4011ec' };
 
-export async function startV0Stack(backend: Backend, options: HarnessOptions & { sim?: VenueSimLike; omnibusKey?: `0x${string}`; agentKey?: `0x${string}`; /** The omnibus worker's idle pause (100 ms). */ pollIntervalMs?: number } = {}): Promise<V0Stack> {
+export async function startV0Stack(backend: Backend, options: HarnessOptions & { sim?: VenueSimLike; omnibusKey?: `0x${string}`; agentKey?: `0x${string}`; /** The omnibus worker's idle pause (100 ms). */ pollIntervalMs?: number; /** Its longest idle read pause (V0_TEST_LEDGER_IDLE_MAX_MS). */ ledgerIdleMaxMs?: number } = {}): Promise<V0Stack> {
   const sim = options.sim ?? (await startSim());
   const omnibusKey = options.omnibusKey ?? generatePrivateKey();
   const agentKey = options.agentKey ?? generatePrivateKey();
@@ -73,8 +73,8 @@ export async function startV0Stack(backend: Backend, options: HarnessOptions & {
       await simControl('/_sim/fund', { user: omnibus.address, account: 'spot', token: 'USDC', amount: '1' });
       await exchangeOf(omnibus).approveAgent({ agentAddress: privateKeyToAccount(agentKey).address, agentName: 'rfq-v0' });
     }
-    const { sim: _sim, omnibusKey: _o, agentKey: _a, pollIntervalMs, ...harnessOptions } = options;
-    harness = await startHarness(backend, { ...harnessOptions, v0: { venue: { url: sim.url, omnibusKey, agentKey, network: 'mainnet', pollIntervalMs: pollIntervalMs ?? 100, ledgerIdleMaxMs: V0_TEST_LEDGER_IDLE_MAX_MS }, ...harnessOptions.v0 } });
+    const { sim: _sim, omnibusKey: _o, agentKey: _a, pollIntervalMs, ledgerIdleMaxMs, ...harnessOptions } = options;
+    harness = await startHarness(backend, { ...harnessOptions, v0: { venue: { url: sim.url, omnibusKey, agentKey, network: 'mainnet', pollIntervalMs: pollIntervalMs ?? 100, ledgerIdleMaxMs: ledgerIdleMaxMs ?? V0_TEST_LEDGER_IDLE_MAX_MS }, ...harnessOptions.v0 } });
   } catch (error) {
     if (!options.sim) await sim.stop();
     throw error;

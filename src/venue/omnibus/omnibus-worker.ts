@@ -82,9 +82,9 @@ export class OmnibusWorker {
   #again = false;
   /** Read from the store at the first pass (null until then). */
   #ledgerCursorMs: number | null = null;
-  /** When the ledger is next read, and the idle pause that led there. */
-  #ledgerDueAt = 0;
-  #ledgerIdleMs = 0;
+  /** The ledger's and the resting orders' fill reads, each backing off while it finds nothing new. */
+  readonly #ledgerReads: IdleReads;
+  readonly #fillReads: IdleReads;
   /** The latest fill time read (in memory: a restart reads from its oldest live order again). */
   #fillsSeenUpToMs = 0;
   #waiters: Array<() => void> = [];
@@ -96,6 +96,8 @@ export class OmnibusWorker {
 
   constructor(options: OmnibusWorkerOptions) {
     this.#o = options;
+    this.#ledgerReads = new IdleReads(options.pollIntervalMs, options.ledgerIdleMaxMs);
+    this.#fillReads = new IdleReads(options.pollIntervalMs, options.ledgerIdleMaxMs);
     options.venue.onWake((order) => (order === undefined ? this.settled() : this.placeOrder(order)));
   }
 
@@ -106,8 +108,8 @@ export class OmnibusWorker {
   /** Runs a pass now (or right after the current one); the ledger is read in it. */
   wake(): void {
     if (this.#stopped) return;
-    this.#ledgerDueAt = 0;
-    this.#ledgerIdleMs = 0;
+    this.#ledgerReads.reset();
+    this.#fillReads.reset();
     this.#run();
   }
 
@@ -509,10 +511,14 @@ export class OmnibusWorker {
   async #bookFills(meta: VenueSpotMeta, onlyOrderId?: string): Promise<void> {
     // An order recorded after this moment is not in `live`: the cursor never passes it.
     const liveAt = this.#now();
-    let liveQuery = this.#db.selectFrom('v0_orders').select(['id', 'cloid', 'oid', 'base_token', 'created_at']).where('status', 'in', ['pending', 'open']);
+    let liveQuery = this.#db.selectFrom('v0_orders').select(['id', 'cloid', 'oid', 'base_token', 'created_at', 'status']).where('status', 'in', ['pending', 'open']);
     if (onlyOrderId !== undefined) liveQuery = liveQuery.where('id', '=', onlyOrderId);
     const live = await liveQuery.orderBy('created_at').limit(1000).execute();
     if (live.length === 0) return;
+    // The pass's read of resting orders' fills backs off while none come (a wake-up resets it);
+    // an order waiting on its fills (pending, answered `filled`) is read for at every pass.
+    const waitingOnFills = live.some((o) => o.oid !== null && o.status === 'pending');
+    if (onlyOrderId === undefined && !waitingOnFills && !this.#fillReads.due(liveAt)) return;
     const from = (onlyOrderId !== undefined ? live[0]!.created_at : Math.max(live[0]!.created_at, this.#fillsSeenUpToMs)) - FILL_CLOCK_SLACK_MS;
     let fills: VenueFillRow[];
     try {
@@ -540,7 +546,10 @@ export class OmnibusWorker {
     }
     // One transaction per order with new fills; the order's row says which are booked already.
     for (const [orderId, { weiDecimals, fills: own }] of perOrder) await bookFills(this.#o.deps, orderId, own, { baseWeiDecimals: weiDecimals });
-    if (onlyOrderId === undefined) for (const fill of fills) this.#fillsSeenUpToMs = Math.max(this.#fillsSeenUpToMs, Math.min(fill.time, liveAt));
+    if (onlyOrderId === undefined) {
+      for (const fill of fills) this.#fillsSeenUpToMs = Math.max(this.#fillsSeenUpToMs, Math.min(fill.time, liveAt));
+      this.#fillReads.read(this.#now(), perOrder.size > 0);
+    }
   }
 
   /**
@@ -553,7 +562,7 @@ export class OmnibusWorker {
   async #followLedger(): Promise<void> {
     const now = this.#now();
     const waiting = await this.#db.selectFrom('v0_withdrawals').select('id').where('state', '=', 'pending').limit(1).executeTakeFirst();
-    if (waiting === undefined && now < this.#ledgerDueAt) return;
+    if (waiting === undefined && !this.#ledgerReads.due(now)) return;
     this.#ledgerCursorMs ??= (await readVenueCursor(this.#db, LEDGER_CURSOR)) ?? 0;
     let from = Math.max(0, this.#ledgerCursorMs - LEDGER_OVERLAP_MS);
     let fresh = false;
@@ -575,8 +584,7 @@ export class OmnibusWorker {
       from = last > from ? last : from + 1;
     }
     if (this.#ledgerCursorMs > 0) await advanceVenueCursor(this.#db, LEDGER_CURSOR, this.#ledgerCursorMs, this.#now());
-    this.#ledgerIdleMs = fresh || waiting !== undefined ? 0 : Math.min(this.#o.ledgerIdleMaxMs, Math.max(this.#o.pollIntervalMs, this.#ledgerIdleMs * 2));
-    this.#ledgerDueAt = this.#now() + this.#ledgerIdleMs;
+    this.#ledgerReads.read(this.#now(), fresh || waiting !== undefined);
   }
 
   async #applyLedger(updates: LedgerUpdate[]): Promise<void> {
@@ -637,5 +645,36 @@ export class OmnibusWorker {
     }
     await this.#db.updateTable('venue_actions').set({ status: 'ACKED', updated_at: this.#now() }).where('id', '=', row.action_id).execute();
     await this.#finishFromStatus(row.order_id, meta);
+  }
+}
+
+/**
+ * A read that backs off while it finds nothing: due at every pass after something new, then
+ * after a pause doubling from the poll interval up to `maxMs`.
+ */
+class IdleReads {
+  readonly #minMs: number;
+  readonly #maxMs: number;
+  #dueAt = 0;
+  #pauseMs = 0;
+
+  constructor(minMs: number, maxMs: number) {
+    this.#minMs = minMs;
+    this.#maxMs = maxMs;
+  }
+
+  due(now: number): boolean {
+    return now >= this.#dueAt;
+  }
+
+  /** A read was made at `now`; `fresh`: it found something (or something waits on it). */
+  read(now: number, fresh: boolean): void {
+    this.#pauseMs = fresh ? 0 : Math.min(this.#maxMs, Math.max(this.#minMs, this.#pauseMs * 2));
+    this.#dueAt = now + this.#pauseMs;
+  }
+
+  reset(): void {
+    this.#dueAt = 0;
+    this.#pauseMs = 0;
   }
 }
