@@ -31,13 +31,11 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { ExchangeClient, HttpTransport } from '@nktkas/hyperliquid';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startVenueSim } from '../sim/venue/index.ts';
 import { READY_PREFIX } from '../sim/venue/ready.ts';
-import { VenueSimControl } from '../sim/venue/control.ts';
 import { PerpTaker } from '../src/client/perp-taker.ts';
-import { perpMakerLegs, PerpVenueClient, signMakerOrders, VenueNonces } from '../src/client/perp-order.ts';
-import { RfqClient } from '../src/client/rfq-client.ts';
+import { perpMakerLegs, signMakerOrders, VenueNonces } from '../src/client/perp-order.ts';
+import { perpParticipants } from './lib/perp-participants.ts';
 import type { Quote } from '../src/client/types.ts';
 import { startHarness } from '../test/helpers/harness.ts';
 import { PGlitePool } from '../src/store/pglite-pool.ts';
@@ -88,33 +86,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 const sim = process.env.BENCH_SIM_INPROCESS === '1'
   ? { ...(await startVenueSim({ port: 0 })), pid: null as number | null }
   : await spawnServer({ name: 'venue-sim', args: ['sim/venue/main.ts'], env: process.env, cwd: repoRoot, ready: new RegExp(`${escape(READY_PREFIX)}(http://\\S+)`) }).then((c) => ({ url: c.url, pid: c.pid as number | null, stop: () => c.stop() }));
-const control = new VenueSimControl(sim.url);
 // BENCH_PERP_CONCURRENCY: the executor's slots (the service's default otherwise).
 const concurrency = process.env.BENCH_PERP_CONCURRENCY ? Number(process.env.BENCH_PERP_CONCURRENCY) : undefined;
 const h = await startHarness(backend, { logLevel: 'fatal', venue: { url: sim.url, network: 'mainnet', builderAddress: BUILDER }, ...(concurrency ? { perpExecution: { concurrency } } : {}) });
 
-async function venueAccount(usdc: string) {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await control.fund({ user: account.address, account: 'perp', token: 'USDC', amount: usdc });
-  const client = new RfqClient(h.url);
-  return { account, client };
-}
-
 const line = (name: string, s: LatencySummary) => `  ${name.padEnd(26)} p50 ${round(s.p50, 1)} ms  p99 ${round(s.p99, 1)} ms  max ${round(s.max, 1)} ms  (n=${s.count})`;
 
 try {
-  // All RFQs are open at once before the accepts start, and their auctions outlast the preparation.
-  await h.admin.putSettings({ maxOpenRfqsPerAccount: Math.max(20, accepts), maxWindowMs: 300_000 });
-  await h.admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
-  const maker = await venueAccount('10000000');
-  await h.admin.putMaker(maker.account.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['perp'] });
-  await maker.client.signIn(maker.account);
-  const taker = await venueAccount('10000000');
-  await taker.client.signIn(taker.account);
-  const perp = await PerpTaker.connect(taker.client, taker.account, { url: sim.url, network: 'mainnet', builderAddress: BUILDER });
-  await perp.ensureBuilderFee(20);
-  const venue = new PerpVenueClient(sim.url, 'mainnet');
-  const asset = await venue.asset('ETH');
+  // All RFQs are open at once before the accepts start.
+  const { venueAccount, maker, taker, perp, asset } = await perpParticipants(h, sim.url, BUILDER, Math.max(20, accepts));
   const makerNonces = new VenueNonces();
 
   // Prepared before the clock starts: RFQs, quotes and the taker's signed orders.

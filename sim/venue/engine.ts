@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { keccak256, toHex } from 'viem';
 import type { VenueSimConfig } from './config.ts';
+import { PROFILES, type SimProfile } from './profile.ts';
 import { absBig, formatUnits, formatUnitsFixed, minBig, mulDivDown, mulDivUp, parseUnits, UNIT } from './decimal.ts';
 import { priceOnGrid, roundPriceToGrid, roundSizeDown, sizeOnGrid } from './grid.ts';
 import {
@@ -141,6 +142,8 @@ function midOf(liquidity: Market['liquidity']): bigint {
 
 export class Engine {
   state: SimState;
+  /** How like the real venue it behaves (profile.ts); not part of the saved state. */
+  profile: SimProfile = PROFILES.fast;
   constructor(state: SimState) {
     this.state = state;
   }

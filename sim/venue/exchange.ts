@@ -200,6 +200,12 @@ function applyUserSigned(
       // percent * 1000 = tenths of a basis point (0.001 % = 0.1 bp).
       const tenthBp = pct === null ? null : mulDivDown(pct, 1000n, UNIT);
       if (tenthBp === null || tenthBp > BigInt(engine.state.maxSpotBuilderFeeTenthBp)) return err('Invalid max fee rate');
+      // The venue approves only a builder holding enough perps account value.
+      const minimum = engine.profile.builderMinAccountValueUsd;
+      if (minimum !== null) {
+        const builder = engine.state.users[lower(a.builder as string)];
+        if (!builder || engine.accountValue(builder) < parseUnits(minimum)!) return err('Builder has insufficient balance to be approved.');
+      }
       acceptNonce(engine, signer, req.nonce);
       engine.user(signer).builderApprovals[lower(a.builder as string)] = Number(tenthBp);
       return ok;

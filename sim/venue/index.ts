@@ -10,8 +10,12 @@ import { prepareExchange, type PreparedAction, type Reply } from './exchange.ts'
 import { takeFault, type FaultSubject } from './faults.ts';
 import { handleInfo, infoCloid, infoUser } from './info.ts';
 import { loadState, saveState, type Address, type DeferredApply } from './state.ts';
+import { drawLatencyMs, resolveProfile, WeightLimiter, type SimProfile, type SimProfileName } from './profile.ts';
+import { replyWeight, requestWeight } from '../../src/domain/venue/request-weight.ts';
 
 export type { VenueSimConfig, VenueSimConfigInput } from './config.ts';
+export type { SimProfile, SimProfileName } from './profile.ts';
+export { resolveProfile } from './profile.ts';
 export { DEFAULT_CONFIG } from './config.ts';
 export { VenueSimControl, VenueSimControlError } from './control.ts';
 export type { FaultEffect, FaultMatch, FaultRule } from './faults.ts';
@@ -28,6 +32,8 @@ export type VenueSimOptions = {
   config?: VenueSimConfigInput;
   /** How long a faulted request is held without a reply before its connection is dropped (default 30 s). */
   faultHoldMs?: number;
+  /** `fast` (default) or `realistic` (profile.ts), by name or resolved with overrides. */
+  profile?: SimProfileName | SimProfile;
 };
 
 export type VenueSim = {
@@ -38,6 +44,7 @@ export type VenueSim = {
   /** The seeded liquidity account, the counterparty of the books' default levels. */
   liquidityAddress: Address;
   config: VenueSimConfig;
+  profile: SimProfile;
   stop(): Promise<void>;
 };
 
@@ -56,6 +63,9 @@ export async function startVenueSim(options: VenueSimOptions = {}): Promise<Venu
     return e.state;
   };
   const engine = new Engine((dataDir && loadState(dataDir)) || fresh());
+  const profile = typeof options.profile === 'object' ? options.profile : resolveProfile(options.profile);
+  engine.profile = profile;
+  const limiter = profile.weightPerMin === null ? null : new WeightLimiter(profile.weightPerMin);
   const persist = () => {
     if (dataDir) saveState(dataDir, engine.state);
   };
@@ -195,10 +205,35 @@ export async function startVenueSim(options: VenueSimOptions = {}): Promise<Venu
         return send(res, { status: 422, text: 'Failed to parse the request body as JSON' });
       }
     }
+    const endpoint = req.method === 'POST' && (path === '/info' || path === '/exchange') ? (path.slice(1) as 'info' | 'exchange') : null;
+    // The venue's own behaviours apply to its API only: the control surface is free and immediate.
+    if (endpoint !== null) {
+      const client = req.socket.remoteAddress ?? 'unknown';
+      if (limiter) {
+        const taken = limiter.take(client, requestWeight(endpoint, body), Date.now());
+        if (!taken.ok) {
+          res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': String(Math.ceil(taken.retryAfterMs / 1000)) }).end('Too many requests');
+          return;
+        }
+        const counted = res.end.bind(res);
+        // The item-priced histories weigh what they returned.
+        res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+          if (typeof chunk === 'string' && res.statusCode === 200) {
+            try {
+              limiter.add(client, replyWeight(endpoint, body, JSON.parse(chunk)), Date.now());
+            } catch {
+              // not JSON: weighs nothing more
+            }
+          }
+          return (counted as (...args: unknown[]) => ServerResponse)(chunk, ...rest);
+        }) as typeof res.end;
+      }
+      if (profile.latency) await new Promise((resolve) => setTimeout(resolve, drawLatencyMs(profile.latency!)));
+    }
     await serial(async () => {
       if (engine.advanceWalks()) persist();
-      if (req.method === 'POST' && path === '/info') return onInfo(res, body);
-      if (req.method === 'POST' && path === '/exchange') return onExchange(res, body);
+      if (endpoint === 'info') return onInfo(res, body);
+      if (endpoint === 'exchange') return onExchange(res, body);
       if (path.startsWith('/_sim/')) {
         const result = handleControl(engine, req.method ?? 'GET', path, (body ?? {}) as Record<string, unknown>, () => {
           engine.state = fresh();
@@ -241,6 +276,7 @@ export async function startVenueSim(options: VenueSimOptions = {}): Promise<Venu
     host,
     liquidityAddress: engine.state.liquidityAddress,
     config,
+    profile,
     stop,
   };
 }

@@ -20,6 +20,11 @@ export function infoCloid(body: unknown): string | null {
   return typeof oid === 'string' && CLOID.test(oid) ? oid.toLowerCase() : null;
 }
 
+/** The first `cap` rows of a history reply (the venue's page size); all when no cap. */
+function capped<T>(rows: T[], cap: number | undefined): T[] {
+  return cap === undefined ? rows : rows.slice(0, cap);
+}
+
 export function handleInfo(engine: Engine, body: unknown, ctx: InfoContext): Reply {
   const b = (body ?? {}) as Record<string, unknown>;
   const bad: Reply = { status: 422, text: DESERIALIZE_ERROR };
@@ -70,8 +75,8 @@ export function handleInfo(engine: Engine, body: unknown, ctx: InfoContext): Rep
     case 'extraAgents': {
       const user = needsUser();
       if (!user) return bad;
-      // Named API wallets only, as the venue lists them; an unnamed one shows in `userRole`.
-      const agents = Object.values(s.agents).filter((a) => a.master === user && a.name !== '');
+      // The venue lists named API wallets only; an unnamed one is found through `userRole`.
+      const agents = Object.values(s.agents).filter((a) => a.master === user && (!engine.profile.namedAgentsOnly || a.name !== ''));
       return { status: 200, json: agents.map((a) => ({ address: a.address, name: a.name, validUntil: a.validUntil })) };
     }
     case 'userRole': {
@@ -86,7 +91,9 @@ export function handleInfo(engine: Engine, body: unknown, ctx: InfoContext): Rep
       const ref = typeof b.oid === 'number' && Number.isSafeInteger(b.oid) ? b.oid : infoCloid(b);
       if (!user || ref === null) return bad;
       const o = engine.orderByOidOrCloid(user, ref);
-      if (!o || ctx.unknownOid) return { status: 200, json: { status: 'unknownOid' } };
+      // Read lag: the API server answering may not have seen an order placed a moment ago.
+      const lagging = o !== undefined && engine.now() - o.timestamp < engine.profile.readLagMs;
+      if (!o || ctx.unknownOid || lagging) return { status: 200, json: { status: 'unknownOid' } };
       return { status: 200, json: { status: 'order', order: { order: engine.frontendOrder(o), status: o.status, statusTimestamp: o.statusTimestamp } } };
     }
     case 'openOrders': {
@@ -104,20 +111,20 @@ export function handleInfo(engine: Engine, body: unknown, ctx: InfoContext): Rep
     case 'userFills': {
       const user = needsUser();
       if (!user) return bad;
-      return { status: 200, json: [...(s.users[user]?.fills ?? [])].reverse() };
+      return { status: 200, json: capped([...(s.users[user]?.fills ?? [])].reverse(), engine.profile.pageCaps?.fills) };
     }
     case 'userFillsByTime': {
       const user = needsUser();
       if (!user || typeof b.startTime !== 'number') return bad;
       const end = typeof b.endTime === 'number' ? b.endTime : Number.MAX_SAFE_INTEGER;
       const fills = (s.users[user]?.fills ?? []).filter((f) => f.time >= (b.startTime as number) && f.time <= end);
-      return { status: 200, json: b.reversed === true ? fills.reverse() : fills };
+      return { status: 200, json: capped(b.reversed === true ? fills.reverse() : fills, engine.profile.pageCaps?.fills) };
     }
     case 'userNonFundingLedgerUpdates': {
       const user = needsUser();
       if (!user || typeof b.startTime !== 'number') return bad;
       const end = typeof b.endTime === 'number' ? b.endTime : Number.MAX_SAFE_INTEGER;
-      return { status: 200, json: (s.users[user]?.ledger ?? []).filter((l) => l.time >= (b.startTime as number) && l.time <= end) };
+      return { status: 200, json: capped((s.users[user]?.ledger ?? []).filter((l) => l.time >= (b.startTime as number) && l.time <= end), engine.profile.pageCaps?.ledgerUpdates) };
     }
     case 'clearinghouseState': {
       const user = needsUser();

@@ -94,6 +94,8 @@ export interface VenueConfig {
   metaCacheMs: number;
   /** How long an unclear perp taker outcome is looked up by cloid before EXECUTION_UNCONFIRMED. */
   perpResolveWindowMs: number;
+  /** The request weight the nodes together spend at the venue per minute (its limit is per egress address). */
+  weightPerMin: number;
 }
 
 export interface Config {
@@ -148,7 +150,9 @@ const KNOWN = new Set([
   'RFQ_XCHANGE_ADAPTER_ADDRESS', 'RFQ_CHAIN_CONFIRMATIONS', 'RFQ_CHAIN_START_BLOCK', 'RFQ_CHAIN_POLL_INTERVAL_MS', 'RFQ_CUSTODY_MAX_FEE_PER_GAS_GWEI',
   'RFQ_VENUE_OMNIBUS_KEY', 'RFQ_VENUE_AGENT_KEY', 'RFQ_V0_LAYOUT',
   'RFQ_VENUE_NETWORK', 'RFQ_VENUE_BUILDER_ADDRESS', 'RFQ_VENUE_REQUEST_TIMEOUT_MS', 'RFQ_VENUE_META_CACHE_MS',
-  'RFQ_PERP_RESOLVE_WINDOW_MS', 'RFQ_DEVNET_PORT', 'RFQ_VENUE_SIM_PORT',
+  'RFQ_PERP_RESOLVE_WINDOW_MS', 'RFQ_DEVNET_PORT', 'RFQ_VENUE_SIM_PORT', 'RFQ_VENUE_WEIGHT_PER_MIN',
+  // Read by the embedded venue simulator's process (sim/venue/main.ts), validated here.
+  'RFQ_VENUE_SIM_PROFILE',
   // Read by the admin CLI (its target URL), not the service; known so one shared env file works.
   'RFQ_URL', 'RFQ_V0_KEY',
 ]);
@@ -291,6 +295,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (hostMismatch !== null) problems.push(`VENUE_URL: ${hostMismatch} (set RFQ_VENUE_NETWORK to match the host)`);
   const builderAddress = address('RFQ_VENUE_BUILDER_ADDRESS');
   if (mode === 'production' && !builderAddress) problems.push('RFQ_VENUE_BUILDER_ADDRESS: required in production mode (the builder address perp orders attribute fees to)');
+  const simProfile = text('RFQ_VENUE_SIM_PROFILE');
+  if (simProfile !== null && simProfile !== 'fast' && simProfile !== 'realistic') problems.push(`RFQ_VENUE_SIM_PROFILE: must be fast or realistic, got ${JSON.stringify(simProfile)}`);
   const venue: VenueConfig = Object.freeze({
     network: venueNetwork,
     builderAddress: builderAddress === null ? null : builderAddress.toLowerCase(),
@@ -298,6 +304,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metaCacheMs: int('RFQ_VENUE_META_CACHE_MS', 5000, 0, 600_000),
     // Below the settlement headroom: the RFQ's outcome is known well before its settlement deadline.
     perpResolveWindowMs: int('RFQ_PERP_RESOLVE_WINDOW_MS', 30_000, 1_000, 600_000),
+    // Three quarters of the venue's public 1,200 per minute: room for a hand-run tool on the same address.
+    weightPerMin: int('RFQ_VENUE_WEIGHT_PER_MIN', 900, 60, 1_000_000),
   });
 
   const workersRaw = text('RFQ_WORKERS');

@@ -143,6 +143,7 @@ async function main(): Promise<void> {
           perpExecution: { resolveWindowMs: config.venue.perpResolveWindowMs },
           // Against a real venue only: the embedded stack's builder is the simulator's own.
           ...(config.mode === 'production' ? { venueChecks: { builderFundingIntervalMs: 5 * 60_000 } } : {}),
+          venueWeightPerMin: config.venue.weightPerMin,
         }
       : {}),
   });

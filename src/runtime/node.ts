@@ -19,6 +19,9 @@ import { startWorkers, type Workers } from './workers.ts';
 import { AuctionThread, type AuctionThreadData } from './auction-thread.ts';
 import { outboxCommitted } from '../store/outbox.ts';
 
+/** RFQ_VENUE_WEIGHT_PER_MIN's default: three quarters of the venue's public limit of 1,200. */
+const DEFAULT_VENUE_WEIGHT_PER_MIN = 900;
+
 /** The auction thread's own connections: its two drainers, its sweep and its reference-data refresh, so none waits for another. */
 const AUCTION_THREAD_POOL_SIZE = 4;
 import { connectChainContext, type ChainSettings } from '../chain/chain-context.ts';
@@ -31,6 +34,8 @@ import type { V0Layout } from '../services/v0/create-order.ts';
 import { wireOmnibus, type V0VenueSettings } from '../venue/omnibus/omnibus-wiring.ts';
 import type { OmnibusWorker } from '../venue/omnibus/omnibus-worker.ts';
 import { VenueClient } from '../venue/venue-client.ts';
+import { VenueBudget } from '../venue/venue-budget.ts';
+import { registerVenueBudgetMetrics } from './venue-budget-metrics.ts';
 import { wirePerpExecutor, type PerpExecutionOptions } from './perp-wiring.ts';
 import type { VenueNetwork } from '../domain/perp/types.ts';
 import type { Address } from 'viem';
@@ -70,10 +75,12 @@ export interface NodeOptions {
   /** Perp execution timings (RFQ_PERP_RESOLVE_WINDOW_MS ...); used when `venue` is set. */
   perpExecution?: PerpExecutionOptions;
   /**
-   * Production checks of the venue (DESIGN.md 13): the builder account's funding is read every
+   * Production checks of the venue: the builder account's funding is read every
    * `builderFundingIntervalMs` and the node is not ready below the venue's minimum. Off when absent.
    */
   venueChecks?: { builderFundingIntervalMs: number };
+  /** RFQ_VENUE_WEIGHT_PER_MIN: the venue request weight the nodes spend per minute, perps and `/v0` together (default 900). */
+  venueWeightPerMin?: number;
 }
 
 export interface VenueSettings {
@@ -108,10 +115,13 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   const store = 'db' in options.store ? options.store : await openStore(options.store);
   await migrateToLatest(store.db);
   const clock = options.clock ?? systemClock;
-  const venueClient = options.venue ? new VenueClient({ ...options.venue, now: () => clock.now() }) : null;
+  // One budget for the node's perp and `/v0` venue calls, shared with the other nodes through the
+  // store (an embedded store has one node: its counts need no sharing).
+  const venueBudget = options.venue || options.v0?.venue ? new VenueBudget({ db: store.kind === 'postgres' ? store.db : null, weightPerMin: options.venueWeightPerMin ?? DEFAULT_VENUE_WEIGHT_PER_MIN }) : null;
+  const venueClient = options.venue ? new VenueClient({ ...options.venue, now: () => clock.now(), budget: venueBudget }) : null;
   const service: ServiceDeps = buildServiceDeps(store.db, { clock, secretKey: options.secretKey, ...(options.siweDomain ? { siweDomain: options.siweDomain } : {}), ...(options.chainId ? { chainId: options.chainId } : {}), venue: venueClient });
   await service.refdata.reload();
-  const omnibus = options.v0?.venue ? wireOmnibus(options.v0.venue, () => clock.now()) : null;
+  const omnibus = options.v0?.venue ? wireOmnibus(options.v0.venue, () => clock.now(), venueBudget) : null;
   const v0Deps: V0Deps = { service, venue: omnibus?.venue ?? noVenue, jwtKey: deriveJwtKey(options.secretKey), settings: { ...defaultV0Settings, ...options.v0?.settings } };
   const context = buildNodeContext({
     service,
@@ -124,6 +134,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     chain: options.chain ? await connectChainContext(options.chain) : null,
     v0: { deps: v0Deps, defaultLayout: options.v0?.defaultLayout ?? 'flat' },
   });
+  if (venueBudget) registerVenueBudgetMetrics(context.metrics.registry, venueBudget);
   if (options.embedded && options.embeddedVenue) {
     context.venueFaucet = options.embeddedVenue.faucet;
     context.venuePublicUrl = options.embeddedVenue.url;
@@ -193,6 +204,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       closing = 'auction thread';
       await auctionThread?.stop();
       context.rateLimiter.close();
+      venueBudget?.close();
       closing = 'store';
       await store.close();
       closing = null;

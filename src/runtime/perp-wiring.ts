@@ -41,9 +41,11 @@ export function wirePerpExecutor(
   settings: { network: VenueNetwork; builderAddress: `0x${string}` | null },
   options: PerpExecutionOptions = {},
 ): PerpWiring {
+  // The execution's reads spend before quote-time reads (venue-client.ts).
+  const execution = venue.forExecution();
   const executor: PerpExecutor = {
     deps,
-    venue,
+    venue: execution,
     network: settings.network,
     builderAddress: settings.builderAddress ? (settings.builderAddress.toLowerCase() as `0x${string}`) : null,
     resolveWindowMs: options.resolveWindowMs ?? 30_000,
@@ -63,7 +65,7 @@ export function wirePerpExecutor(
       // Recoveries off the event loop (recovery-thread.ts), for the checks and the reads ahead.
       recovery = new RecoveryThread(logger);
       executor.recover = recovery.recover;
-      executor.readsAhead = new CheckReadsAhead({ venue, network: executor.network, builderAddress: executor.builderAddress, clock: deps.clock, recover: recovery.recover });
+      executor.readsAhead = new CheckReadsAhead({ venue: execution, network: executor.network, builderAddress: executor.builderAddress, clock: deps.clock, recover: recovery.recover });
       const worker = new DeadlineWorker({
         name: 'perp-executions',
         sweepIntervalMs: 250,

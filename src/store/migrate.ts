@@ -50,6 +50,7 @@ import * as closeLockCall from './migrations/0184-close-lock-call.ts';
 import * as barredMakers from './migrations/0185-barred-makers.ts';
 import * as serviceOutages from './migrations/0186-service-outages.ts';
 import * as appendedIdsOnly from './migrations/0187-appended-ids-only.ts';
+import * as venueCursors from './migrations/0188-venue-cursors.ts';
 import * as v0SessionRevocations from './migrations/0195-v0-session-revocations.ts';
 
 const migrations: Record<string, Migration> = {
@@ -100,6 +101,7 @@ const migrations: Record<string, Migration> = {
   '0185-barred-makers': barredMakers,
   '0186-service-outages': serviceOutages,
   '0187-appended-ids-only': appendedIdsOnly,
+  '0188-venue-cursors': venueCursors,
   '0195-v0-session-revocations': v0SessionRevocations,
 };
 

@@ -163,6 +163,7 @@ export interface OutboxTable {
   frame: Json<Record<string, unknown>>;
   created_at: number;
 }
+export interface VenueCursorsTable { name: string; position_ms: number; updated_at: number }
 export interface ChainCursorsTable { name: string; block_number: number; block_hash: string; block_timestamp: number; updated_at: number }
 export interface XchangeExecutionsTable { quote_id: string; attempts: number; attempted_at: number; tx_hash: string | null; last_error: string | null }
 export interface MakerFailuresTable { quote_id: string; maker_id: string; rfq_id: string; reason: string; created_at: number }
@@ -399,6 +400,7 @@ export interface DB {
   outbox: OutboxTable;
   rate_limit_windows: RateLimitWindowsTable;
   chain_cursors: ChainCursorsTable;
+  venue_cursors: VenueCursorsTable;
   xchange_executions: XchangeExecutionsTable;
   maker_failures: MakerFailuresTable;
   settlement_anomalies: SettlementAnomaliesTable;

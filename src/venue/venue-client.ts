@@ -3,12 +3,17 @@
  * node:http) used raw, `request("info" | "exchange", ...)`, so pre-signed actions go out byte for
  * byte as the client signed them and nothing here holds a key. Every call carries its own timeout
  * (the transport's own is off); `meta` and `extraAgents` have short caches, `freshMeta`,
- * `maxBuilderFee`, order status and fills are always read now.
+ * `maxBuilderFee`, order status and fills are always read now. Every request goes through the
+ * node's weight budget (venue-budget.ts) at the priority of the client's view: as constructed, the
+ * quote path's (reads at quote-time priority); `forExecution()`, the execution's (reads at
+ * execution priority). Sends are at the first priority in both.
  */
 import { HttpRequestError } from '@nktkas/hyperliquid';
 import { VenueTransport } from './venue-transport.ts';
 import { httpRefusal, REFUSING_HTTP_STATUSES } from '../domain/perp/order-outcome.ts';
 import { canonicalSignature } from '../domain/perp/signed-action.ts';
+import { VenueBudgetRefusedError, type VenueBudget } from './venue-budget.ts';
+import type { VenuePriority } from '../domain/venue/request-weight.ts';
 import type { Address, Hex } from 'viem';
 import type { VenueAgent } from '../domain/perp/authorised-signer.ts';
 import type { SignedVenueAction, VenueNetwork } from '../domain/perp/types.ts';
@@ -25,6 +30,8 @@ export interface VenueClientOptions {
   metaCacheMs?: number;
   agentsCacheMs?: number;
   now?: () => number;
+  /** The node's venue weight budget; none: nothing is counted. */
+  budget?: VenueBudget | null;
 }
 
 /** The venue did not answer in time, answered with an HTTP error, or answered garbage. */
@@ -43,34 +50,62 @@ interface Cached<T> {
 
 const MAX_CACHED_AGENT_USERS = 10_000;
 
+/** What every view of one client shares: the transport (and its budget) and the caches. */
+interface SharedParts {
+  transport: VenueTransport;
+  meta: Cached<VenueMeta> | null;
+  agents: Map<string, Cached<VenueAgent[]>>;
+}
+
+/** Which priority a view's reads and sends spend at. */
+interface ViewPriorities {
+  read: VenuePriority;
+  send: VenuePriority;
+}
+
+const QUOTE_VIEW: ViewPriorities = { read: 3, send: 1 };
+const EXECUTION_VIEW: ViewPriorities = { read: 2, send: 1 };
+
 export class VenueClient implements PerpVenue {
   readonly network: VenueNetwork;
   readonly builderAddress: Address | null;
   readonly url: string;
-  readonly #transport: VenueTransport;
+  readonly #options: VenueClientOptions;
+  readonly #shared: SharedParts;
+  readonly #priorities: ViewPriorities;
   readonly #timeoutMs: number;
   readonly #metaCacheMs: number;
   readonly #agentsCacheMs: number;
   readonly #now: () => number;
-  #meta: Cached<VenueMeta> | null = null;
-  readonly #agents = new Map<string, Cached<VenueAgent[]>>();
 
-  constructor(options: VenueClientOptions) {
+  constructor(options: VenueClientOptions, shared?: SharedParts, priorities: ViewPriorities = QUOTE_VIEW) {
+    this.#options = options;
     this.network = options.network;
     this.builderAddress = options.builderAddress === null ? null : (options.builderAddress.toLowerCase() as Address);
     this.url = options.url;
     // The transport's own timeout is off: each call below passes its own.
-    this.#transport = new VenueTransport({ apiUrl: options.url, isTestnet: options.network === 'testnet', timeout: null });
+    this.#shared = shared ?? { transport: new VenueTransport({ apiUrl: options.url, isTestnet: options.network === 'testnet', timeout: null, budget: options.budget ?? null }), meta: null, agents: new Map() };
+    this.#priorities = priorities;
     this.#timeoutMs = options.requestTimeoutMs ?? 2_000;
     this.#metaCacheMs = options.metaCacheMs ?? 5_000;
     this.#agentsCacheMs = options.agentsCacheMs ?? 2_000;
     this.#now = options.now ?? Date.now;
   }
 
-  /** One raw request, aborted after `timeoutMs`. */
+  /** The same client (transport, budget, caches) with the execution's priorities: its reads go before quote-time reads. */
+  forExecution(): VenueClient {
+    return new VenueClient(this.#options, this.#shared, EXECUTION_VIEW);
+  }
+
+  /** The weight budget its requests go through, if any. */
+  get budget(): VenueBudget | null {
+    return this.#shared.transport.budget;
+  }
+
+  /** One raw request, aborted after `timeoutMs`, at this view's priority for its endpoint. */
   async request<T>(endpoint: 'info' | 'exchange', payload: unknown, timeoutMs = this.#timeoutMs): Promise<T> {
     try {
-      return await this.#transport.post<T>(endpoint, payload, { timeoutMs });
+      return await this.#shared.transport.post<T>(endpoint, payload, { timeoutMs, priority: endpoint === 'exchange' ? this.#priorities.send : this.#priorities.read });
     } catch (error) {
       throw new VenueUnavailableError(`venue ${endpoint} request failed: ${(error as Error).message}`, { cause: error });
     }
@@ -79,19 +114,19 @@ export class VenueClient implements PerpVenue {
   async freshMeta(timeoutMs?: number): Promise<VenueMeta> {
     const raw = await this.request<{ universe?: unknown }>('info', { type: 'meta' }, timeoutMs);
     const meta = parseMeta(raw);
-    this.#meta = { value: meta, readAt: this.#now() };
+    this.#shared.meta = { value: meta, readAt: this.#now() };
     return meta;
   }
 
   async meta(): Promise<VenueMeta> {
-    const cached = this.#meta;
+    const cached = this.#shared.meta;
     if (cached !== null && this.#now() - cached.readAt < this.#metaCacheMs) return cached.value;
     return this.freshMeta();
   }
 
   async extraAgents(user: Address): Promise<VenueAgent[]> {
     const key = user.toLowerCase();
-    const cached = this.#agents.get(key);
+    const cached = this.#shared.agents.get(key);
     if (cached !== undefined && this.#now() - cached.readAt < this.#agentsCacheMs) return cached.value;
     const raw = await this.request<unknown>('info', { type: 'extraAgents', user: key });
     if (!Array.isArray(raw)) throw new VenueUnavailableError('venue extraAgents: not an array');
@@ -100,8 +135,9 @@ export class VenueClient implements PerpVenue {
       if (typeof agent.address !== 'string') return [];
       return [{ address: agent.address as Address, validUntil: typeof agent.validUntil === 'number' ? agent.validUntil : null }];
     });
-    if (this.#agents.size >= MAX_CACHED_AGENT_USERS) this.#agents.clear();
-    this.#agents.set(key, { value: agents, readAt: this.#now() });
+    const cache = this.#shared.agents;
+    if (cache.size >= MAX_CACHED_AGENT_USERS) cache.clear();
+    cache.set(key, { value: agents, readAt: this.#now() });
     return agents;
   }
 
@@ -149,8 +185,10 @@ export class VenueClient implements PerpVenue {
     // The signature as the venue reads it (32-byte r and s); the action exactly as signed.
     const body = { action: signed.action, nonce: signed.nonce, signature: canonicalSignature(signed.signature) };
     try {
-      return await this.#transport.post<ExchangeReply>('exchange', body, { timeoutMs });
+      return await this.#shared.transport.post<ExchangeReply>('exchange', body, { timeoutMs, priority: this.#priorities.send });
     } catch (error) {
+      // The budget refused it before sending: certainly not placed, like the venue's own 429.
+      if (error instanceof VenueBudgetRefusedError) return { status: 'err', response: error.message };
       const status = error instanceof HttpRequestError ? error.response?.status : undefined;
       if (status !== undefined && REFUSING_HTTP_STATUSES.includes(status)) {
         const text = await (error as HttpRequestError).response!.text().catch(() => '');

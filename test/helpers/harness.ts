@@ -7,6 +7,7 @@ import { startNode, generateSecretKey, type NodeOptions, type RunningNode } from
 import { RfqClient } from '../../src/client/rfq-client.ts';
 import { AdminClient } from '../../src/client/admin-client.ts';
 import { createTestDatabase, type Backend, type TestDatabase } from './backends.ts';
+import { TEST_VENUE_WEIGHT_PER_MIN } from './venue-profile.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -39,6 +40,7 @@ export async function startHarness(backend: Backend, options: HarnessOptions = {
     adminToken: ADMIN_TOKEN,
     secretKey: options.secretKey ?? generateSecretKey(),
     rateLimit: options.rateLimit ?? { perKeyPerSec: 100_000, perSourcePerSec: 100_000 },
+    venueWeightPerMin: TEST_VENUE_WEIGHT_PER_MIN,
     ...options,
   });
   const admin = new AdminClient(node.url, ADMIN_TOKEN);

@@ -3,6 +3,7 @@
  * makers and takers signed in at the service, maker ALOs and taker IOCs signed with the SDK (the
  * taker's can break one rule on purpose), and an RFQ of 0.1 ETH with one quote per maker price.
  */
+import { TEST_VENUE_PROFILE } from './venue-profile.ts';
 import { randomBytes } from 'node:crypto';
 import { ExchangeClient, HttpTransport, InfoClient } from '@nktkas/hyperliquid';
 import { signL1Action } from '@nktkas/hyperliquid/signing';
@@ -79,7 +80,9 @@ export class PerpFixture {
 
   /** A simulator and a node executing on it, with ETH-USDC-PERP listed at a 2 bp builder fee. */
   static async start(backend: Backend, options: Omit<HarnessOptions, 'venue' | 'perpExecution'> = {}): Promise<PerpFixture> {
-    const sim = await startVenueSim({ port: 0 });
+    const sim = await startVenueSim({ port: 0, profile: TEST_VENUE_PROFILE });
+    // The venue approves a builder holding 100 USDC of perps account value (realistic profile).
+    await new VenueSimControl(sim.url).fund({ user: BUILDER, account: 'perp', token: 'USDC', amount: '100' });
     const h = await startHarness(backend, { ...options, venue: { url: sim.url, network: 'mainnet', builderAddress: BUILDER }, perpExecution: TEST_PERP_EXECUTION });
     await h.admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
     return new PerpFixture(h, sim);

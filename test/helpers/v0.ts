@@ -3,6 +3,7 @@
  * (and its approved API wallet) live there, and helpers to log in, fund at the venue, and call
  * `/v0` over loopback HTTP in either layout.
  */
+import { TEST_VENUE_PROFILE } from './venue-profile.ts';
 import { ExchangeClient, HttpTransport } from '@nktkas/hyperliquid';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { createSiweMessage, generateSiweNonce } from 'viem/siwe';
@@ -14,11 +15,14 @@ export type { VenueSim };
 /** A simulator in this process (`startSim`) or in its own (`sim/venue/launch.ts`): the stack needs only its URL. */
 export type VenueSimLike = Pick<VenueSim, 'url' | 'stop'>;
 
+/** Deposits arrive without waking the worker: the tests' waits are shorter than production's idle pause. */
+export const V0_TEST_LEDGER_IDLE_MAX_MS = 1_000;
+
 export const STATEMENT = 'Sign in with Ethereum to the app.';
 
 /** The simulator (`sim/venue/`), in-process on a free port, state in memory unless a directory is given. */
 export async function startSim(options: { dataDir: string | null; port?: number } = { dataDir: null }): Promise<VenueSim> {
-  return startVenueSim({ port: 0, ...options });
+  return startVenueSim({ port: 0, profile: TEST_VENUE_PROFILE, ...options });
 }
 
 export interface V0Reply {
@@ -57,6 +61,8 @@ export async function startV0Stack(backend: Backend, options: HarnessOptions & {
   pollIntervalMs?: number;
   /** The venue network (mainnet): a given `sim` must be started for the same one. */
   network?: 'mainnet' | 'testnet';
+  /** Its longest idle read pause (V0_TEST_LEDGER_IDLE_MAX_MS). */
+  ledgerIdleMaxMs?: number;
 } = {}): Promise<V0Stack> {
   const sim = options.sim ?? (await startSim());
   const network = options.network ?? 'mainnet';
@@ -78,8 +84,8 @@ export async function startV0Stack(backend: Backend, options: HarnessOptions & {
       await simControl('/_sim/fund', { user: omnibus.address, account: 'spot', token: 'USDC', amount: '1' });
       await exchangeOf(omnibus).approveAgent({ agentAddress: privateKeyToAccount(agentKey).address, agentName: 'rfq-v0' });
     }
-    const { sim: _sim, omnibusKey: _o, agentKey: _a, pollIntervalMs, network: _n, ...harnessOptions } = options;
-    harness = await startHarness(backend, { ...harnessOptions, v0: { venue: { url: sim.url, omnibusKey, agentKey, network, pollIntervalMs: pollIntervalMs ?? 100 }, ...harnessOptions.v0 } });
+    const { sim: _sim, omnibusKey: _o, agentKey: _a, pollIntervalMs, network: _n, ledgerIdleMaxMs, ...harnessOptions } = options;
+    harness = await startHarness(backend, { ...harnessOptions, v0: { venue: { url: sim.url, omnibusKey, agentKey, network, pollIntervalMs: pollIntervalMs ?? 100, ledgerIdleMaxMs: ledgerIdleMaxMs ?? V0_TEST_LEDGER_IDLE_MAX_MS }, ...harnessOptions.v0 } });
   } catch (error) {
     if (!options.sim) await sim.stop();
     throw error;

@@ -175,7 +175,7 @@ describe('config', () => {
     assert.equal(config.adminToken, ADMIN_TOKEN);
     assert.equal(config.secretKey, SECRET_KEY);
     assert.equal(config.demoMakers, false, 'no demo makers in production unless asked for');
-    assert.deepEqual(config.venue, { network: 'mainnet', builderAddress: PRODUCTION.RFQ_VENUE_BUILDER_ADDRESS, requestTimeoutMs: 2000, metaCacheMs: 5000, perpResolveWindowMs: 30_000 });
+    assert.deepEqual(config.venue, { network: 'mainnet', builderAddress: PRODUCTION.RFQ_VENUE_BUILDER_ADDRESS, requestTimeoutMs: 2000, metaCacheMs: 5000, perpResolveWindowMs: 30_000, weightPerMin: 900 });
     assert.equal(loadConfig({}, CWD).venue.network, 'testnet', 'the embedded simulator runs as testnet');
   });
 
@@ -196,6 +196,7 @@ describe('config', () => {
       RFQ_CHAIN_START_BLOCK: 'genesis',
       RFQ_SIWE_DOMAIN: 'rfq.example.org',
       RFQ_VENUE_NETWORK: 'devnet',
+      RFQ_VENUE_WEIGHT_PER_MIN: '10',
       RFQ_VENUE_BUILDER_ADDRESS: '0xabc',
       RFQ_VENUE_OMNIBUS_KEY: PRODUCTION.RFQ_VENUE_OMNIBUS_KEY,
       RFQ_VENUE_AGENT_KEY: PRODUCTION.RFQ_VENUE_AGENT_KEY,
@@ -206,6 +207,7 @@ describe('config', () => {
       ['DATABASE_URL', /not a valid URL/],
       ['CHAIN_RPC_URL', /protocol/],
       ['RFQ_WORKERS', /unknown worker "foo"/],
+      ['RFQ_VENUE_WEIGHT_PER_MIN', /integer from 60 to 1000000, got "10"/],
       ['RFQ_ADMIN_TOKEN', /at least 16 characters/],
       ['RFQ_SECRET_KEY', /32 bytes/],
       ['RFQ_DEMO_MAKERS', /got "maybe"/],

@@ -108,7 +108,7 @@ describe('the venue adapters on the venue\u2019s recorded replies', () => {
 
   it('reads the omnibus\u2019s ledger rows: the spot transfer out, with its fee; every other row ignored', async () => {
     const http = new VenueHttp(replay.url);
-    const rows = await http.info<LedgerUpdate[]>({ type: 'userNonFundingLedgerUpdates', user: USER, startTime: 0 }, 2_000);
+    const rows = await http.info<LedgerUpdate[]>({ type: 'userNonFundingLedgerUpdates', user: USER, startTime: 0 }, 2_000, 4);
     const transfers = rows.map((row) => omnibusTransferOf(row, USER)).filter((t) => t !== null);
     assert.deepEqual(transfers, [
       { kind: 'withdrawal', hash: '0x2ceac78e94d15a1af8660417f418400175003b84f5f2d86615b352360e4d48ac', destination: '0xaaa0c2769cb990f4f37db951a9e48de2385c2733', token: 'USDC', amount: '10.5', fee: '1.0' },

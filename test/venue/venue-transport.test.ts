@@ -42,7 +42,7 @@ describe('VenueTransport', () => {
   it('posts to the endpoint and returns the parsed body', async () => {
     assert.deepEqual(await transport().request('info', { type: 'meta' }), { echoed: { type: 'meta' } });
     assert.deepEqual(bodies.at(-1), { path: '/info', payload: { type: 'meta' } });
-    await transport().post('exchange', { type: 'order' }, { timeoutMs: 1000 });
+    await transport().post('exchange', { type: 'order' }, { timeoutMs: 1000, priority: 1 });
     assert.deepEqual(bodies.at(-1), { path: '/exchange', payload: { type: 'order' } });
   });
 
@@ -60,7 +60,7 @@ describe('VenueTransport', () => {
   });
 
   it('no answer in time, or nobody listening, is HttpRequestError with the cause and no reply', async () => {
-    const late = await transport().post('info', { type: 'silent' }, { timeoutMs: 100 }).then(() => null, (error: unknown) => error);
+    const late = await transport().post('info', { type: 'silent' }, { timeoutMs: 100, priority: 2 }).then(() => null, (error: unknown) => error);
     assert.ok(late instanceof HttpRequestError);
     assert.equal(late.response, undefined);
     assert.match(String((late.cause as Error).message), /within 100 ms/);

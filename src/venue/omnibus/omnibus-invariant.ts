@@ -21,7 +21,7 @@ export function omnibusInvariant(http: VenueHttp, omnibusAddress: string): Extra
     if (book.rows.length === 0) return [];
     let state: { balances: Array<{ coin: string; total: string }> };
     try {
-      state = await http.info({ type: 'spotClearinghouseState', user: omnibusAddress }, 3000);
+      state = await http.info({ type: 'spotClearinghouseState', user: omnibusAddress }, 3000, 3);
     } catch (error) {
       return [{ check: 'omnibusVenueBalance', detail: { reason: 'venueUnreachable', message: (error as Error).message } }];
     }

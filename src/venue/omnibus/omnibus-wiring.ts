@@ -7,6 +7,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { V0Deps } from '../../services/v0/v0-deps.ts';
 import type { ExtraInvariant } from '../../services/admin/invariants.ts';
 import { VenueHttp } from './venue-http.ts';
+import type { VenueBudget } from '../venue-budget.ts';
 import { OmnibusVenue } from './omnibus-venue.ts';
 import { OmnibusWorker } from './omnibus-worker.ts';
 import { omnibusInvariant } from './omnibus-invariant.ts';
@@ -18,6 +19,8 @@ export interface V0VenueSettings {
   agentKey: string;
   network: 'mainnet' | 'testnet';
   pollIntervalMs?: number;
+  /** The longest pause between idle ledger reads (default 30 s: 40 weight a minute); a deposit is credited within it. */
+  ledgerIdleMaxMs?: number;
 }
 
 export interface OmnibusWiring {
@@ -25,8 +28,8 @@ export interface OmnibusWiring {
   attach(deps: V0Deps, logger: Logger): { worker: OmnibusWorker; invariant: ExtraInvariant };
 }
 
-export function wireOmnibus(settings: V0VenueSettings, now: () => number): OmnibusWiring {
-  const http = new VenueHttp(settings.url);
+export function wireOmnibus(settings: V0VenueSettings, now: () => number, budget: VenueBudget | null = null): OmnibusWiring {
+  const http = new VenueHttp(settings.url, budget);
   const omnibus = privateKeyToAccount(settings.omnibusKey as `0x${string}`);
   const agent = privateKeyToAccount(settings.agentKey as `0x${string}`);
   const venue = new OmnibusVenue({ http, omnibusAddress: omnibus.address, metaTtlMs: 5000, infoTimeoutMs: 3000, now });
@@ -41,6 +44,7 @@ export function wireOmnibus(settings: V0VenueSettings, now: () => number): Omnib
         agent,
         network: settings.network,
         pollIntervalMs: settings.pollIntervalMs ?? 250,
+        ledgerIdleMaxMs: settings.ledgerIdleMaxMs ?? 30_000,
         exchangeTimeoutMs: 5000,
         infoTimeoutMs: 3000,
         reconcileAfterMs: 3000,

@@ -19,6 +19,7 @@ import { creditVenueDeposit } from '../../services/v0/credit-deposit.ts';
 import { VenueUnavailableError, type VenueSpotMeta } from '../../services/v0/venue-port.ts';
 import type { V0Deps } from '../../services/v0/v0-deps.ts';
 import type { V0OrdersTable } from '../../store/schema.ts';
+import { advanceVenueCursor, readVenueCursor } from '../../store/venue-cursor.ts';
 import { allocateNonces, postRequest, recordAnswer, sendStoredAction, storeSignedAction } from './signed-actions.ts';
 import { firstStatus, type VenueExchangeReply, type VenueHttp } from './venue-http.ts';
 import type { OmnibusVenue } from './omnibus-venue.ts';
@@ -33,6 +34,8 @@ export interface OmnibusWorkerOptions {
   network: 'mainnet' | 'testnet';
   /** Idle pause between passes; a wake-up starts the next pass at once. */
   pollIntervalMs: number;
+  /** While nothing arrives and nothing waits on the ledger, its reads back off up to this far apart (a deposit is seen within it). */
+  ledgerIdleMaxMs: number;
   exchangeTimeoutMs: number;
   infoTimeoutMs: number;
   /** An order sent without an answer is looked up by cloid after this long. */
@@ -54,6 +57,18 @@ const MAX_PLACING = 32;
 const USDC = 'USDC';
 const USDC_LEDGER_DECIMALS = 6;
 const NO_MATCH = /could not immediately match/i;
+/**
+ * A pass reuses spot metadata this old (a user's order reads it fresher): an idle worker's
+ * passes cost no venue weight for it. A token listed meanwhile is known at the next read.
+ */
+const PASS_META_MAX_AGE_MS = 300_000;
+/** The venue's cap on one `userNonFundingLedgerUpdates` reply; a full page means there may be more. */
+const LEDGER_PAGE_CAP = 500;
+/** Pages read in one pass at most (a long catch-up goes on in the next pass). */
+const MAX_LEDGER_PAGES = 20;
+/** Ledger updates are read again from this far before the cursor: an update can appear late. */
+const LEDGER_OVERLAP_MS = 60_000;
+const LEDGER_CURSOR = 'v0-omnibus-ledger';
 
 interface VenueFillRow { coin: string; px: string; sz: string; side: string; time: number; hash: string; oid: number; tid: number; fee: string; feeToken: string; cloid?: string }
 interface StoredRequest { id: string; request: Record<string, unknown> }
@@ -65,7 +80,11 @@ export class OmnibusWorker {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #again = false;
-  #ledgerCursorMs = 0;
+  /** Read from the store at the first pass (null until then). */
+  #ledgerCursorMs: number | null = null;
+  /** The ledger's and the resting orders' fill reads, each backing off while it finds nothing new. */
+  readonly #ledgerReads: IdleReads;
+  readonly #fillReads: IdleReads;
   /** The latest fill time read (in memory: a restart reads from its oldest live order again). */
   #fillsSeenUpToMs = 0;
   #waiters: Array<() => void> = [];
@@ -77,6 +96,8 @@ export class OmnibusWorker {
 
   constructor(options: OmnibusWorkerOptions) {
     this.#o = options;
+    this.#ledgerReads = new IdleReads(options.pollIntervalMs, options.ledgerIdleMaxMs);
+    this.#fillReads = new IdleReads(options.pollIntervalMs, options.ledgerIdleMaxMs);
     options.venue.onWake((order) => (order === undefined ? this.settled() : this.placeOrder(order)));
   }
 
@@ -84,8 +105,15 @@ export class OmnibusWorker {
     this.wake();
   }
 
-  /** Runs a pass now (or right after the current one). */
+  /** Runs a pass now (or right after the current one); the ledger is read in it. */
   wake(): void {
+    if (this.#stopped) return;
+    this.#ledgerReads.reset();
+    this.#fillReads.reset();
+    this.#run();
+  }
+
+  #run(): void {
     if (this.#stopped) return;
     if (this.#running) {
       this.#again = true;
@@ -125,7 +153,7 @@ export class OmnibusWorker {
       for (const w of waiters) w();
     } while (this.#again && !this.#stopped);
     this.#running = null;
-    if (!this.#stopped) this.#timer = setTimeout(() => this.wake(), this.#o.pollIntervalMs);
+    if (!this.#stopped) this.#timer = setTimeout(() => this.#run(), this.#o.pollIntervalMs);
   }
 
   /**
@@ -186,7 +214,7 @@ export class OmnibusWorker {
   /** The omnibus's fills since `sinceMs` (less the clock slack), or null when the venue does not answer. */
   async #readFills(sinceMs: number): Promise<VenueFillRow[] | null> {
     try {
-      return await this.#o.http.info<VenueFillRow[]>({ type: 'userFillsByTime', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, sinceMs - FILL_CLOCK_SLACK_MS) }, this.#o.infoTimeoutMs);
+      return await this.#o.http.info<VenueFillRow[]>({ type: 'userFillsByTime', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, sinceMs - FILL_CLOCK_SLACK_MS) }, this.#o.infoTimeoutMs, 2);
     } catch (error) {
       if (error instanceof VenueUnavailableError) return null;
       throw error;
@@ -224,13 +252,13 @@ export class OmnibusWorker {
 
   /** One pass over everything outstanding. */
   async pass(): Promise<void> {
-    const meta = await this.#o.venue.spotMeta().catch(() => null);
+    const meta = await this.#o.venue.spotMeta(4, PASS_META_MAX_AGE_MS).catch(() => null);
     if (meta === null) return;
     if (!this.#tokensKnown) await this.#ensureTokens(meta);
     await this.#signOrders(meta);
     await this.#signCancels();
     await this.#signWithdrawals(meta);
-    await this.#followLedger(meta);
+    await this.#followLedger();
     await this.#sendUnsent(meta);
     await this.#reconcile(meta);
     await this.#bookFills(meta);
@@ -454,7 +482,7 @@ export class OmnibusWorker {
   async #finishFromStatus(orderId: string, meta: VenueSpotMeta): Promise<void> {
     const order = await this.#db.selectFrom('v0_orders').select(['cloid', 'base_token', 'status']).where('id', '=', orderId).executeTakeFirst();
     if (!order) return;
-    const reply = await this.#o.http.info<OrderStatusReply>({ type: 'orderStatus', user: this.#o.venue.omnibusAddress, oid: order.cloid }, this.#o.infoTimeoutMs).catch(() => null);
+    const reply = await this.#o.http.info<OrderStatusReply>({ type: 'orderStatus', user: this.#o.venue.omnibusAddress, oid: order.cloid }, this.#o.infoTimeoutMs, 2).catch(() => null);
     if (!reply?.order) return;
     const wei = meta.tokens.find((t) => t.name === order.base_token)?.weiDecimals ?? 0;
     const venueOrder = reply.order.order;
@@ -483,14 +511,18 @@ export class OmnibusWorker {
   async #bookFills(meta: VenueSpotMeta, onlyOrderId?: string): Promise<void> {
     // An order recorded after this moment is not in `live`: the cursor never passes it.
     const liveAt = this.#now();
-    let liveQuery = this.#db.selectFrom('v0_orders').select(['id', 'cloid', 'oid', 'base_token', 'created_at']).where('status', 'in', ['pending', 'open']);
+    let liveQuery = this.#db.selectFrom('v0_orders').select(['id', 'cloid', 'oid', 'base_token', 'created_at', 'status']).where('status', 'in', ['pending', 'open']);
     if (onlyOrderId !== undefined) liveQuery = liveQuery.where('id', '=', onlyOrderId);
     const live = await liveQuery.orderBy('created_at').limit(1000).execute();
     if (live.length === 0) return;
+    // The pass's read of resting orders' fills backs off while none come (a wake-up resets it);
+    // an order waiting on its fills (pending, answered `filled`) is read for at every pass.
+    const waitingOnFills = live.some((o) => o.oid !== null && o.status === 'pending');
+    if (onlyOrderId === undefined && !waitingOnFills && !this.#fillReads.due(liveAt)) return;
     const from = (onlyOrderId !== undefined ? live[0]!.created_at : Math.max(live[0]!.created_at, this.#fillsSeenUpToMs)) - FILL_CLOCK_SLACK_MS;
     let fills: VenueFillRow[];
     try {
-      fills = await this.#o.http.info<VenueFillRow[]>({ type: 'userFillsByTime', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, from) }, this.#o.infoTimeoutMs);
+      fills = await this.#o.http.info<VenueFillRow[]>({ type: 'userFillsByTime', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, from) }, this.#o.infoTimeoutMs, onlyOrderId === undefined ? 4 : 2);
     } catch (error) {
       if (error instanceof VenueUnavailableError) return;
       throw error;
@@ -514,21 +546,51 @@ export class OmnibusWorker {
     }
     // One transaction per order with new fills; the order's row says which are booked already.
     for (const [orderId, { weiDecimals, fills: own }] of perOrder) await bookFills(this.#o.deps, orderId, own, { baseWeiDecimals: weiDecimals });
-    if (onlyOrderId === undefined) for (const fill of fills) this.#fillsSeenUpToMs = Math.max(this.#fillsSeenUpToMs, Math.min(fill.time, liveAt));
+    if (onlyOrderId === undefined) {
+      for (const fill of fills) this.#fillsSeenUpToMs = Math.max(this.#fillsSeenUpToMs, Math.min(fill.time, liveAt));
+      this.#fillReads.read(this.#now(), perOrder.size > 0);
+    }
   }
 
-  /** Deposits to the omnibus and the omnibus's own transfers out, from its ledger updates. */
-  async #followLedger(meta: VenueSpotMeta): Promise<void> {
-    let updates: LedgerUpdate[];
-    try {
-      updates = await this.#o.http.info<LedgerUpdate[]>({ type: 'userNonFundingLedgerUpdates', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, this.#ledgerCursorMs - 60_000) }, this.#o.infoTimeoutMs);
-    } catch (error) {
-      if (error instanceof VenueUnavailableError) return;
-      throw error;
+  /**
+   * Deposits to the omnibus and the omnibus's own transfers out, from its ledger updates: read
+   * from the cursor kept in the store (less an overlap; each update is applied once by its hash),
+   * page after page while the venue's 500-row cap is reached. Idle (nothing new, no withdrawal
+   * waiting on the ledger) the reads back off to `ledgerIdleMaxMs` apart; a wake-up (a user's
+   * order or withdrawal) or a new update brings them back to every pass.
+   */
+  async #followLedger(): Promise<void> {
+    const now = this.#now();
+    const waiting = await this.#db.selectFrom('v0_withdrawals').select('id').where('state', '=', 'pending').limit(1).executeTakeFirst();
+    if (waiting === undefined && !this.#ledgerReads.due(now)) return;
+    this.#ledgerCursorMs ??= (await readVenueCursor(this.#db, LEDGER_CURSOR)) ?? 0;
+    let from = Math.max(0, this.#ledgerCursorMs - LEDGER_OVERLAP_MS);
+    let fresh = false;
+    for (let page = 0; page < MAX_LEDGER_PAGES; page++) {
+      let updates: LedgerUpdate[];
+      try {
+        updates = await this.#o.http.info<LedgerUpdate[]>({ type: 'userNonFundingLedgerUpdates', user: this.#o.venue.omnibusAddress, startTime: from }, this.#o.infoTimeoutMs, 4);
+      } catch (error) {
+        if (error instanceof VenueUnavailableError) break;
+        throw error;
+      }
+      const before = this.#ledgerCursorMs;
+      await this.#applyLedger(updates);
+      if (this.#ledgerCursorMs > before) fresh = true;
+      if (updates.length < LEDGER_PAGE_CAP) break;
+      // A full page: the next starts at its last update's time (the updates of that millisecond
+      // are read again and skipped by hash), or just after it when the whole page is one millisecond.
+      const last = Math.max(...updates.map((u) => u.time));
+      from = last > from ? last : from + 1;
     }
+    if (this.#ledgerCursorMs > 0) await advanceVenueCursor(this.#db, LEDGER_CURSOR, this.#ledgerCursorMs, this.#now());
+    this.#ledgerReads.read(this.#now(), fresh || waiting !== undefined);
+  }
+
+  async #applyLedger(updates: LedgerUpdate[]): Promise<void> {
     const decimals = new Map((await this.#db.selectFrom('tokens').select(['symbol', 'decimals']).execute()).map((t) => [t.symbol, t.decimals]));
     const omnibus = this.#o.venue.omnibusAddress.toLowerCase();
-    let latest = this.#ledgerCursorMs;
+    let latest = this.#ledgerCursorMs ?? 0;
     for (const update of updates) {
       latest = Math.max(latest, update.time);
       const transfer = omnibusTransferOf(update, omnibus);
@@ -546,7 +608,6 @@ export class OmnibusWorker {
       }
     }
     this.#ledgerCursorMs = latest;
-    void meta;
   }
 
   /** Orders sent without an answer: looked up by client order id; never seen by the venue means resend the same bytes. */
@@ -574,7 +635,7 @@ export class OmnibusWorker {
   }
 
   async #reconcileOrder(row: { action_id: string; order_id: string; cloid: string }, meta: VenueSpotMeta): Promise<void> {
-    const reply = await this.#o.http.info<OrderStatusReply>({ type: 'orderStatus', user: this.#o.venue.omnibusAddress, oid: row.cloid }, this.#o.infoTimeoutMs).catch(() => null);
+    const reply = await this.#o.http.info<OrderStatusReply>({ type: 'orderStatus', user: this.#o.venue.omnibusAddress, oid: row.cloid }, this.#o.infoTimeoutMs, 2).catch(() => null);
     if (reply === null) return;
     if (reply.status === 'unknownOid' || !reply.order) {
       const outcome = await sendStoredAction(this.#db, this.#o.http, row.action_id, this.#o.exchangeTimeoutMs, () => this.#now());
@@ -583,5 +644,36 @@ export class OmnibusWorker {
     }
     await this.#db.updateTable('venue_actions').set({ status: 'ACKED', updated_at: this.#now() }).where('id', '=', row.action_id).execute();
     await this.#finishFromStatus(row.order_id, meta);
+  }
+}
+
+/**
+ * A read that backs off while it finds nothing: due at every pass after something new, then
+ * after a pause doubling from the poll interval up to `maxMs`.
+ */
+class IdleReads {
+  readonly #minMs: number;
+  readonly #maxMs: number;
+  #dueAt = 0;
+  #pauseMs = 0;
+
+  constructor(minMs: number, maxMs: number) {
+    this.#minMs = minMs;
+    this.#maxMs = maxMs;
+  }
+
+  due(now: number): boolean {
+    return now >= this.#dueAt;
+  }
+
+  /** A read was made at `now`; `fresh`: it found something (or something waits on it). */
+  read(now: number, fresh: boolean): void {
+    this.#pauseMs = fresh ? 0 : Math.min(this.#maxMs, Math.max(this.#minMs, this.#pauseMs * 2));
+    this.#dueAt = now + this.#pauseMs;
+  }
+
+  reset(): void {
+    this.#dueAt = 0;
+    this.#pauseMs = 0;
   }
 }

@@ -2,33 +2,37 @@
  * Raw venue requests through the SDK's `HttpTransport` (as `VenueTransport`), each with its own
  * timeout. A request that gets no answer (connection refused, timeout, 5xx) is
  * VenueUnavailableError: its outcome is unknown. Any answer, including the venue's `{ status:
- * "err" }` refusals, is returned as it is.
+ * "err" }` refusals, is returned as it is. Every request goes through the node's weight budget at
+ * the priority its call site names; one the budget refuses was not sent (VenueUnavailableError,
+ * so a send stays stored for a later pass).
  */
 import { HttpRequestError } from '@nktkas/hyperliquid';
 import { VenueTransport } from '../venue-transport.ts';
+import type { VenueBudget } from '../venue-budget.ts';
+import type { VenuePriority } from '../../domain/venue/request-weight.ts';
 import { VenueUnavailableError } from '../../services/v0/venue-port.ts';
 
 export class VenueHttp {
   readonly #transport: VenueTransport;
   readonly url: string;
 
-  constructor(url: string) {
+  constructor(url: string, budget: VenueBudget | null = null) {
     this.url = url;
-    this.#transport = new VenueTransport({ apiUrl: url, timeout: null });
+    this.#transport = new VenueTransport({ apiUrl: url, timeout: null, budget });
   }
 
-  async info<T>(payload: Record<string, unknown>, timeoutMs: number): Promise<T> {
+  async info<T>(payload: Record<string, unknown>, timeoutMs: number, priority: VenuePriority): Promise<T> {
     try {
-      return await this.#transport.post<T>('info', payload, { timeoutMs });
+      return await this.#transport.post<T>('info', payload, { timeoutMs, priority });
     } catch (error) {
       throw new VenueUnavailableError(`venue info ${String(payload.type)} failed: ${(error as Error).message}`, { cause: error });
     }
   }
 
   /** Sends a signed `/exchange` body. @throws VenueUnavailableError when no answer came back */
-  async exchange(body: unknown, timeoutMs: number): Promise<VenueExchangeReply> {
+  async exchange(body: unknown, timeoutMs: number, priority: VenuePriority = 1): Promise<VenueExchangeReply> {
     try {
-      return await this.#transport.post<VenueExchangeReply>('exchange', body, { timeoutMs });
+      return await this.#transport.post<VenueExchangeReply>('exchange', body, { timeoutMs, priority });
     } catch (error) {
       const status = error instanceof HttpRequestError ? error.response?.status : undefined;
       // A 4xx is an answer: the venue read the request and refused it.
