@@ -1,6 +1,6 @@
 /**
  * Perps and `/v0` against the simulator's realistic profile with a fixed injected latency
- * (default 200 ms on every `/info` and `/exchange` reply; the control surface is free), issue 33:
+ * (default 200 ms on every `/info` and `/exchange` reply; the control surface is free), against these targets:
  *   idle      the venue weight the node spends over an idle minute (target <= 60): the first
  *             after a wake-up, and the one after it;
  *   accepts   perp accepts one after the other: accept -> SETTLED p50/p99 beside the floor of the
