@@ -21,6 +21,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startDevnetStack } from '../src/chain/devnet-stack.ts';
 import { RfqClient } from '../src/client/rfq-client.ts';
 import { startVenueSim } from '../sim/venue/index.ts';
+import { VenueSimControl } from '../sim/venue/control.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -154,6 +155,10 @@ async function main(): Promise<void> {
     cleanups.push(() => chain.stop());
     const venue = await startVenueSim();
     cleanups.push(() => venue.stop());
+    // A production node is ready only once its builder holds the venue's minimum for approving
+    // builder fees (100 USDC of perps account value), as on the real venue.
+    const builder = privateKeyToAccount(generatePrivateKey()).address;
+    await new VenueSimControl(venue.url).fund({ user: builder, account: 'perp', token: 'USDC', amount: '100' });
     const databaseUrl = new URL(ADMIN_URL);
     databaseUrl.pathname = `/${database}`;
     const port = 18000 + (process.pid % 1000);
@@ -167,7 +172,7 @@ async function main(): Promise<void> {
       RFQ_WRAPPER_FACTORY_ADDRESS: chain.deployed.wrapperFactoryAddress,
       RFQ_CHAIN_CONFIRMATIONS: '1',
       VENUE_URL: venue.url,
-      RFQ_VENUE_BUILDER_ADDRESS: privateKeyToAccount(generatePrivateKey()).address,
+      RFQ_VENUE_BUILDER_ADDRESS: builder,
       RFQ_VENUE_OMNIBUS_KEY: generatePrivateKey(),
       RFQ_VENUE_AGENT_KEY: generatePrivateKey(),
       RFQ_ADMIN_TOKEN: randomBytes(24).toString('hex'),
@@ -177,7 +182,10 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${port}`;
     const ready = await eventually('/readyz 200', READY_TIMEOUT_MS, async () => {
       const r = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3000) });
-      return r.ok ? await r.text() : undefined;
+      const text = await r.text();
+      // Thrown, so that a timeout names the last reason the node gave for not being ready.
+      if (!r.ok) throw new Error(`${r.status} ${text}`);
+      return text;
     });
     log(`/readyz: ${ready}`);
     healthcheck();
