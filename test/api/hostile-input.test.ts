@@ -98,13 +98,28 @@ function encodeSegment(text: string): string {
   return [...Buffer.from(text, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('') || '%20';
 }
 
+/** The schema with every `#/components/schemas/X` reference replaced by that component (the document names its bodies). */
+function dereference(schema: unknown, components: Record<string, unknown>): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => dereference(item, components));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const ref = (schema as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+    const target = components[ref.slice('#/components/schemas/'.length)];
+    assert.ok(target !== undefined, `unresolved ${ref}`);
+    return dereference(target, components);
+  }
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, dereference(value, components)]));
+}
+
 function operations(h: Harness): Operation[] {
-  const doc = h.node.app.swagger() as unknown as { paths: Record<string, Record<string, Schema>> };
+  const doc = h.node.app.swagger() as unknown as { paths: Record<string, Record<string, Schema>>; components?: { schemas?: Record<string, unknown> } };
+  const components = doc.components?.schemas ?? {};
   const ops: Operation[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       const content = (op.requestBody as { content?: Record<string, { schema: Schema }> } | undefined)?.content;
-      ops.push({ method: method.toUpperCase(), path, auth: String(op['x-auth'] ?? 'none'), params: (op.parameters ?? []) as Operation['params'], body: content?.['application/json']?.schema ?? null });
+      const body = content?.['application/json']?.schema;
+      ops.push({ method: method.toUpperCase(), path, auth: String(op['x-auth'] ?? 'none'), params: (op.parameters ?? []) as Operation['params'], body: body === undefined ? null : (dereference(body, components) as Schema) });
     }
   }
   return ops;
@@ -174,6 +189,7 @@ for (const backend of backends()) {
     it('every string and amount field of every route', async () => {
       const all = targets(operations(h));
       assert.ok(all.length >= 40, `only ${all.length} fields found`);
+      assert.ok(all.filter((t) => t.where === 'body').length >= 30, 'the body fields are among them');
       for (const target of all) {
         await fc.assert(
           fc.asyncProperty(hostile, async (value) => {
