@@ -75,8 +75,8 @@ export function handleInfo(engine: Engine, body: unknown, ctx: InfoContext): Rep
     case 'extraAgents': {
       const user = needsUser();
       if (!user) return bad;
-      // The venue lists named API wallets only; an unnamed one is found through `userRole`.
-      const agents = Object.values(s.agents).filter((a) => a.master === user && (!engine.profile.namedAgentsOnly || a.name !== ''));
+      // Named API wallets only, as the venue lists them in every profile; an unnamed one shows in `userRole`.
+      const agents = Object.values(s.agents).filter((a) => a.master === user && a.name !== '');
       return { status: 200, json: agents.map((a) => ({ address: a.address, name: a.name, validUntil: a.validUntil })) };
     }
     case 'userRole': {

@@ -17,21 +17,18 @@ export type SimProfile = {
   readLagMs: number;
   /** `approveBuilderFee` naming a builder whose perps account value is below this (USDC, decimal string) is refused; null: not checked. */
   builderMinAccountValueUsd: string | null;
-  /** `extraAgents` lists named API wallets only (an unnamed one is found through `userRole`). */
-  namedAgentsOnly: boolean;
   /** Most rows one reply returns; null: all. */
   pageCaps: { ledgerUpdates: number; fills: number } | null;
 };
 
 export const PROFILES: Readonly<Record<SimProfileName, SimProfile>> = {
-  fast: { name: 'fast', weightPerMin: null, latency: null, readLagMs: 0, builderMinAccountValueUsd: null, namedAgentsOnly: false, pageCaps: null },
+  fast: { name: 'fast', weightPerMin: null, latency: null, readLagMs: 0, builderMinAccountValueUsd: null, pageCaps: null },
   realistic: {
     name: 'realistic',
     weightPerMin: 1200,
     latency: { minMs: 50, maxMs: 400, tailProbability: 0.02, tailMs: 1000 },
     readLagMs: 300,
     builderMinAccountValueUsd: '100',
-    namedAgentsOnly: true,
     pageCaps: { ledgerUpdates: 500, fills: 2000 },
   },
 };

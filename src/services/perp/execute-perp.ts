@@ -306,7 +306,10 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
     const agents = await call(x, 'extraAgents', null, { type: 'extraAgents', user: taker }, () => x.venue.extraAgents(taker));
     calls.push(agents.record);
     if (!agents.reply) verdict = refuse(`API wallets unreadable: ${agents.error}`);
-    else if (!isAuthorisedSigner(signer as Address, taker, agents.reply, deps.clock.now())) {
+    else if (agents.reply.some((listed) => listed.address.toLowerCase() === signer)) {
+      // Listed, so named: its approval is the one `extraAgents` shows, and that has expired.
+      if (!isAuthorisedSigner(signer as Address, taker, agents.reply, deps.clock.now())) verdict = refuse(`signer is neither the account nor an unexpired API wallet of it (recovered for the venue network "${x.network}")`);
+    } else {
       // `extraAgents` lists named API wallets only; an unnamed one names its account in `userRole`.
       const agent = signer as Address;
       const role = await call(x, 'userRole', null, { type: 'userRole', user: agent }, () => x.venue.userRole(agent));
