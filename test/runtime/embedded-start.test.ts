@@ -131,7 +131,7 @@ describe('npm start: a living venue', { timeout: 8 * 60_000 }, () => {
     assert.deepEqual(agents.map((a) => a.address.toLowerCase()), [agent.toLowerCase()]);
     const venueReader = new RfqClient(first.url, { accessKey: first.accessKey, secret: first.secret });
     const listed = (await venueReader.instruments()).instruments;
-    assert.deepEqual((await venueReader.network()).venue, { network: 'testnet', builderAddress: first.builderAddress, url: first.venueUrl });
+    assert.deepEqual((await venueReader.network()).venue, { network: 'testnet', builderAddress: first.builderAddress, omnibusAddress: omnibus, url: first.venueUrl });
     for (const id of ['ETH-USDC-PERP', 'BTC-USDC-PERP']) assert.equal(listed.find((i) => i.instrumentId === id)?.type, 'PERP', `${id} listed`);
     const margin = (await venueInfo(first.venueUrl, { type: 'clearinghouseState', user: first.takerAddress })) as { marginSummary: { accountValue: string } };
     assert.equal(parseUnits(margin.marginSummary.accountValue), parseUnits('100000'));

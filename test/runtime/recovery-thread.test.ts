@@ -39,7 +39,8 @@ describe('RecoveryThread', () => {
     const reordered = { ...order, action: { ...order.action, orders: [Object.fromEntries([...rest, first!])] } };
     const other = await thread.recover(JSON.stringify(reordered), 'mainnet');
     assert.ok(other.address !== null && other.address.toLowerCase() !== wallet.address.toLowerCase());
-    const broken = await thread.recover(JSON.stringify({ ...order, signature: { ...order.signature, r: '0x01' } }), 'mainnet');
+    // An unpadded r is a valid form (the venue's Python SDK sends it); an r past the curve's order is not.
+    const broken = await thread.recover(JSON.stringify({ ...order, signature: { ...order.signature, r: `0x${'f'.repeat(64)}` } }), 'mainnet');
     assert.equal(broken.address, null);
     assert.ok(broken.error instanceof Error);
     const notJson = await thread.recover('{', 'mainnet');
