@@ -1,13 +1,17 @@
 // Makers: register or update (pairs, settlement modes, spender, adapter signer), deactivate or
-// reactivate, lift a suspension, read a maker's failures, and watch one maker's protection
-// (market-maker protection per instrument: limits, tripped or armed) and its live WebSocket
-// sessions on every node (cancel on disconnect held or not), from GET /admin/v1/makers/{address}.
+// reactivate, lift a suspension, read a maker's failures, and watch one maker's details: its
+// protection (market-maker protection per instrument: limits, tripped or armed, how long a trip
+// stays frozen), its dead man's switch and its live WebSocket sessions on every node (cancel on
+// disconnect held or not), from GET /admin/v1/makers/{address}, and its scorecard over a chosen
+// window, from GET /admin/v1/makers/{address}/scorecard.
 import { call } from './api.js';
 import { badge, field, h, short, time } from './dom.js';
-import { listTable, pageFrame } from './page.js';
+import { listTable, pageFrame, select } from './page.js';
 import { act, confirmDialog } from './ui.js';
 
 const MODES = ['permit2', 'promised', 'xchange', 'perp'];
+/** The scorecard windows offered, in seconds; a day is the API's default. */
+const WINDOWS = [[3600, '1 h'], [86_400, '24 h'], [604_800, '7 d'], [2_592_000, '30 d']];
 
 export const makersPage = {
   path: 'makers',
@@ -53,9 +57,15 @@ export const makersPage = {
     frame.top.append(form);
 
     const failuresRegion = h('section', { 'aria-label': 'Maker failures', className: 'failures' });
-    // The maker whose protection and sessions are shown; re-read on every refresh, so a trip or
-    // a session ending shows without a click.
+    // The maker whose details are shown; re-read on every refresh, so a trip, a session ending or
+    // the dead man's switch being pushed back shows without a click.
     let watched = null;
+    let windowSecs = 86_400;
+    const chooseWindow = (value) => {
+      windowSecs = Number(value);
+      frame.invalidate();
+      void refresh().catch(frame.failed);
+    };
 
     const edit = (m) => {
       address.value = m.address;
@@ -102,7 +112,7 @@ export const makersPage = {
     };
 
     const watch = async (m, button) => {
-      const detail = await act(frame.messages, button, () => call('GET', `/makers/${m.address}`), (r) => `Protection and sessions of ${r.address} shown below.`);
+      const detail = await act(frame.messages, button, () => call('GET', `/makers/${m.address}`), (r) => `Details of ${r.address} shown below.`);
       if (!detail) return;
       watched = m.address;
       frame.invalidate();
@@ -110,8 +120,12 @@ export const makersPage = {
     };
 
     async function refresh() {
-      const [{ makers }, detail] = await Promise.all([call('GET', '/makers'), watched ? call('GET', `/makers/${watched}`) : null]);
-      frame.render({ makers, detail, now: Math.floor(Date.now() / 10000) }, ({ makers: list }) => [
+      const [{ makers }, detail, scorecard] = await Promise.all([
+        call('GET', '/makers'),
+        watched ? call('GET', `/makers/${watched}`) : null,
+        watched ? call('GET', `/makers/${watched}/scorecard`, { params: { windowSecs } }) : null,
+      ]);
+      frame.render({ makers, detail, scorecard, now: Math.floor(Date.now() / 10000) }, ({ makers: list }) => [
         h(
           'table',
           { className: 'makers' },
@@ -141,13 +155,14 @@ export const makersPage = {
                   h('button', { type: 'button', dataset: { focus: `active-${m.address}` }, 'aria-label': `${m.active ? 'Deactivate' : 'Reactivate'} ${m.address}`, onclick: (e) => setActive(m, e.currentTarget, !m.active) }, m.active ? 'Deactivate' : 'Reactivate'),
                   suspended ? h('button', { type: 'button', dataset: { focus: `lift-${m.address}` }, 'aria-label': `Lift suspension of ${m.address}`, onclick: (e) => unsuspend(m, e.currentTarget) }, 'Lift suspension') : null,
                   h('button', { type: 'button', dataset: { focus: `failures-${m.address}` }, 'aria-label': `Failures of ${m.address}`, onclick: (e) => showFailures(m, e.currentTarget) }, 'Failures'),
-                  h('button', { type: 'button', dataset: { focus: `protection-${m.address}` }, 'aria-label': `Protection of ${m.address}`, onclick: (e) => watch(m, e.currentTarget) }, 'Protection'),
+                  h('button', { type: 'button', dataset: { focus: `details-${m.address}` }, 'aria-label': `Details of ${m.address}`, onclick: (e) => watch(m, e.currentTarget) }, 'Details'),
                 ),
               );
             }),
           ),
         ),
         detail ? protectionSection(detail) : null,
+        scorecard ? scorecardSection(detail.address, scorecard, chooseWindow) : null,
         failuresRegion,
       ]);
     }
@@ -155,17 +170,34 @@ export const makersPage = {
   },
 };
 
-/** One maker's market-maker protection per instrument and its live sessions on every node. */
+/** Absent values (no quote yet, no winner to compare with, no price marks) as a muted dash. */
+const orDash = (value, format = String) => (value === null || value === undefined ? h('span', { className: 'muted' }, '—') : format(value));
+const ms = (value) => `${value} ms`;
+/** Signed, so a move against the maker never reads as one in its favour. */
+const signedBps = (value) => `${value > 0 ? '+' : ''}${value} bp`;
+
+/**
+ * One maker's kill switches and protection: its dead man's switch, its market-maker protection per
+ * instrument, and its live sessions on every node.
+ */
 function protectionSection(m) {
+  const armed = m.cancelAllAfter.firesAt !== null;
   return h(
     'section',
     { 'aria-label': `Protection of ${m.address}`, className: 'protection', dataset: { maker: m.address } },
     h('h2', {}, `Protection of ${m.address}`),
-    h('p', { className: 'muted' }, 'Once the quotes selected on an instrument within the window reach a limit, the maker’s other quotes on it are cancelled and new ones refused until the maker resets it.'),
+    h(
+      'p',
+      { className: 'dead-mans-switch', dataset: { armed: String(armed) } },
+      'Dead man’s switch (cancel-all-after): ',
+      badge(armed ? 'ARMED' : 'DISARMED'),
+      armed ? [' — cancels all the maker’s open quotes at ', time(m.cancelAllAfter.firesAt), ' unless the maker pushes it back.'] : ' — the maker has not armed it (POST /v1/rfq/maker/cancel-all-after).',
+    ),
+    h('p', { className: 'muted' }, 'Once the quotes selected on an instrument within the window reach a limit, the maker’s other quotes on it are cancelled and new ones refused until the maker resets it, or until it has been frozen for the time shown.'),
     listTable({
       className: 'protection',
       caption: `Market-maker protection on ${m.protection.length} instrument(s)`,
-      headers: ['Instrument', 'Window', 'Max selected quotes', 'Max selected notional', 'State', 'Tripped at', 'Reason'],
+      headers: ['Instrument', 'Window', 'Max selected quotes', 'Max selected notional', 'Frozen for', 'State', 'Tripped at', 'Reason'],
       items: m.protection,
       empty: 'No protection configured (PUT /v1/rfq/maker/protection).',
       row: (p) =>
@@ -176,6 +208,7 @@ function protectionSection(m) {
           h('td', { className: 'num' }, `${p.windowMs} ms`),
           h('td', { className: 'num' }, p.maxSelectedQuotes === null ? '—' : String(p.maxSelectedQuotes)),
           h('td', { className: 'num' }, p.maxSelectedNotional ?? '—'),
+          h('td', { className: 'num' }, p.frozenMs === null ? 'until reset' : ms(p.frozenMs)),
           h('td', {}, badge(p.triggeredAt === null ? 'ARMED' : 'TRIPPED')),
           h('td', {}, time(p.triggeredAt)),
           h('td', {}, p.reason ?? ''),
@@ -196,6 +229,54 @@ function protectionSection(m) {
           h('td', {}, s.cancelOnDisconnect ? 'yes' : 'no'),
           h('td', {}, time(s.openedAt)),
           h('td', {}, time(s.nodeHeartbeatAt)),
+        ),
+    }),
+  );
+}
+
+/** The scorecard columns: [field, heading, how a value is shown]; counts as the API gives them. */
+const CARD = [
+  ['rfqsSeen', 'RFQs seen', (c) => String(c.rfqsSeen)],
+  ['rfqsQuoted', 'Quoted', (c) => String(c.rfqsQuoted)],
+  ['firstQuoteP50', 'First quote p50', (c) => orDash(c.firstQuoteMs.p50, ms)],
+  ['firstQuoteP99', 'First quote p99', (c) => orDash(c.firstQuoteMs.p99, ms)],
+  ['wins', 'Wins', (c) => String(c.wins)],
+  ['lostByMedian', 'Lost by (median)', (c) => orDash(c.lostByBps.median, (v) => `${v} bp`)],
+  ['settled', 'Settled', (c) => String(c.settled)],
+  ['failures', 'Failures', (c) => String(c.failures)],
+  ['fades', 'Fades', (c) => String(c.fades)],
+  ['lateRelays', 'Late relays', (c) => String(c.lateRelays)],
+];
+
+/** One maker's scorecard over the chosen window, with each fade and late relay and the market's move over it. */
+function scorecardSection(address, card, chooseWindow) {
+  const control = select(WINDOWS.map(([secs, label]) => [String(secs), label]), String(card.windowSecs), { id: 'scorecard-window', name: 'windowSecs', dataset: { focus: 'scorecard-window' }, onchange: (e) => chooseWindow(e.currentTarget.value) });
+  return h(
+    'section',
+    { 'aria-label': `Scorecard of ${address}`, className: 'scorecard', dataset: { maker: address, windowSecs: String(card.windowSecs) } },
+    h('h2', {}, `Scorecard of ${address}`),
+    h('form', { className: 'filters', 'aria-label': 'Scorecard window', onsubmit: (e) => e.preventDefault() }, field('Window', control)),
+    listTable({
+      className: 'scorecard',
+      caption: 'RFQs on its instruments from others, its quotes, wins and settlements in the window',
+      headers: CARD.map(([, label]) => label),
+      items: [card],
+      row: (c) => h('tr', {}, CARD.map(([key, , show]) => h('td', { className: 'num', dataset: { field: key } }, show(c)))),
+    }),
+    listTable({
+      className: 'moves',
+      caption: `Fades and late relays, newest first (${card.moves.length}); the market’s move over the delay is positive in the maker’s favour`,
+      headers: ['Quote', 'Kind', 'Delay', 'Market move'],
+      items: card.moves,
+      empty: 'No fades or late relays in the window.',
+      row: (move) =>
+        h(
+          'tr',
+          { dataset: { quote: move.quoteId, kind: move.kind } },
+          h('td', {}, short(move.quoteId)),
+          h('td', {}, move.kind),
+          h('td', { className: 'num' }, ms(move.delayMs)),
+          h('td', { className: 'num' }, orDash(move.marketMoveBps, signedBps)),
         ),
     }),
   );

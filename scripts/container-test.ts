@@ -54,7 +54,8 @@ const imageExists = (name: string) => spawnSync('podman', ['image', 'exists', na
 function debianBase(name: string, packages: string[]): string {
   if (imageExists(name)) return name;
   log(`mmdebstrap bookworm (${packages.join(', ')}) -> ${name}`);
-  run('sh', ['-c', `set -o pipefail 2>/dev/null; mmdebstrap --variant=minbase --include=${packages.join(',')} bookworm - | podman import --change 'CMD ["/bin/bash"]' - ${name}`], BUILD_TIMEOUT_MS);
+  // bash, not sh: Debian bookworm's dash has no pipefail, and a failed `set` ends its shell.
+  run('bash', ['-o', 'pipefail', '-c', `mmdebstrap --variant=minbase --include=${packages.join(',')} bookworm - | podman import --change 'CMD ["/bin/bash"]' - ${name}`], BUILD_TIMEOUT_MS);
   return name;
 }
 

@@ -42,10 +42,15 @@ export function renderRoutes(document: OpenApiDocument): string {
 
 /** The file with its generated section replaced. */
 export function withRoutes(file: string, routes: string): string {
-  const begin = file.indexOf(BEGIN);
-  const end = file.indexOf(END);
-  if (begin < 0 || end < begin) throw new Error(`${REFERENCE_FILE}: markers not found`);
-  return `${file.slice(0, begin + BEGIN.length)}\n${routes}\n${file.slice(end)}`;
+  return withSection(file, BEGIN, END, routes, REFERENCE_FILE);
+}
+
+/** `file` with the text between the `begin` and `end` markers replaced by `body` (also docs/websocket.md's). */
+export function withSection(file: string, beginMarker: string, endMarker: string, body: string, name: string): string {
+  const begin = file.indexOf(beginMarker);
+  const end = file.indexOf(endMarker);
+  if (begin < 0 || end < begin) throw new Error(`${name}: markers not found`);
+  return `${file.slice(0, begin + beginMarker.length)}\n${body}\n${file.slice(end)}`;
 }
 
 export async function liveOpenApiDocument(): Promise<OpenApiDocument> {

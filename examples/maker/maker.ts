@@ -12,7 +12,9 @@
  * 6. protects itself (docs/maker-integration.md, "Maker protection"): its session asks for cancel on disconnect (on by
  *    default), and an instrument with a `protection` setting is guarded by market-maker
  *    protection; when it trips, the maker stops quoting that instrument and resets it after its
- *    cool-down.
+ *    cool-down; and a dead man's switch (`cancelAllAfterMs`, 30 s by default) that it pushes
+ *    back every third of its timeout, so a maker process that hangs without closing its socket
+ *    still has its quotes cancelled.
  * Perp instruments (`<COIN>-USDC-PERP`) are priced from the venue's book instead (pricing.ts
  * `perpMakerPrice`), and each quote carries the maker's venue order and its cancel, signed with
  * the venue SDK (`perpMakerOrder`, `perpMakerCancel`); the service executes them at the venue, so
@@ -81,8 +83,18 @@ export interface ReferenceMakerOptions {
   cancelOnDisconnect?: boolean;
   /** After market-maker protection trips, wait this long before resetting it and quoting again (default 30 s). */
   protectionCoolDownMs?: number;
+  /**
+   * The dead man's switch's timeout (POST /v1/rfq/maker/cancel-all-after, 1,000 to 600,000 ms;
+   * default 30 s; 0 leaves it off): pushed back every third of it while the maker runs.
+   */
+  cancelAllAfterMs?: number;
   /** A label in log lines (several makers in one process). */
   name?: string;
+  /**
+   * Discloses the maker under this public alias (PUT /v1/rfq/maker/profile) at start, so takers
+   * may name or exclude it; absent, the maker stays anonymous and is reached by the broadcast only.
+   */
+  alias?: string;
   /** The perp venue; default: `venue` from `GET /v1/rfq/network` (its `url` is published by the embedded stack). */
   venue?: { url: string; network: VenueNetwork };
   /** Signs the perp venue orders: an API wallet the maker approved at the venue; default the maker's own key. */
@@ -141,6 +153,7 @@ export class ReferenceMaker {
   readonly #relayed = new Set<string>();
   #relayQueue: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | null = null;
+  #switchTimer: NodeJS.Timeout | null = null;
   #stopped = false;
   readonly #random: () => number;
 
@@ -161,6 +174,7 @@ export class ReferenceMaker {
     const account = privateKeyToAccount(this.options.privateKey);
     const login = await this.client.signIn(account, { domain: this.options.siweDomain ?? 'localhost', chainId: this.options.chainId ?? 31337 });
     if (!login.makerId) throw new Error(`${account.address} is not a registered active maker (ask the operator to register it)`);
+    if (this.options.alias !== undefined) await this.client.setProfile(this.options.alias);
     const spot = this.options.instruments.filter((i) => !isPerpInstrument(i.instrumentId));
     if (spot.length > 0) await this.#connectChain(account);
     if (spot.length < this.options.instruments.length) await this.#connectVenue();
@@ -218,6 +232,7 @@ export class ReferenceMaker {
     await this.#readOpenRfqs();
 
     this.#timer = setInterval(() => this.#tick(), this.options.tickMs ?? 1000);
+    await this.#armSwitch();
     this.#log('info', `quoting ${[...this.#markets.keys(), ...this.#perpMarkets.keys()].join(', ')} from ${this.address}`);
   }
 
@@ -226,7 +241,10 @@ export class ReferenceMaker {
     if (this.#stopped) return;
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#switchTimer) clearInterval(this.#switchTimer);
     for (const timer of this.#cooling.values()) clearTimeout(timer);
+    // A stop on purpose: cancel on disconnect takes the quotes; the switch is not left armed.
+    if ((this.options.cancelAllAfterMs ?? 30_000) > 0) await this.client.cancelAllAfter(0).catch((error: unknown) => this.#log('warn', `disarming the dead man's switch failed: ${describe(error)}`));
     this.#session?.close();
     this.#ingest?.close();
     await Promise.race([this.#relayQueue, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
@@ -414,6 +432,17 @@ export class ReferenceMaker {
         // NOT_SELECTED, EXPIRED, CANCELLED: the auction is over for us.
         this.#auctions.delete(quote.rfqId);
     }
+  }
+
+  /** Arms the dead man's switch and pushes it back every third of its timeout; a failed push is retried at the next. */
+  async #armSwitch(): Promise<void> {
+    const timeoutMs = this.options.cancelAllAfterMs ?? 30_000;
+    if (timeoutMs === 0) return;
+    await this.client.cancelAllAfter(timeoutMs);
+    this.#switchTimer = setInterval(() => {
+      this.client.cancelAllAfter(timeoutMs).catch((error: unknown) => this.#log('warn', `pushing back the dead man's switch failed: ${describe(error)}`));
+    }, Math.floor(timeoutMs / 3));
+    this.#switchTimer.unref();
   }
 
   /** Our protection tripped: the service cancels our open quotes there; we pause, then re-arm it. */

@@ -7,7 +7,8 @@
  * MAKER_SEED (default 1), MAKER_TICK_MS (default 1000), CHAIN_RPC_URL (default: the rpcUrl the
  * service publishes in the embedded stack), RFQ_SIWE_DOMAIN, RFQ_CHAIN_ID, MAKER_COOLDOWN_MS (default
  * 30000: how long market-maker protection pauses an instrument before the reset),
- * MAKER_CANCEL_ON_DISCONNECT (default true).
+ * MAKER_CANCEL_ON_DISCONNECT (default true), MAKER_ALIAS (a public alias takers may name or exclude;
+ * default none: anonymous).
  */
 import type { Hex } from 'viem';
 import { ReferenceMaker } from './maker.ts';
@@ -27,6 +28,7 @@ const maker = new ReferenceMaker({
   tickMs: Number(env.MAKER_TICK_MS ?? '1000'),
   cancelOnDisconnect: env.MAKER_CANCEL_ON_DISCONNECT !== 'false',
   protectionCoolDownMs: Number(env.MAKER_COOLDOWN_MS ?? '30000'),
+  ...(env.MAKER_ALIAS ? { alias: env.MAKER_ALIAS } : {}),
   ...(env.CHAIN_RPC_URL ? { rpcUrl: env.CHAIN_RPC_URL } : {}),
   ...(env.RFQ_SIWE_DOMAIN ? { siweDomain: env.RFQ_SIWE_DOMAIN } : {}),
   ...(env.RFQ_CHAIN_ID ? { chainId: Number(env.RFQ_CHAIN_ID) } : {}),

@@ -33,6 +33,7 @@ export function rfqSettledHandler(deps: ServiceDeps, logger: Logger): ChainLogHa
       txHash: log.transactionHash,
       logIndex: log.logIndex,
       blockNumber: log.blockNumber,
+      blockTimestampSecs: log.blockTimestampSecs,
     },
     logger,
   );

@@ -96,6 +96,21 @@ export class RfqClient {
   protection(): Promise<{ items: T.Protection[] }> { return this.signed('GET', '/v1/rfq/maker/protection'); }
   /** Re-arms a tripped protection: quotes on the instrument are accepted again. */
   resetProtection(instrumentId: string): Promise<T.Protection> { return this.signed('POST', '/v1/rfq/maker/protection/reset', { body: { instrumentId } }); }
+  /** Cancels all this maker's open quotes (on one instrument when named). */
+  cancelAllQuotes(instrumentId?: string): Promise<{ cancelled: number }> { return this.signed('POST', '/v1/rfq/quotes/cancel-all', { body: instrumentId === undefined ? {} : { instrumentId } }); }
+  /** Arms or pushes back the dead man's switch (`timeoutMs` 1,000 to 600,000); 0 disarms it. */
+  cancelAllAfter(timeoutMs: number): Promise<{ firesAt: number | null }> { return this.signed('POST', '/v1/rfq/maker/cancel-all-after', { body: { timeoutMs } }); }
+  cancelAllAfterState(): Promise<{ firesAt: number | null }> { return this.signed('GET', '/v1/rfq/maker/cancel-all-after'); }
+  /** Publishes this maker's alias, which takers may name or exclude; null withdraws it. */
+  setProfile(alias: string | null): Promise<{ alias: string | null }> { return this.signed('PUT', '/v1/rfq/maker/profile', { body: { alias } }); }
+  profile(): Promise<{ alias: string | null }> { return this.signed('GET', '/v1/rfq/maker/profile'); }
+  /** The disclosed makers an RFQ may name (`makers`) or exclude (`excludeMakers`). */
+  disclosedMakers(): Promise<{ makers: Array<{ alias: string }> }> { return this.signed('GET', '/v1/rfq/makers'); }
+  /** Replaces the takers this maker denies, by its pseudonyms for them (OpenRfq.taker). */
+  setDenylist(takers: string[]): Promise<{ takers: string[] }> { return this.signed('PUT', '/v1/rfq/maker/denylist', { body: { takers } }); }
+  denylist(): Promise<{ takers: string[] }> { return this.signed('GET', '/v1/rfq/maker/denylist'); }
+  /** The maker's own scorecard over the last `windowSecs` (default a day). */
+  scorecard(windowSecs?: number): Promise<T.Scorecard> { return this.signed('GET', '/v1/rfq/maker/scorecard', { query: { windowSecs } }); }
 
   // Not served yet on this branch (on-chain settlement is in progress); typed from DESIGN.md
   // sections 4 and 5 so integrators and the demo stack can compile against them now.

@@ -23,6 +23,10 @@ export interface Rfq {
 export interface CreateRfqInput {
   instrumentId: string; side: Side; baseQty: string; quoteLimit?: string; autoAccept?: boolean;
   windowMs?: number; windowSecs?: number; idempotencyKey?: string;
+  /** Aliases of disclosed makers (GET /v1/rfq/makers): only they see the RFQ and may quote. */
+  makers?: string[];
+  /** Aliases of disclosed makers the RFQ must not reach (not together with `makers`). */
+  excludeMakers?: string[];
 }
 export interface CreateRfqResponse { rfqId: string; status: RfqStatus; auctionEndsAt: number; expiresAt: number }
 export interface Quote {
@@ -49,7 +53,11 @@ export interface XchangeBundle {
   adapter: string;
   settlement: { swapMessage: { quoteId: string; expiration: string; incomingTransfer: SwapTransfer; outgoingTransfer: SwapTransfer }; adapterSignature: string };
 }
-export interface OpenRfq { id: string; instrumentId: string; side: Side; baseQty: string; autoAccept: boolean; createdAt: number; auctionEndsAt: number; expiresAt: number; settlementDeadline: number }
+export interface OpenRfq {
+  id: string; instrumentId: string; side: Side; baseQty: string; autoAccept: boolean; createdAt: number; auctionEndsAt: number; expiresAt: number; settlementDeadline: number;
+  /** This maker's own pseudonym for the taker (`tkr_` + 16 base32 characters), what a denylist names. */
+  taker: string;
+}
 export interface CreateQuoteInput {
   rfqId: string; instrumentId: string; side: Side; makerPays: QuoteLeg; makerReceives: QuoteLeg;
   acceptableForMs?: number; expiryMs?: number; xchange?: XchangeBundle | null;
@@ -79,8 +87,22 @@ export interface Network {
   /** The perp venue, when the node has one; `url` in the embedded stack only (the simulator). */
   venue?: { network: 'mainnet' | 'testnet'; builderAddress: string | null; url?: string };
 }
+/** A maker's scorecard (GET /v1/rfq/maker/scorecard). */
+export interface Scorecard {
+  windowSecs: number;
+  rfqsSeen: number;
+  rfqsQuoted: number;
+  firstQuoteMs: { p50: number | null; p99: number | null };
+  wins: number;
+  lostByBps: { median: number | null };
+  settled: number;
+  failures: number;
+  fades: number;
+  lateRelays: number;
+  moves: Array<{ quoteId: string; kind: 'fade' | 'lateRelay'; delayMs: number; marketMoveBps: number | null }>;
+}
 /** Market-maker protection on one instrument (PUT/GET /v1/rfq/maker/protection). */
-export interface ProtectionInput { instrumentId: string; windowMs: number; maxSelectedQuotes?: number | null; maxSelectedNotional?: string | null }
+export interface ProtectionInput { instrumentId: string; windowMs: number; maxSelectedQuotes?: number | null; maxSelectedNotional?: string | null; frozenMs?: number | null }
 export interface Protection {
   instrumentId: string;
   windowMs: number;
@@ -88,4 +110,5 @@ export interface Protection {
   maxSelectedNotional: string | null;
   triggeredAt: number | null;
   reason: 'maxSelectedQuotes' | 'maxSelectedNotional' | null;
+  frozenMs: number | null;
 }

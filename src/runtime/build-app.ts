@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { namedSchemas, withComponentRefs } from './openapi-components.ts';
+import { asyncApiDocument } from './asyncapi.ts';
 import websocket from '@fastify/websocket';
 import type { Logger } from 'pino';
 import { registerHttpHooks } from '../api/http-hooks.ts';
@@ -120,5 +121,7 @@ export async function buildApp(context: NodeContext, logger: Logger, limits: Htt
   await app.register(authRoutes(context));
   for (const plugin of routePlugins(context)) await app.register(plugin);
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } as object }, async () => app.swagger());
+  // The WebSocket frames' document; no schema, so it stays out of /openapi.json as that route does.
+  app.get('/asyncapi.json', { config: { auth: 'none' }, schema: { hide: true } as object }, async (request) => asyncApiDocument(request.host, request.protocol === 'https'));
   return app;
 }

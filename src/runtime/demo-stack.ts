@@ -210,6 +210,8 @@ export async function startDemoStack(options: DemoOptions): Promise<DemoStack> {
           siweDomain: options.siweDomain,
           chainId: options.chainId,
           name: `demo-maker-${index + 1}`,
+          // Disclosed, so a taker can name them: `npm run rfq -- buy ... --makers demo-maker-1`.
+          alias: `demo-maker-${index + 1}`,
           log: (level, message) => (level === 'info' ? options.logger.debug(message) : options.logger[level](message)),
         });
         await maker.start();

@@ -66,14 +66,15 @@ function operationName(method: string, path: string): string {
   return words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }
 
-/** Rewrites the document built by @fastify/swagger (whose `components.schemas` hold `namedSchemas()`, converted). */
-export function withComponentRefs(document: Json): Json {
-  const components = (document.components ?? {}) as Json;
-  const schemas = (components.schemas ?? {}) as Record<string, Json>;
+/** Each component's shape to its name (the first of identical ones). */
+export function shapeIndex(schemas: Record<string, Json>): Map<string, string> {
   const byShape = new Map<string, string>();
   for (const [name, schema] of Object.entries(schemas)) if (!byShape.has(canonical(schema))) byShape.set(canonical(schema), name);
+  return byShape;
+}
 
-  /** Replaces named sub-schemas below `schema` (not `schema` itself) by references. */
+/** `refine` replaces named sub-schemas below a schema (not the schema itself) by references; `refineChild` the schema too. */
+export function componentRefiner(byShape: Map<string, string>) {
   const refine = (schema: unknown): unknown => {
     if (Array.isArray(schema)) return schema.map((item) => refineChild(item));
     if (!isObject(schema)) return schema;
@@ -94,6 +95,15 @@ export function withComponentRefs(document: Json): Json {
   };
   // The route has it as `{}` (any value) or `{ anyOf: [..., null] }`; the document names what it must be.
   const perpField = (schema: unknown) => ({ ...ref('PerpSignedAction'), ...(isObject(schema) && typeof schema.description === 'string' ? { description: schema.description } : {}) });
+  return { refine, refineChild };
+}
+
+/** Rewrites the document built by @fastify/swagger (whose `components.schemas` hold `namedSchemas()`, converted). */
+export function withComponentRefs(document: Json): Json {
+  const components = (document.components ?? {}) as Json;
+  const schemas = (components.schemas ?? {}) as Record<string, Json>;
+  const byShape = shapeIndex(schemas);
+  const { refine } = componentRefiner(byShape);
 
   /** A body's schema as a reference: to the component it equals, else to a new one named `name`. */
   const hoist = (schema: unknown, name: string): unknown => {

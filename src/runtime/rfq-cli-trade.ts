@@ -46,6 +46,10 @@ export interface TradeRequest {
   windowMs?: number;
   /** Accept this long after submission instead of just before the auction ends. */
   acceptAfterMs?: number;
+  /** Aliases of the disclosed makers that alone see the RFQ. */
+  makers?: string[];
+  /** Aliases of disclosed makers the RFQ must not reach. */
+  excludeMakers?: string[];
   /** Watch and follow, never accept (another process or `rfq accept` may). */
   noAccept: boolean;
   webSocket: boolean;
@@ -104,6 +108,8 @@ export async function trade(client: RfqClient, tradeRequest: TradeRequest, say: 
       ...(request.quoteLimit !== undefined ? { quoteLimit: request.quoteLimit } : {}),
       ...(request.autoAccept ? { autoAccept: true } : {}),
       ...(request.windowMs !== undefined ? { windowMs: request.windowMs } : {}),
+      ...(request.makers !== undefined ? { makers: request.makers } : {}),
+      ...(request.excludeMakers !== undefined ? { excludeMakers: request.excludeMakers } : {}),
       // Fresh per request: a retried submit of this same request replays instead of duplicating.
       idempotencyKey: randomUUID(),
     });

@@ -28,6 +28,7 @@ commands:
   logout                              revoke the remembered key and delete the credential file
   balances                            available / locked / total per token and rail
   instruments                         tradable instruments and taker fees
+  makers                              the disclosed makers' aliases, for --makers / --exclude-makers
   ledger [--limit N] [--cursor C]     ledger entries, newest first
   trades [--limit N] [--cursor C] [--status S]
                                       your RFQs, newest first, each with its outcome (paid and
@@ -53,6 +54,9 @@ commands:
       --accept-after D   accept the best quote this long after submitting (default: just
                          before the auction ends, so late better quotes still count)
       --no-accept        only watch quotes (accept from elsewhere with \`rfq accept\`)
+      --makers A,B       only these disclosed makers (by alias, see \`makers\`) see it and quote
+      --exclude-makers A,B
+                         these disclosed makers never see it (not with --makers)
     Quotes are shown live as they arrive and re-price; then the best acceptable one is
     accepted and settlement is followed until SETTLED, FAILED or CANCELLED.
     Perps (ETH-USDC-PERP ...): the CLI signs your venue order (IOC) for the quote it accepts
@@ -110,6 +114,8 @@ const options = {
   'venue-url': { type: 'string' },
   'rpc-url': { type: 'string' },
   status: { type: 'string' },
+  makers: { type: 'string' },
+  'exclude-makers': { type: 'string' },
 } as const;
 
 type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
@@ -120,12 +126,13 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   logout: [],
   balances: [],
   instruments: [],
+  makers: [],
   ledger: ['limit', 'cursor'],
   trades: ['limit', 'cursor', 'status'],
   deposit: ['follow', 'timeout', 'private-key', 'rpc-url'],
   withdraw: ['follow', 'timeout'],
-  buy: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout', 'private-key', 'venue-url'],
-  sell: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout', 'private-key', 'venue-url'],
+  buy: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout', 'private-key', 'venue-url', 'makers', 'exclude-makers'],
+  sell: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout', 'private-key', 'venue-url', 'makers', 'exclude-makers'],
   accept: ['quote', 'version', 'timeout', 'private-key', 'venue-url'],
   status: ['follow', 'timeout'],
   cancel: [],
@@ -136,6 +143,13 @@ const EXIT_USAGE = 2;
 const EXIT_NOT_SETTLED = 3;
 
 class UsageError extends Error {}
+
+/** A comma-separated list of maker aliases; the service checks each alias. */
+function aliasList(raw: string, flag: string): string[] {
+  const aliases = raw.split(',').map((a) => a.trim()).filter((a) => a !== '');
+  if (aliases.length === 0) throw new UsageError(`${flag}: expected one or more maker aliases, comma-separated`);
+  return aliases;
+}
 
 /** `--limit` and `--cursor` of a listing command. */
 function pageQuery(values: Values): { limit?: number; cursor?: string } {
@@ -326,6 +340,14 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         return 0;
       };
       break;
+    case 'makers':
+      expectArgs(args, 0, 'makers');
+      action = async (client) => {
+        const result = await client.disclosedMakers();
+        out.result(result, result.makers.length === 0 ? 'no maker has disclosed itself; RFQs reach every maker' : result.makers.map((m) => m.alias).join('\n'));
+        return 0;
+      };
+      break;
     case 'ledger': {
       expectArgs(args, 0, 'ledger [--limit N] [--cursor C]');
       const query = pageQuery(values);
@@ -388,6 +410,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     case 'sell': {
       const [size, instrument] = expectArgs(args, 2, `${command} <size> <INSTRUMENT> [--limit X] [--auto] [--window D]`);
       if (values.auto && (values['no-accept'] || values['accept-after'])) throw new UsageError('--auto leaves the choice to the auction: --no-accept and --accept-after do not apply');
+      if (values.makers !== undefined && values['exclude-makers'] !== undefined) throw new UsageError('--makers names who may quote, --exclude-makers who may not: give one of them');
       if (values.auto && command === 'buy' && values.limit === undefined) throw new UsageError('buy --auto needs --limit X: the most you pay, fee included, in the quote token');
       const request = {
         side: command.toUpperCase() as Side,
@@ -399,6 +422,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         ...(values.limit !== undefined ? { quoteLimit: values.limit } : {}),
         ...(values.window !== undefined ? { windowMs: parseDuration(values.window, '--window') } : {}),
         ...(values['accept-after'] !== undefined ? { acceptAfterMs: parseDuration(values['accept-after'], '--accept-after') } : {}),
+        ...(values.makers !== undefined ? { makers: aliasList(values.makers, '--makers') } : {}),
+        ...(values['exclude-makers'] !== undefined ? { excludeMakers: aliasList(values['exclude-makers'], '--exclude-makers') } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       };
       action = async (client) => {

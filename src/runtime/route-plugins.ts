@@ -16,10 +16,11 @@ import { consoleRoutes } from '../api/admin/console.routes.ts';
 import { v0Routes } from '../api/v0/v0.routes.ts';
 import { adminV0Routes } from '../api/admin/v0.routes.ts';
 import { protectionRoutes } from '../api/v1/protection.routes.ts';
+import { counterpartyRoutes } from '../api/v1/counterparty.routes.ts';
 import { adminMakerProtectionRoutes } from '../api/admin/maker-protection.routes.ts';
 
 export function routePlugins(context: NodeContext): Array<(app: FastifyInstance) => Promise<void>> {
   return [accountRoutes(context), rfqRoutes(context), makerRoutes(context), adminRoutes(context), wsRoutes(context), networkRoutes(context), devnetRoutes(context), fundsRoutes(context), adminFundsRoutes(context),
     adminRfqRoutes(context), adminReadRoutes(context), consoleRoutes(context), adminV0Routes(context), v0Routes(context),
-    protectionRoutes(context), adminMakerProtectionRoutes(context)];
+    protectionRoutes(context), adminMakerProtectionRoutes(context), counterpartyRoutes(context)];
 }

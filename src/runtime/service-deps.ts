@@ -9,6 +9,8 @@ import { ReferenceData } from '../store/reference-data.ts';
 import { SettingsCache } from '../store/settings.ts';
 import { systemIds } from '../services/ids.ts';
 import { createSecretBox } from '../services/secret-box.ts';
+import { takerPseudonyms } from '../services/conduct/taker-pseudonyms.ts';
+import { LastTrades } from '../services/prices/last-trades.ts';
 import { defaultAuthSettings, noHooks, type Clock, type ServiceDeps } from '../services/deps.ts';
 import { QuoteCaches } from '../services/rfq/quote-caches.ts';
 import { QuoteWriter } from '../services/rfq/write-quote.ts';
@@ -32,6 +34,8 @@ export function buildServiceDeps(db: Db, options: ServiceDepsOptions): ServiceDe
     clock,
     ids: systemIds,
     secrets: createSecretBox(options.secretKey),
+    pseudonyms: takerPseudonyms(options.secretKey),
+    lastTrades: new LastTrades(),
     refdata: new ReferenceData(db, () => clock.now()),
     settings: new SettingsCache(db),
     hooks: { ...noHooks },

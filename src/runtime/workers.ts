@@ -1,6 +1,6 @@
 /** Background work a node runs, each switchable per node (RFQ_WORKERS). */
 import type { Logger } from 'pino';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { NodeContext } from './node-context.ts';
 import { inBackgroundLane } from '../store/work-lane.ts';
 import { auctionCloser } from './auction-closer.ts';
@@ -15,6 +15,7 @@ import { DepositHeadScanner } from '../chain/funds/deposit-head-scanner.ts';
 import { CustodyBroadcaster } from '../chain/custody/custody-broadcaster.ts';
 import type { PerpWiring } from './perp-wiring.ts';
 import { startStoreMaintenance } from './store-maintenance.ts';
+import { startBusinessMetrics } from './business-metrics.ts';
 
 /**
  * A halted chain follower (a reorganisation deeper than the confirmation depth) stops deposits,
@@ -112,6 +113,16 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
   broadcaster?.start();
   // ws: cross-node bus and price book always; outbox -> sessions and pruning with `dispatch`.
   const ws = await startWsRuntime(context, logger, enabled.has('dispatch'));
+  new Counter({
+    name: 'rfq_price_crossings_total',
+    help: "Times an instrument's consolidated top of book was crossed across makers and uncrossed by setting the older side aside",
+    registers: [context.metrics.registry],
+    collect() {
+      this.reset();
+      this.inc(context.book.crossings);
+    },
+  });
+  const business = await startBusinessMetrics(deps, context.metrics.registry, logger, () => ws.dispatcherCursor());
   let stopping: string | null = null;
   return {
     get stopping() {
@@ -120,6 +131,7 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
     async stop() {
       for (const timer of timers) clearInterval(timer);
       stopping = 'ws (sessions, presence, dispatcher)';
+      await business.stop();
       await ws.stop(); // before the store closes
       stopping = 'chain follower';
       if (chainWatcher) await Promise.all(chainWiring!.background.map((loop) => loop.stop()));

@@ -6,6 +6,8 @@ import type { ReferenceData } from '../store/reference-data.ts';
 import type { SettingsCache } from '../store/settings.ts';
 import type { IdSource } from './ids.ts';
 import type { SecretBox } from './secret-box.ts';
+import type { TakerPseudonyms } from './conduct/taker-pseudonyms.ts';
+import type { LastTrades } from './prices/last-trades.ts';
 import type { SettlementGateways } from './rfq/settlement-gateway.ts';
 import type { QuoteCaches } from './rfq/quote-caches.ts';
 import type { QuoteWriter } from './rfq/write-quote.ts';
@@ -64,6 +66,10 @@ export interface ServiceDeps {
   clock: Clock;
   ids: IdSource;
   secrets: SecretBox;
+  /** Each maker's pseudonyms for takers (counterparty choice). */
+  pseudonyms: TakerPseudonyms;
+  /** Per-node cache of instruments' last trade prices, the price band's reference. */
+  lastTrades: LastTrades;
   refdata: ReferenceData;
   settings: SettingsCache;
   auth: AuthSettings;

@@ -12,7 +12,7 @@ import type { BalanceRow } from '../store/ledger.ts';
 import { balanceSnapshotFrame } from './account/balances.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { QuoteRow, RfqRow } from './rfq/rows.ts';
-import { makerQuoteView, openRfqView, quoteView, rfqView } from './rfq/views.ts';
+import { makerQuoteView, openRfqRoute, openRfqView, quoteView, rfqView } from './rfq/views.ts';
 
 /** The rows as written that the frames are about, and each RFQ's instrument. */
 export interface FrameRows {
@@ -49,7 +49,9 @@ export async function pushFrames(tx: Tx, deps: ServiceDeps, frames: readonly Fra
       }
       case 'openRfq': {
         const rfq = rfqOf(frame.rfqId);
-        await appendEvent(tx, { accountId: null, topic: 'openRfqs', frame: { kind: 'rfq', ...openRfqView(rfq, instrumentOf(rfq.id)) } }, now);
+        // One row for every maker: each session fills in its own pseudonym for the taker and
+        // drops the route (src/ws/open-rfq-frame.ts).
+        await appendEvent(tx, { accountId: null, topic: 'openRfqs', frame: { kind: 'rfq', ...openRfqView(rfq, instrumentOf(rfq.id)), route: openRfqRoute(rfq) } }, now);
         break;
       }
       case 'quoteStatus': {

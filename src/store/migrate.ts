@@ -52,6 +52,11 @@ import * as serviceOutages from './migrations/0186-service-outages.ts';
 import * as appendedIdsOnly from './migrations/0187-appended-ids-only.ts';
 import * as venueCursors from './migrations/0188-venue-cursors.ts';
 import * as v0SessionRevocations from './migrations/0195-v0-session-revocations.ts';
+import * as makerKillSwitches from './migrations/0198-maker-kill-switches.ts';
+import * as lateRelays from './migrations/0199-late-relays.ts';
+import * as priceMarks from './migrations/0201-price-marks.ts';
+import * as makerFailuresByTime from './migrations/0202-maker-failures-by-time.ts';
+import * as counterparties from './migrations/0203-counterparties.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -103,6 +108,11 @@ const migrations: Record<string, Migration> = {
   '0187-appended-ids-only': appendedIdsOnly,
   '0188-venue-cursors': venueCursors,
   '0195-v0-session-revocations': v0SessionRevocations,
+  '0198-maker-kill-switches': makerKillSwitches,
+  '0199-late-relays': lateRelays,
+  '0201-price-marks': priceMarks,
+  '0202-maker-failures-by-time': makerFailuresByTime,
+  '0203-counterparties': counterparties,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -53,6 +53,10 @@ export interface MakersTable {
   updated_at: number;
   suspension_count: Generated<number>;
   last_suspended_at: number | null;
+  /** The public alias of a disclosed maker (unique without regard to case); null: anonymous. */
+  alias: Generated<string | null>;
+  /** Account ids of the takers this maker denies. */
+  denied_takers: Generated<string[]>;
 }
 export interface SettingsTable { key: string; value: Json<unknown> }
 export interface BalancesTable { account_id: string; token: string; rail: string; available: bigint; locked: bigint }
@@ -105,6 +109,10 @@ export interface RfqsTable {
   idempotency_key: string | null;
   request_fingerprint: string;
   updated_at: number;
+  /** Maker account ids an RFQ naming makers reaches; null: every maker (the default broadcast). */
+  audience_only: Generated<string[] | null>;
+  /** Maker account ids it never reaches: excluded by the taker, or denying it at creation. */
+  audience_except: Generated<string[]>;
 }
 export interface QuotesTable {
   id: string;
@@ -166,7 +174,7 @@ export interface OutboxTable {
 export interface VenueCursorsTable { name: string; position_ms: number; updated_at: number }
 export interface ChainCursorsTable { name: string; block_number: number; block_hash: string; block_timestamp: number; updated_at: number }
 export interface XchangeExecutionsTable { quote_id: string; attempts: number; attempted_at: number; tx_hash: string | null; last_error: string | null }
-export interface MakerFailuresTable { quote_id: string; maker_id: string; rfq_id: string; reason: string; created_at: number }
+export interface MakerFailuresTable { quote_id: string; maker_id: string; rfq_id: string; reason: string; created_at: number; delay_ms: Generated<number | null> }
 export interface SettlementAnomaliesTable {
   tx_hash: string;
   log_index: number;
@@ -373,7 +381,13 @@ export interface MakerProtectionsTable {
   triggered_at: number | null;
   trigger_reason: string | null;
   updated_at: number;
+  /** A trip re-arms itself this long after `triggered_at`; null keeps the manual reset. */
+  frozen_ms: number | null;
 }
+/** A mark of the consolidated mid price (10^18 scale) per instrument and second. */
+export interface PriceMarksTable { instrument_id: string; at: number; mid: bigint }
+/** A maker's armed dead man's switch: all its open quotes are cancelled at `fires_at`. */
+export interface MakerCancelAllAfterTable { maker_account_id: string; fires_at: number; armed_at: number }
 export interface MakerProtectionSelectionsTable { quote_id: string; maker_account_id: string; instrument_id: string; notional: bigint; selected_at: number }
 export interface WsNodesTable { node_id: string; heartbeat_at: number }
 export interface ServiceLivenessTable { id: Generated<number>; alive_at: number }
@@ -425,6 +439,8 @@ export interface DB {
   perp_quote_orders: PerpQuoteOrdersTable;
   maker_protections: MakerProtectionsTable;
   maker_protection_selections: MakerProtectionSelectionsTable;
+  maker_cancel_all_after: MakerCancelAllAfterTable;
+  price_marks: PriceMarksTable;
   ws_nodes: WsNodesTable;
   maker_sessions: MakerSessionsTable;
   service_liveness: ServiceLivenessTable;

@@ -15,6 +15,10 @@ export interface OperatorSettings {
   makerSuspensionBaseMs: number;
   /** PENDING RFQs one account may hold at once; one more is 409 TOO_MANY_OPEN_RFQS (DESIGN.md section 11). */
   maxOpenRfqsPerAccount: number;
+  /** A permit2 relay later than this after the selection is a late relay, counted as a maker failure (DESIGN.md section 15). */
+  relayGraceSecs: number;
+  /** Every ladder level must lie within this many bp of the instrument's last trade; 0: unbanded. */
+  ladderBandBps: number;
 }
 
 export const defaultSettings: Readonly<OperatorSettings> = Object.freeze({
@@ -24,6 +28,8 @@ export const defaultSettings: Readonly<OperatorSettings> = Object.freeze({
   makerFailureWindowMs: 3_600_000,
   makerSuspensionBaseMs: 600_000,
   maxOpenRfqsPerAccount: 20,
+  relayGraceSecs: 10,
+  ladderBandBps: 2_000,
 });
 
 export const settingKeys = Object.keys(defaultSettings) as Array<keyof OperatorSettings>;

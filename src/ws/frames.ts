@@ -4,6 +4,7 @@
  */
 import type { ErrorCode } from '../domain/error-codes.ts';
 import { controlCharacterPath } from '../domain/text/control-characters.ts';
+import { ACCOUNT_TOPICS, SUPPORTED_TOPICS, type AccountTopic, type SupportedTopic } from '../domain/ws-topics.ts';
 
 export const WS_PATH = '/v1/rfq/ws';
 export const PRICES_WS_PATH = '/v1/rfq/prices/ws';
@@ -18,12 +19,8 @@ export const CLOSE_SLOW_CONSUMER = 4009;
 export const CLOSE_RATE_LIMITED = 4029;
 export const CLOSE_SHUTDOWN = 1001;
 
-/** Topics of /v1/rfq/ws (spec "Topics"); every other topic answers UNSUPPORTED_CHANNEL. */
-export const SUPPORTED_TOPICS = ['prices', 'balances', 'rfqStatus', 'quotes', 'quoteStatus', 'openRfqs'] as const;
-export type SupportedTopic = (typeof SUPPORTED_TOPICS)[number];
-/** Per-account topics: frames carry `seq`, and `subscribe` may carry `fromSeq`. */
-export const ACCOUNT_TOPICS = ['balances', 'rfqStatus', 'quotes', 'quoteStatus'] as const;
-export type AccountTopic = (typeof ACCOUNT_TOPICS)[number];
+// Every other topic answers UNSUPPORTED_CHANNEL.
+export { SUPPORTED_TOPICS, ACCOUNT_TOPICS, type SupportedTopic, type AccountTopic } from '../domain/ws-topics.ts';
 
 export function isSupportedTopic(topic: string): topic is SupportedTopic {
   return (SUPPORTED_TOPICS as readonly string[]).includes(topic);

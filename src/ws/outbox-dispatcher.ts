@@ -71,6 +71,11 @@ export class OutboxDispatcher {
   }
 
   /** Starts after the newest row: a fresh node has no sessions that could want older frames. */
+  /** The last outbox id this dispatcher has read past (the business metrics' lag is measured to it). */
+  get position(): number {
+    return this.cursor;
+  }
+
   async start(): Promise<void> {
     const row = await this.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst();
     this.cursor = Number(row?.max ?? 0);

@@ -14,6 +14,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ServiceDeps } from '../services/deps.ts';
 import { sweepTrippedProtections } from '../services/protection/protection-sweep.ts';
+import { rearmFrozenProtections } from '../services/protection/protection-settings.ts';
+import { sweepDeadMansSwitches } from '../services/protection/dead-mans-switch.ts';
 import { endMakerSessions, heartbeat, leaveNode, openMakerSession, sweepDisconnectedMakers, type MakerSession } from '../services/protection/maker-sessions.ts';
 import { noteServiceStart } from '../services/settlement/service-outages.ts';
 
@@ -114,6 +116,8 @@ export class SessionPresence {
     }
     this.sweeping = sweepDisconnectedMakers(deps.service, deps.heartbeatTimeoutMs())
       .then(() => sweepTrippedProtections(deps.service))
+      .then(() => sweepDeadMansSwitches(deps.service))
+      .then(() => rearmFrozenProtections(deps.service))
       .then(() => undefined)
       .catch((error: unknown) => deps.logger.warn({ err: error }, 'maker protection sweep failed (retried next round)'))
       .finally(() => {

@@ -9,11 +9,12 @@
  * before remote copies would expire.
  */
 import { formatAmount } from '../domain/money/index.ts';
-import { PRICE_DECIMALS, aggregateTopOfBook, sameTop, type Level, type MakerTop, type TopOfBook } from '../domain/prices/index.ts';
+import { PRICE_DECIMALS, sameTop, uncrossedTopOfBook, type Level, type MakerTop, type TimedTop, type TopOfBook } from '../domain/prices/index.ts';
 import type { SessionHub } from './hub.ts';
 
 interface Entry {
-  top: MakerTop;
+  /** The maker's top with its recency (`at`: the stale instant), as the uncrossing compares them. */
+  top: TimedTop;
   staleAt: number;
   baseDecimals: number;
   /** The local ingest connection that wrote it; null for an entry learned from another node. */
@@ -48,11 +49,13 @@ function fromWire(value: unknown): Level | null {
 export class PriceBook {
   private readonly options: PriceBookOptions;
   private readonly byInstrument = new Map<string, Map<string, Entry>>();
-  private readonly current = new Map<string, { top: TopOfBook; frame: Record<string, unknown> }>();
+  private readonly current = new Map<string, { top: TopOfBook; setAside: number; frame: Record<string, unknown> }>();
   private readonly published = new Map<string, Published>();
   private sweeper: NodeJS.Timeout | null = null;
   /** Top-of-book changes pushed by this node (a benchmark and test counter). */
   ticks = 0;
+  /** Times an instrument's consolidated book became crossed across makers and was uncrossed (`rfq_price_crossings_total`). */
+  crossings = 0;
 
   constructor(options: PriceBookOptions) {
     this.options = options;
@@ -72,6 +75,15 @@ export class PriceBook {
   /** The latest `price` frame of an instrument, if any maker has shown it since this node started. */
   currentFrame(instrumentId: string): Record<string, unknown> | null {
     return this.current.get(instrumentId)?.frame ?? null;
+  }
+
+  /** The mid of every instrument whose consolidated top has both sides (PRICE_DECIMALS scale). */
+  midpoints(): Array<{ instrumentId: string; mid: bigint }> {
+    const mids: Array<{ instrumentId: string; mid: bigint }> = [];
+    for (const [instrumentId, { top }] of this.current) {
+      if (top.bid && top.ask) mids.push({ instrumentId, mid: (top.bid.price + top.ask.price) / 2n });
+    }
+    return mids;
   }
 
   /** A validated ladder of `maker` that arrived on an ingest socket of this node. */
@@ -127,7 +139,9 @@ export class PriceBook {
     }
   }
 
-  private put(instrumentId: string, maker: string, entry: Entry): void {
+  private put(instrumentId: string, maker: string, arrived: Omit<Entry, 'top'> & { top: MakerTop }): void {
+    // The stale instant is arrival plus one fixed delay on every node: it orders by recency.
+    const entry: Entry = { ...arrived, top: { ...arrived.top, at: arrived.staleAt } };
     let entries = this.byInstrument.get(instrumentId);
     if (!entries) this.byInstrument.set(instrumentId, (entries = new Map()));
     entries.set(maker, entry);
@@ -137,19 +151,21 @@ export class PriceBook {
   /** Pushes a `price` frame when the aggregate differs from the last one pushed. */
   private recompute(instrumentId: string): void {
     const entries = this.byInstrument.get(instrumentId);
-    const tops: MakerTop[] = [];
+    const tops: TimedTop[] = [];
     let baseDecimals = 0;
     for (const entry of entries?.values() ?? []) {
       tops.push(entry.top);
       baseDecimals = entry.baseDecimals;
     }
     if (entries && entries.size === 0) this.byInstrument.delete(instrumentId);
-    const top = aggregateTopOfBook(tops);
+    // Never crossed across makers: the older crossing side is set aside, and flagged (top-of-book.ts).
+    const { top, setAside } = uncrossedTopOfBook(tops);
     const last = this.current.get(instrumentId);
-    if (last ? sameTop(last.top, top) : top.bid === null && top.ask === null) return;
+    if (last ? sameTop(last.top, top) && last.setAside === setAside : top.bid === null && top.ask === null) return;
+    if (setAside > 0 && (last?.setAside ?? 0) === 0) this.crossings++;
     const side = (level: Level | null) => (level ? { price: formatAmount(level.price, PRICE_DECIMALS), size: formatAmount(level.size, baseDecimals) } : null);
-    const frame = { kind: 'price', instrumentId, bid: side(top.bid), ask: side(top.ask), ts: this.options.now() };
-    this.current.set(instrumentId, { top, frame });
+    const frame = { kind: 'price', instrumentId, bid: side(top.bid), ask: side(top.ask), ts: this.options.now(), ...(setAside > 0 ? { setAside } : {}) };
+    this.current.set(instrumentId, { top, setAside, frame });
     this.ticks++;
     this.options.hub.deliverPrice(instrumentId, frame);
   }

@@ -84,7 +84,10 @@ export class PriceIngestSession extends WsConnection {
       // The maker record is cached for a second (as on the quote path): a suspension bites within it.
       const maker = activeMakerFrom(await deps.quoteCaches.maker(deps.db, this.accountId, now), now);
       if (!maker.pairs.includes(pairOf(instrument))) throw new ServiceError('MAKER_NOT_APPROVED', `maker is not approved for ${pairOf(instrument)}`);
-      const top = ladderTop(bids, asks, instrument.baseDecimals);
+      // The price band: every level near the instrument's last trade (none before its first).
+      const { ladderBandBps } = await deps.settings.current(now);
+      const reference = ladderBandBps === 0 ? null : await deps.lastTrades.price(deps.db, instrument, now);
+      const top = ladderTop(bids, asks, instrument.baseDecimals, reference === null ? null : { reference, bandBps: ladderBandBps });
       if (this.closed) return;
       this.book.applyLocal(this.makerId, instrumentId, instrument.baseDecimals, top, this);
     } catch (error) {

@@ -14,6 +14,7 @@ import { CLOSE_KEEPALIVE_TIMEOUT, WS_PATH, errorFrame, isAccountTopic, isSupport
 import type { HubSession, SessionHub } from './hub.ts';
 import type { WsContext } from './ws-context.ts';
 import type { PriceBook } from './price-book.ts';
+import { openRfqFrameFor } from './open-rfq-frame.ts';
 
 /** Subscriptions are keyed by topic, and by `<topic>:<instrumentId>` for the parameterised ones. */
 function subscriptionKey(topic: string, instrumentId: string | undefined): string {
@@ -53,7 +54,9 @@ export class WsSession extends WsConnection implements HubSession {
   }
 
   /** A committed frame of this account, or a broadcast openRfqs frame; filtered by subscription. */
-  deliver(topic: string, frame: Record<string, unknown>): void {
+  deliver(topic: string, broadcast: Record<string, unknown>): void {
+    const frame = topic === 'openRfqs' ? openRfqFrameFor(broadcast, this.accountId, this.context.service.pseudonyms) : broadcast;
+    if (frame === null) return;
     const key = subscriptionKey(topic, typeof frame.instrumentId === 'string' ? frame.instrumentId : undefined);
     const sub = this.subscriptions.get(key);
     if (!sub) return;

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.ts';
 import { onOutboxCommit, pruneOutbox } from '../store/outbox.ts';
+import { PriceMarkRecorder } from './price-mark-recorder.ts';
 import { SessionHub } from './hub.ts';
 import { NodeBus } from './node-bus.ts';
 import { OutboxDispatcher } from './outbox-dispatcher.ts';
@@ -34,7 +35,7 @@ const PRUNE_INTERVAL_MS = 10_000;
 const PRUNE_BATCH = 5000;
 const PRUNE_ROUNDS = 20;
 
-export async function startWsRuntime(context: WsContext, logger: Logger, dispatch: boolean): Promise<{ stop(): Promise<void> }> {
+export async function startWsRuntime(context: WsContext, logger: Logger, dispatch: boolean): Promise<{ stop(): Promise<void>; dispatcherCursor(): number | null }> {
   const { bus, book, hub } = context;
   const db = context.service.db;
   const dispatcher = dispatch ? new OutboxDispatcher({ db, hub, logger }) : null;
@@ -47,6 +48,8 @@ export async function startWsRuntime(context: WsContext, logger: Logger, dispatc
     bus.signalOutbox();
   });
   book.start();
+  const marks = new PriceMarkRecorder({ db, book, now: () => context.service.clock.now(), logger });
+  marks.start();
   await dispatcher?.start();
   await context.presence.start({ service: context.service, heartbeatTimeoutMs: () => context.ws.heartbeatTimeoutMs, logger });
   const auditor = new SessionAuditor({ db, hub, now: () => context.service.clock.now(), intervalMs: () => context.ws.sessionAuditMs, logger });
@@ -66,12 +69,14 @@ export async function startWsRuntime(context: WsContext, logger: Logger, dispatc
     : null;
   prune?.unref();
   return {
+    dispatcherCursor: () => dispatcher?.position ?? null,
     async stop() {
       if (prune) clearInterval(prune);
       await pruning;
       await auditor.stop();
       await context.presence.stop();
       unsubscribe();
+      await marks.stop();
       book.stop();
       await dispatcher?.stop();
       await bus.stop();

@@ -125,6 +125,8 @@ async function startXchangeMaker(h: Harness, chain: TestChain): Promise<{ stop()
   await h.admin.putMaker(maker.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['xchange'], adapterSigner: maker.address });
   const client = new RfqClient(h.url);
   await client.signIn(maker);
+  // Disclosed as `npm start` discloses its first demo maker, for the guide's `--makers demo-maker-1`.
+  await client.setProfile('demo-maker-1');
   await chain.fundGas(maker.address);
   await chain.approve(maker, 'ETH', adapter);
   await chain.mint('ETH', maker.address, parseUnits('100', 18));

@@ -3,6 +3,7 @@
  * TEST_DATABASE_URL when set (each test node gets a fresh database there, dropped afterwards).
  */
 import { randomBytes } from 'node:crypto';
+import { after, before } from 'node:test';
 import pg from 'pg';
 import { openStore, type Store, type StoreLocation } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
@@ -49,6 +50,26 @@ export async function openMigratedStore(backend: Backend): Promise<{ store: Stor
     async close() {
       await store.close();
       await database.drop();
+    },
+  };
+}
+
+/**
+ * Registers a describe block's `before` and `after` hooks for a fresh migrated store of `backend`
+ * (call it inside `describe`); the answer's `store` is set once `before` has run.
+ */
+export function useMigratedStore(backend: Backend): { readonly store: Store } {
+  let opened: Awaited<ReturnType<typeof openMigratedStore>> | undefined;
+  before(async () => {
+    opened = await openMigratedStore(backend);
+  });
+  after(async () => {
+    await opened?.close();
+  });
+  return {
+    get store() {
+      if (!opened) throw new Error('the store is used before its before hook ran');
+      return opened.store;
     },
   };
 }

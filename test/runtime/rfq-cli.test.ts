@@ -183,6 +183,27 @@ for (const backend of backends()) {
       failed(await cli([...as, 'accept', rfqId, '--quote', 'qt_unknown']), 1, 'NOT_FOUND');
     });
 
+    it('makers lists the disclosed aliases; buy --makers reaches only them, --exclude-makers keeps it from them', async () => {
+      const named = await h.newMaker();
+      const other = await h.newMaker();
+      const alias = `cli-desk-${Date.now().toString(36)}`;
+      await named.client.setProfile(alias);
+      const listed = exited(await cli([...as, 'makers']), 0);
+      assert.ok(listed.stdout.split('\n').includes(alias), listed.stdout);
+      assert.ok(json(exited(await cli([...as, '--json', 'makers']), 0)).makers.some((m: { alias: string }) => m.alias === alias));
+
+      const only = cli([...as, 'buy', '1.5', 'ETH-USDC', '--limit', '5000', '--window', '2s', '--no-accept', '--makers', alias]);
+      const rfq = await openRfq(named.client, (r) => r.baseQty === '1.5' && r.side === 'BUY');
+      assert.ok(!(await other.client.openRfqs({ limit: 100 })).items.some((r) => r.id === rfq.id), 'not reached: another maker');
+      exited(await only, 3);
+      const excluding = cli([...as, 'buy', '1.75', 'ETH-USDC', '--limit', '5000', '--window', '2s', '--no-accept', '--exclude-makers', alias]);
+      const seen = await openRfq(other.client, (r) => r.baseQty === '1.75' && r.side === 'BUY');
+      assert.ok(!(await named.client.openRfqs({ limit: 100 })).items.some((r) => r.id === seen.id), 'not reached: the excluded maker');
+      exited(await excluding, 3);
+      failed(await cli([...as, 'buy', '1', 'ETH-USDC', '--makers', alias, '--exclude-makers', alias]), 2, 'USAGE');
+      failed(await cli([...as, 'buy', '1', 'ETH-USDC', '--limit', '5000', '--makers', 'no-such-desk']), 1, 'INVALID_REQUEST');
+    });
+
     it('reports server refusals with their code, message and a non-zero exit', async () => {
       const below = await cli([...as, 'buy', '1', 'ETH-USDC-SPOT', '--limit', '5']);
       assert.match(failed(below, 1, 'BELOW_MIN_NOTIONAL'), /HTTP 400/);

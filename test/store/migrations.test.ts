@@ -63,8 +63,13 @@ function expectedSchema(): Map<string, Map<string, ColumnSpec>> {
     }
     return null; // some other alias: existence and nullability are still checked
   };
-  const nullable = (type: ts.TypeNode): boolean =>
-    ts.isUnionTypeNode(type) && type.types.some((t) => ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword);
+  // Generated<T | null> is a nullable column the insert may leave out: look through the wrapper.
+  const nullable = (type: ts.TypeNode): boolean => {
+    if (ts.isTypeReferenceNode(type) && ts.isIdentifier(type.typeName) && type.typeName.text === 'Generated' && type.typeArguments?.[0]) {
+      return nullable(type.typeArguments[0]);
+    }
+    return ts.isUnionTypeNode(type) && type.types.some((t) => ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword);
+  };
 
   const tables = new Map<string, Map<string, ColumnSpec>>();
   for (const member of db.members) {

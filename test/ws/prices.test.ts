@@ -1,7 +1,8 @@
 /**
  * Maker price ingest (`/v1/rfq/prices/ws`) and the `prices` topic over real sockets: the ingest
  * handshake (makers only, signing its own path), ladder validation, top of book aggregated across
- * makers and pushed on change only, staleness, withdrawal on disconnect, native keepalive.
+ * makers and pushed on change only, never crossed across makers, staleness, withdrawal on
+ * disconnect, native keepalive.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { backends } from '../helpers/backends.ts';
 import { useWsHarness } from '../helpers/ws-harness.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
 import { INGEST_PATH, SESSION_PATH, authFrame, signedAt, subscribe, type Frame } from './test-socket.ts';
+import { metricSamples } from '../helpers/metrics.ts';
 
 const ETH = 'ETH-USDC-SPOT';
 
@@ -105,6 +107,30 @@ for (const backend of backends()) {
       ingestB.send(ladder(ETH, [['1001', '1']], []));
       assert.deepEqual((await late.next((f) => (f.bid as Frame | null)?.price === '1001')).bid, { price: '1001', size: '1' }); // still subscribed there
       await taker.quiet(200);
+      ingestB.close();
+    });
+
+    it('never pushes a book crossed across makers: the older crossing side is set aside and flagged', async () => {
+      const [a, b] = [await ws.h.newMaker(['ETH-USDC']), await ws.h.newMaker(['ETH-USDC'])];
+      const ingestA = await ingest(a.client);
+      const ingestB = await ingest(b.client);
+      const taker = await session((await ws.h.newUser()).client);
+      await subscribe(taker, { topic: 'prices', instrumentId: ETH });
+      const crossingsBefore = (await metricSamples(ws.h.url)).get('rfq_price_crossings_total') ?? 0;
+      ingestA.send(ladder(ETH, [['60000', '1']], [['60100', '1']]));
+      let tick = await taker.next((f) => f.kind === 'price' && (f.bid as Frame | null)?.price === '60000');
+      // Recency is judged to the millisecond (equally recent sides are both set aside): B's ladder comes later.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      // B's ask crosses A's older bid: A's bid is set aside, B's prices shown.
+      ingestB.send(ladder(ETH, [['59800', '2']], [['59900', '2']]));
+      tick = await taker.next();
+      assert.deepEqual([tick.bid, tick.ask, tick.setAside], [{ price: '59800', size: '2' }, { price: '59900', size: '2' }, 1]);
+      assert.equal((await metricSamples(ws.h.url)).get('rfq_price_crossings_total'), crossingsBefore + 1);
+      // A moves below B's ask: nothing crosses, nothing is set aside, the flag is gone.
+      ingestA.send(ladder(ETH, [['59850', '1']], [['59950', '1']]));
+      tick = await taker.next();
+      assert.deepEqual([tick.bid, tick.ask, 'setAside' in tick], [{ price: '59850', size: '1' }, { price: '59900', size: '2' }, false]);
+      ingestA.close();
       ingestB.close();
     });
 

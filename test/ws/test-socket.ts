@@ -10,6 +10,8 @@ export type Frame = Record<string, unknown>;
 export class TestSocket {
   readonly ws: WebSocket;
   readonly frames: Frame[] = [];
+  /** Every frame received, in order; `next` consumes `frames`, never this. */
+  readonly received: Frame[] = [];
   private waiters: Array<() => void> = [];
   closeCode: number | null = null;
   readonly closed: Promise<number>;
@@ -17,7 +19,9 @@ export class TestSocket {
   constructor(url: string, options?: WebSocket.ClientOptions) {
     this.ws = new WebSocket(url, options);
     this.ws.on('message', (data) => {
-      this.frames.push(JSON.parse(data.toString()) as Frame);
+      const frame = JSON.parse(data.toString()) as Frame;
+      this.frames.push(frame);
+      this.received.push(frame);
       for (const wake of this.waiters.splice(0)) wake();
     });
     this.closed = new Promise((resolve) => this.ws.on('close', (code) => {

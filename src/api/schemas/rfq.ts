@@ -39,6 +39,13 @@ export const XchangeBundle = Type.Object(
   { additionalProperties: false },
 );
 
+/** Aliases of disclosed makers; the alias rule itself is the domain's (src/domain/rfq/counterparties.ts). */
+function MakerAliases(description: string) {
+  return Type.Array(Type.String({ minLength: 1, maxLength: 32 }), { minItems: 1, maxItems: 50, description });
+}
+
+export const TakerPseudonym = Type.String({ pattern: '^tkr_[a-z2-7]{16}$', description: "The viewing maker's own pseudonym for a taker: stable, different for every maker, never an address." });
+
 export const CreateRfqRequest = Type.Object(
   {
     instrumentId: InstrumentId,
@@ -49,6 +56,8 @@ export const CreateRfqRequest = Type.Object(
     windowMs: Type.Optional(Nullable(Type.Integer())),
     windowSecs: Type.Optional(Nullable(Type.Integer())),
     idempotencyKey: Type.Optional(Nullable(Type.String({ format: 'uuid' }))),
+    makers: Type.Optional(Nullable(MakerAliases('Only these disclosed makers see the RFQ and may quote (GET /v1/rfq/makers lists them).'))),
+    excludeMakers: Type.Optional(Nullable(MakerAliases('The RFQ never reaches these disclosed makers. Not together with makers.'))),
   },
   { additionalProperties: false },
 );
@@ -140,6 +149,7 @@ export const OpenRfq = Type.Object({
   auctionEndsAt: UnixMillis,
   expiresAt: UnixMillis,
   settlementDeadline: UnixSeconds,
+  taker: TakerPseudonym,
 });
 
 export const AcceptRequest = Type.Object(

@@ -1,2 +1,3 @@
 export * from './ladder.ts';
 export * from './top-of-book.ts';
+export * from './price-band.ts';

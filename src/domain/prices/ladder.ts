@@ -9,6 +9,7 @@
  */
 import { invalidField, invalidRequest, type FieldError } from '../errors.ts';
 import { parseAmount } from '../money/decimal.ts';
+import { checkLadderBand, type PriceBand } from './price-band.ts';
 
 /** Prices carry up to 18 fractional digits; they are scaled by 10^18 for comparison. */
 export const PRICE_DECIMALS = 18;
@@ -51,15 +52,17 @@ function parseSide(raw: unknown, side: 'bids' | 'asks', baseDecimals: number, ma
 }
 
 /**
- * Validates a ladder and returns its best bid and best ask.
- * @throws ServiceError INVALID_REQUEST (shape, order, depth, crossed) or AMOUNT_OVER_PRECISE (a size
- *   finer than the base token, or a price beyond 18 decimals).
+ * Validates a ladder and returns its best bid and best ask; with a band (price-band.ts), every
+ * level must lie within it.
+ * @throws ServiceError INVALID_REQUEST (shape, order, depth, crossed, outsideBand) or
+ *   AMOUNT_OVER_PRECISE (a size finer than the base token, or a price beyond 18 decimals).
  */
-export function ladderTop(bids: unknown, asks: unknown, baseDecimals: number, maxDepth = MAX_LADDER_DEPTH): MakerTop {
+export function ladderTop(bids: unknown, asks: unknown, baseDecimals: number, band: PriceBand | null = null, maxDepth = MAX_LADDER_DEPTH): MakerTop {
   const bidLevels = parseSide(bids, 'bids', baseDecimals, maxDepth);
   const askLevels = parseSide(asks, 'asks', baseDecimals, maxDepth);
   const bid = bidLevels[0] ?? null;
   const ask = askLevels[0] ?? null;
   if (bid && ask && bid.price >= ask.price) throw invalidField('bids[0][0]', 'crossed', 'best bid must be below best ask');
+  checkLadderBand({ bids: bidLevels, asks: askLevels }, band);
   return { bid, ask };
 }

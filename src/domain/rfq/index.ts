@@ -9,3 +9,6 @@ export * from './window.ts';
 export * from './rfq-state.ts';
 export * from './quote-state.ts';
 export * from './quote-admission.ts';
+export * from './sweep-selection.ts';
+export * from './scorecard.ts';
+export * from './counterparties.ts';

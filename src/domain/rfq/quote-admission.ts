@@ -54,6 +54,11 @@ export function makerServes(maker: Pick<MakerStanding, 'settlementModes'>, instr
   return maker.settlementModes.some((mode) => SPOT_MODES.includes(mode));
 }
 
+/** The ids of the enabled instruments whose RFQs reach this maker: its pairs, a mode that settles them. */
+export function servedInstrumentIds(maker: Pick<MakerStanding, 'pairs' | 'settlementModes'>, instruments: Iterable<Instrument & { instrumentId: string; enabled: boolean }>): string[] {
+  return [...instruments].filter((i) => i.enabled && maker.pairs.includes(pairOf(i)) && makerServes(maker, i)).map((i) => i.instrumentId);
+}
+
 /** The mode a quote without an xchange bundle settles in: permit2 when offered, else promised. */
 export function inventoryMode(maker: Pick<MakerStanding, 'settlementModes'>): 'permit2' | 'promised' {
   if (maker.settlementModes.includes('permit2')) return 'permit2';

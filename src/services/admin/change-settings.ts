@@ -19,6 +19,9 @@ export const settingBounds: Readonly<Record<keyof OperatorSettings, { min: numbe
   makerFailureWindowMs: { min: 1000, max: 30 * 86_400_000 },
   makerSuspensionBaseMs: { min: 1000, max: 7 * 86_400_000 },
   maxOpenRfqsPerAccount: { min: 1, max: 10_000 },
+  relayGraceSecs: { min: 1, max: 86_400 },
+  // 10,000 bp lets a price fall to nothing or double; 0 turns the band off.
+  ladderBandBps: { min: 0, max: 10_000 },
 });
 
 /**

@@ -3,13 +3,15 @@
  * `PUT /v1/rfq/maker/protection` replaces one instrument's setting (at least one limit; a tripped
  * setting stays tripped), `GET` lists them, `POST .../reset` clears a trip and the selections it
  * counted, so the window starts afresh. A tripped setting refuses new quotes on its instrument
- * (409 MAKER_PROTECTION_TRIGGERED, `assertMayQuote`).
+ * (409 MAKER_PROTECTION_TRIGGERED, `assertMayQuote`). A setting with `frozenMs` re-arms itself
+ * that long after its trip (DESIGN.md section 15), by every node's protection sweep
+ * (`rearmFrozenProtections`), as the reset would.
  */
 import { ServiceError, invalidField } from '../../domain/errors.ts';
 import { formatAmount, parseAmount } from '../../domain/money/index.ts';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { MakerProtectionsTable } from '../../store/schema.ts';
-import type { Reader } from '../../store/transaction.ts';
+import type { Reader, Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from '../rfq/create-rfq.ts';
 
@@ -18,6 +20,8 @@ export interface ProtectionInput {
   windowMs: number;
   maxSelectedQuotes?: number | null;
   maxSelectedNotional?: string | null;
+  /** Re-arm this long after a trip; absent, null or 0 keeps the manual reset. */
+  frozenMs?: number | null;
 }
 
 export interface ProtectionView {
@@ -30,6 +34,8 @@ export interface ProtectionView {
   triggeredAt: number | null;
   /** Which limit tripped it (`maxSelectedQuotes` or `maxSelectedNotional`); null while armed. */
   reason: string | null;
+  /** A trip re-arms itself this long after `triggeredAt`; null: only the reset lifts it. */
+  frozenMs: number | null;
 }
 
 type ProtectionRow = Selectable<MakerProtectionsTable>;
@@ -44,6 +50,7 @@ async function toView(deps: ServiceDeps, row: ProtectionRow): Promise<Protection
     maxSelectedNotional: row.max_selected_notional === null ? null : formatAmount(row.max_selected_notional, instrument?.quoteDecimals ?? 0),
     triggeredAt: row.triggered_at,
     reason: row.trigger_reason,
+    frozenMs: row.frozen_ms,
   };
 }
 
@@ -57,6 +64,7 @@ export async function putProtection(deps: ServiceDeps, accountId: string, input:
   if (maxSelectedQuotes === null && maxSelectedNotional === null) {
     throw invalidField('maxSelectedQuotes', 'required', 'at least one of maxSelectedQuotes and maxSelectedNotional is required');
   }
+  const frozenMs = input.frozenMs ? input.frozenMs : null;
   const now = deps.clock.now();
   const row = await deps.db
     .insertInto('maker_protections')
@@ -69,6 +77,7 @@ export async function putProtection(deps: ServiceDeps, accountId: string, input:
       triggered_at: null,
       trigger_reason: null,
       updated_at: now,
+      frozen_ms: frozenMs,
     })
     // A replacement keeps a trip: only the reset lifts it.
     .onConflict((oc) =>
@@ -77,6 +86,7 @@ export async function putProtection(deps: ServiceDeps, accountId: string, input:
         max_selected_quotes: maxSelectedQuotes,
         max_selected_notional: maxSelectedNotional,
         updated_at: now,
+        frozen_ms: frozenMs,
       }),
     )
     .returningAll()
@@ -92,18 +102,50 @@ export async function listProtections(deps: ServiceDeps, accountId: string, db: 
 export async function resetProtection(deps: ServiceDeps, accountId: string, instrumentId: string): Promise<ProtectionView> {
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (tx) => {
-    const row = await tx
-      .updateTable('maker_protections')
-      .set({ triggered_at: null, trigger_reason: null, updated_at: now })
-      .where('maker_account_id', '=', accountId)
-      .where('instrument_id', '=', instrumentId)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await rearm(tx, { accountId, instrumentId, now, frozenUntil: null });
     if (!row) throw new ServiceError('NOT_FOUND', `no protection setting for ${instrumentId}`, { instrumentId });
-    // The selections that tripped it would trip it again at once: the window starts afresh.
-    await tx.deleteFrom('maker_protection_selections').where('maker_account_id', '=', accountId).where('instrument_id', '=', instrumentId).execute();
     return toView(deps, row);
   });
+}
+
+/**
+ * Re-arms the tripped settings whose `frozenMs` has passed, as the maker's reset does; answers
+ * how many. Runs on every node's protection sweep, so a trip stays at most a sweep past its
+ * `frozenMs`; two nodes re-arming one setting at once leave it re-armed once.
+ */
+export async function rearmFrozenProtections(deps: ServiceDeps): Promise<number> {
+  const now = deps.clock.now();
+  const due = await deps.db
+    .selectFrom('maker_protections')
+    .select(['maker_account_id', 'instrument_id'])
+    .where('triggered_at', 'is not', null)
+    .where('frozen_ms', 'is not', null)
+    .where(sql<boolean>`triggered_at + frozen_ms <= ${now}`)
+    .execute();
+  let rearmed = 0;
+  for (const setting of due) {
+    const row = await deps.db.transaction().execute((tx) => rearm(tx, { accountId: setting.maker_account_id, instrumentId: setting.instrument_id, now, frozenUntil: now }));
+    if (row) rearmed++;
+  }
+  return rearmed;
+}
+
+/**
+ * Clears a trip and the selections it counted: the selections that tripped it would trip it again
+ * at once, so the window starts afresh. With `frozenUntil`, only a trip whose freeze has passed by
+ * then (a reset in between, or a new trip, is left as it is).
+ */
+async function rearm(tx: Tx, target: { accountId: string; instrumentId: string; now: number; frozenUntil: number | null }): Promise<ProtectionRow | undefined> {
+  const row = await tx
+    .updateTable('maker_protections')
+    .set({ triggered_at: null, trigger_reason: null, updated_at: target.now })
+    .where('maker_account_id', '=', target.accountId)
+    .where('instrument_id', '=', target.instrumentId)
+    .where(sql<boolean>`(${target.frozenUntil}::int8 is null or triggered_at + frozen_ms <= ${target.frozenUntil}::int8)`)
+    .returningAll()
+    .executeTakeFirst();
+  if (row) await tx.deleteFrom('maker_protection_selections').where('maker_account_id', '=', target.accountId).where('instrument_id', '=', target.instrumentId).execute();
+  return row;
 }
 
 /** 409 MAKER_PROTECTION_TRIGGERED while this maker's protection on the instrument is tripped. */

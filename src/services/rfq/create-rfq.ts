@@ -26,6 +26,7 @@ import { rfqState } from './persist-transition.ts';
 import type { RfqRow } from './rows.ts';
 import { parsePerpBaseQty } from '../perp/perp-rfq.ts';
 import { instrumentNotFound } from '../../domain/rfq/instrument-not-found.ts';
+import { rfqCounterparties } from '../conduct/rfq-counterparties.ts';
 
 export interface CreateRfqInput {
   instrumentId: string;
@@ -36,6 +37,10 @@ export interface CreateRfqInput {
   windowMs?: number | null;
   windowSecs?: number | null;
   idempotencyKey?: string | null;
+  /** Aliases of disclosed makers: only they see the RFQ and may quote. */
+  makers?: string[] | null;
+  /** Aliases of disclosed makers the RFQ must not reach. */
+  excludeMakers?: string[] | null;
 }
 
 export interface CreateRfqResult {
@@ -109,7 +114,18 @@ export async function createRfq(deps: ServiceDeps, accountId: string, input: Cre
     instrumentType: instrument.type,
   };
   const lockAmount = autoAccept ? submissionLockAmount(terms) : null;
-  const fingerprint = JSON.stringify([input.instrumentId, input.side, String(baseQty), String(quoteLimit), autoAccept, input.windowMs ?? null, input.windowSecs ?? null]);
+  const named = await rfqCounterparties(deps, input);
+  const fingerprint = JSON.stringify([
+    input.instrumentId,
+    input.side,
+    String(baseQty),
+    String(quoteLimit),
+    autoAccept,
+    input.windowMs ?? null,
+    input.windowSecs ?? null,
+    // Only present when given, so the fingerprints of RFQs stored before counterparty choice still match their replays.
+    ...(named.named !== null || named.excluded.length > 0 ? [named.named, named.excluded] : []),
+  ]);
   const idempotencyKey = input.idempotencyKey ?? null;
 
   const row: RfqRow = {
@@ -137,10 +153,16 @@ export async function createRfq(deps: ServiceDeps, accountId: string, input: Cre
     idempotency_key: idempotencyKey,
     request_fingerprint: fingerprint,
     updated_at: now,
+    // Fixed below, inside the transaction, with the denials then in force.
+    audience_only: null,
+    audience_except: [],
   };
 
   const created = await inTransaction(deps.db, async (tx) => {
     await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().executeTakeFirst();
+    const audience = await named.audience(tx, accountId);
+    row.audience_only = audience.only === null ? null : [...audience.only];
+    row.audience_except = [...audience.except];
     const original = await insertIdempotent(tx, 'rfqs', row, 'rfqId');
     if (original) return { row: original, replayed: true };
     await refuseBeyondOpenCap(tx, accountId, settings.maxOpenRfqsPerAccount);

@@ -13,9 +13,11 @@ export interface MakerRecord extends MakerStanding {
   accountId: string;
   spender: string | null;
   adapterSigner: string | null;
+  /** Account ids of the takers this maker denies (counterparty choice). */
+  deniedTakers: readonly string[];
 }
 
-export type MakerRow = Pick<Selectable<MakersTable>, 'maker_id' | 'account_id' | 'active' | 'pairs' | 'settlement_modes' | 'spender' | 'adapter_signer' | 'suspended_until'>;
+export type MakerRow = Pick<Selectable<MakersTable>, 'maker_id' | 'account_id' | 'active' | 'pairs' | 'settlement_modes' | 'spender' | 'adapter_signer' | 'suspended_until' | 'denied_takers'>;
 
 export async function activeMaker(db: Reader, accountId: string, now: number): Promise<MakerRecord> {
   const row = await db.selectFrom('makers').selectAll().where('account_id', '=', accountId).executeTakeFirst();
@@ -39,6 +41,7 @@ function makerRecord(row: MakerRow): MakerRecord {
     settlementModes: row.settlement_modes,
     spender: row.spender,
     adapterSigner: row.adapter_signer,
+    deniedTakers: row.denied_takers,
   };
 }
 

@@ -48,6 +48,11 @@ export class QuoteCaches {
     return row;
   }
 
+  /** Drops the cached maker record, after a change this node made to it. */
+  forgetMaker(accountId: string): void {
+    this.#makers.delete(accountId);
+  }
+
   async maker(db: Reader, accountId: string, now: number, fresh = false): Promise<MakerRow | null> {
     const cached = this.#makers.get(accountId);
     if (!fresh && cached && now - cached.at < this.#makerTtlMs) return cached.row;

@@ -1,8 +1,9 @@
 /** Maker reads: open RFQs on approved pairs, and the maker's own quotes. */
-import type { QuoteStatus } from '../../domain/rfq/index.ts';
+import { servedInstrumentIds, type QuoteStatus } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { decodeCursor, pageOf } from '../paging.ts';
-import { activeMaker, makerServes, pairOf } from './maker-access.ts';
+import { activeMaker } from './maker-access.ts';
+import { notDeniedBy, reachesMaker } from '../../store/rfq-audience.ts';
 import type { PageInput } from './read-rfqs.ts';
 import { makerQuoteView, openRfqView } from './views.ts';
 
@@ -10,7 +11,7 @@ export async function listOpenRfqs(deps: ServiceDeps, accountId: string, query: 
   const now = deps.clock.now();
   const maker = await activeMaker(deps.db, accountId, now);
   const reference = await deps.refdata.current();
-  const instrumentIds = [...reference.instruments.values()].filter((i) => i.enabled && maker.pairs.includes(pairOf(i)) && makerServes(maker, i)).map((i) => i.instrumentId);
+  const instrumentIds = servedInstrumentIds(maker, reference.instruments.values());
   if (instrumentIds.length === 0) return { items: [], hasMore: false };
   const limit = query.limit ?? 50;
   let select = deps.db
@@ -20,6 +21,9 @@ export async function listOpenRfqs(deps: ServiceDeps, accountId: string, query: 
     .where('auction_ends_at', '>', now)
     .where('instrument_id', 'in', instrumentIds)
     .where('account_id', '<>', accountId)
+    // Counterparty choice: only RFQs whose audience reaches this maker, none of a taker it denies.
+    .where(reachesMaker(accountId))
+    .where(notDeniedBy(maker.deniedTakers))
     .orderBy('created_at')
     .orderBy('id')
     .limit(limit + 1);
@@ -28,7 +32,7 @@ export async function listOpenRfqs(deps: ServiceDeps, accountId: string, query: 
     select = select.where((eb) => eb.or([eb('created_at', '>', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '>', after.id)])]));
   }
   const rows = await select.execute();
-  return pageOf(rows, limit, (row) => ({ at: row.created_at, id: row.id }), (row) => openRfqView(row, reference.instruments.get(row.instrument_id)!));
+  return pageOf(rows, limit, (row) => ({ at: row.created_at, id: row.id }), (row) => ({ ...openRfqView(row, reference.instruments.get(row.instrument_id)!), taker: deps.pseudonyms.of(accountId, row.account_id) }));
 }
 
 export async function listMakerQuotes(deps: ServiceDeps, accountId: string, query: PageInput & { status?: QuoteStatus[] | undefined }) {

@@ -17,6 +17,7 @@ import {
   checkQuoteTarget,
   transitionQuote,
   quoteAcceptableForMs,
+  reaches,
   takerFee,
   takerTotal,
   type Instrument,
@@ -30,7 +31,7 @@ import { assertTimestampClaimed, type DeferredClaim } from '../auth/timestamp-cl
 import { activeMakerFrom, pairOf, type MakerRecord } from './maker-access.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
-import { makerQuoteView, quoteView } from './views.ts';
+import { makerQuoteView, openRfqRoute, quoteView } from './views.ts';
 import { checkXchangeBundle, type XchangeBundleInput } from './xchange-bundle.ts';
 import { assertMayQuote, protectionRefusal } from '../protection/protection-settings.ts';
 import { assertNoPerpFields, checkPerpQuote, nonceClaimedError, writePerpQuote, type PerpQuoteWrite } from '../perp/perp-quote.ts';
@@ -131,6 +132,13 @@ export async function submitQuote(
   const rfq: RfqRow | undefined = await deps.quoteCaches.rfq(deps.db, input.rfqId);
   if (!rfq) throw new ServiceError('NOT_FOUND', 'no such RFQ');
   const { maker, mode } = await quotingMaker(deps, accountId, instrument, now, kind);
+  // Counterparty choice: the maker's own denial first (it tells the maker nothing new), then an
+  // audience that leaves it out (named makers, excluded, denied at creation): an RFQ it never
+  // saw, answered as unknown so that a quote cannot probe whom an RFQ names.
+  if (maker.deniedTakers.includes(rfq.account_id)) {
+    throw new ServiceError('COUNTERPARTY_DENIED', 'this maker denies the taker of this RFQ', { taker: deps.pseudonyms.of(accountId, rfq.account_id) });
+  }
+  if (!reaches(openRfqRoute(rfq), accountId)) throw new ServiceError('NOT_FOUND', 'no such RFQ');
   // A quote its settlement mode could never settle (say, a token with no chain address) is refused now rather than failing after it wins.
   await deps.settlement[mode]?.assertQuotable?.(instrument);
   if (rfq.account_id === accountId) throw new ServiceError('SELF_QUOTE', 'a maker cannot quote on its own RFQ');

@@ -124,7 +124,22 @@ function permit2Relay(row: Pick<QuoteRow, 'settlement_mode' | 'quote_hash'>): { 
   return { quoteHash: row.quote_hash, permit2Nonce: BigInt(row.quote_hash).toString() };
 }
 
-/** What makers see of an open RFQ: no taker, no quoteLimit; on a SELL the fee-carved baseQty. */
+/** Whom a broadcast `rfq` frame reaches and whose it is; kept on the outbox row, never sent (src/ws/open-rfq-frame.ts). */
+export interface OpenRfqRoute {
+  taker: string;
+  only: string[] | null;
+  except: string[];
+}
+
+export function openRfqRoute(row: RfqRow): OpenRfqRoute {
+  return { taker: row.account_id, only: row.audience_only, except: row.audience_except };
+}
+
+/**
+ * What every maker sees of an open RFQ: no quoteLimit, no taker; on a SELL the fee-carved baseQty.
+ * Each maker's copy adds `taker`, its own pseudonym for the taker (the listing, and each session
+ * for the `rfq` frame: src/ws/open-rfq-frame.ts), never an address or account id.
+ */
 export function openRfqView(row: RfqRow, instrument: Instrument) {
   return {
     id: row.id,

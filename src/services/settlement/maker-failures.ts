@@ -1,6 +1,6 @@
 /**
  * Maker accountability: a winning maker that does not settle (permit2) or deliver (promised) in
- * time is recorded once per quote; `makerFailureThreshold` failures within
+ * time, or relays its permit2 settlement late (late-relay.ts), is recorded once per quote; `makerFailureThreshold` failures within
  * `makerFailureWindowMs` suspend it from quoting for `makerSuspensionBaseMs * 2^k`, k being how
  * often it was suspended before. Failures from before the latest suspension began do not count
  * again, so lifting a suspension gives the maker a clean window. The quote path refuses a maker
@@ -14,9 +14,11 @@ export interface MakerFailure {
   makerId: string;
   rfqId: string;
   quoteId: string;
-  /** Why, for the operator: `notSettled`, `notDelivered` ... */
+  /** Why, for the operator: `notSettled`, `notDelivered`, `lateRelay` ... */
   reason: string;
   at: number;
+  /** A late relay's delay after the selection, in ms. */
+  delayMs?: number;
 }
 
 export interface FailureOutcome {
@@ -30,7 +32,7 @@ export interface FailureOutcome {
 export async function recordMakerFailure(tx: Tx, failure: MakerFailure): Promise<FailureOutcome> {
   const inserted = await tx
     .insertInto('maker_failures')
-    .values({ quote_id: failure.quoteId, maker_id: failure.makerId, rfq_id: failure.rfqId, reason: failure.reason, created_at: failure.at })
+    .values({ quote_id: failure.quoteId, maker_id: failure.makerId, rfq_id: failure.rfqId, reason: failure.reason, created_at: failure.at, delay_ms: failure.delayMs ?? null })
     .onConflict((oc) => oc.column('quote_id').doNothing())
     .returning('quote_id')
     .executeTakeFirst();

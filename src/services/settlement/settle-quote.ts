@@ -3,7 +3,8 @@
  * transaction: the quote it names is found by `quoteHash`; the event counts only if it came from
  * the quote's registered spender (a factory wrapper, checked at registration), names the quote's
  * maker, and moved exactly the quote's legs in the tokens' on-chain addresses. Then, once, the
- * shared settle step (`settle-spot.ts`: ledger, SETTLED, executed amounts, frames).
+ * shared settle step (`settle-spot.ts`: ledger, SETTLED, executed amounts, frames), and the relay
+ * timed from the selection (`late-relay.ts`).
  *
  * Status guards make it idempotent: a re-delivered event finds the quote SETTLED and does
  * nothing. An event for a quote already FAILED means custody paid after the service released the
@@ -21,6 +22,7 @@ import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from '../rfq/create-rfq.ts';
 import type { QuoteRow } from '../rfq/rows.ts';
 import { settleSpot } from './settle-spot.ts';
+import { judgeRelay } from './late-relay.ts';
 
 export interface RfqSettledEvent {
   quoteHash: string;
@@ -34,6 +36,8 @@ export interface RfqSettledEvent {
   txHash: string;
   logIndex: number;
   blockNumber: number;
+  /** The block's timestamp, which times the relay (late-relay.ts); absent when not known. */
+  blockTimestampSecs?: number;
 }
 
 export type SettleOutcome = 'settled' | 'alreadySettled' | 'unknownQuote' | 'mismatch' | 'afterFailure' | 'notSettleable';
@@ -66,6 +70,7 @@ export async function settleQuote(tx: Tx, deps: ServiceDeps, event: RfqSettledEv
 
   const instrument = await resolveInstrument(deps, rfq.instrument_id);
   await settleSpot(tx, deps, { rfq, quote, instrument, txHash, now });
+  if (quote.settlement_mode === 'permit2') await judgeRelay(tx, rfq, quote, { blockTimestampSecs: event.blockTimestampSecs ?? null, observedAt: now });
   return 'settled';
 }
 

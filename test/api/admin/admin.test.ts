@@ -198,7 +198,7 @@ for (const backend of backends()) {
 
     it('settings: get defaults, put known keys, refuse unknown keys and bad values', async () => {
       const initial = await h.admin.settings();
-      assert.deepEqual(Object.keys(initial).sort(), ['makerFailureThreshold', 'makerFailureWindowMs', 'makerSuspensionBaseMs', 'maxOpenRfqsPerAccount', 'maxWindowMs', 'settlementHeadroomSecs']);
+      assert.deepEqual(Object.keys(initial).sort(), ['ladderBandBps', 'makerFailureThreshold', 'makerFailureWindowMs', 'makerSuspensionBaseMs', 'maxOpenRfqsPerAccount', 'maxWindowMs', 'relayGraceSecs', 'settlementHeadroomSecs']);
       for (const value of Object.values(initial)) assert.ok(Number.isInteger(value));
       const updated = await h.admin.putSettings({ maxWindowMs: 20_000, settlementHeadroomSecs: 90 });
       assert.deepEqual(updated, { ...initial, maxWindowMs: 20_000, settlementHeadroomSecs: 90 });

@@ -1,7 +1,9 @@
 /**
  * The operator console in a real headless Chromium against a real node on a devnet (nothing
  * mocked): sign in, approve and reject withdrawals (checked on-chain), register a maker and see
- * it quote, lift its suspension after a lapsed settlement, watch an RFQ go PENDING -> SETTLED without a reload, survive a node restart, post an
+ * it quote, lift its suspension after a lapsed settlement, see its scorecard (as the API answers it,
+ * over a chosen window) and its dead man's switch armed and disarmed through the maker API, watch an
+ * RFQ go PENDING -> SETTLED without a reload, survive a node restart, post an
  * adjustment, see the invariants turn red when custody is robbed behind the ledger's back, and
  * resolve an UNRESOLVED withdrawal (its lost transaction shown on the custody page). With the
  * venue simulator beside the devnet, a perp trade (the reference maker quoting, a taker through
@@ -233,6 +235,52 @@ for (const backend of backends().slice(-1)) {
       assert.deepEqual([view.suspendedUntil, view.suspensionCount], [null, 1]);
     });
 
+    it("shows a maker's scorecard over the chosen window as the API answers it, and its dead man's switch armed and disarmed", async () => {
+      const { page } = browser;
+      const address = maker.account.address;
+      // The maker above quoted twice, won both, settled one and let the other lapse (a fade).
+      const { firesAt } = await maker.client.cancelAllAfter(600_000);
+      try {
+        await open('makers');
+        await page.getByRole('button', { name: `Details of ${address}` }).click();
+        const protection = page.getByRole('region', { name: `Protection of ${address}` });
+        const armed = protection.locator('.dead-mans-switch[data-armed="true"]');
+        await armed.waitFor();
+        assert.match((await armed.textContent())!, /ARMED/);
+        assert.equal(await armed.locator('time').getAttribute('datetime'), new Date(firesAt!).toISOString());
+        const view = await h.admin.call<{ cancelAllAfter: { firesAt: number | null } }>('GET', `/makers/${address}`);
+        assert.equal(view.cancelAllAfter.firesAt, firesAt, 'the page shows what the admin read says');
+
+        const section = page.getByRole('region', { name: `Scorecard of ${address}` });
+        await section.getByLabel('Window', { exact: true }).selectOption('3600');
+        await page.locator('section.scorecard[data-window-secs="3600"]').waitFor();
+        type Card = { rfqsSeen: number; rfqsQuoted: number; firstQuoteMs: { p50: number | null; p99: number | null }; wins: number; lostByBps: { median: number | null }; settled: number; failures: number; fades: number; lateRelays: number; moves: Array<{ quoteId: string; kind: string; delayMs: number; marketMoveBps: number | null }> };
+        const card = await h.admin.call<Card>('GET', `/makers/${address}/scorecard`, undefined, { windowSecs: '3600' });
+        assert.ok(card.rfqsQuoted >= 2 && card.wins >= 2 && card.settled >= 1 && card.fades >= 1, JSON.stringify(card));
+        const dash = (v: number | null, unit: string) => (v === null ? '—' : `${v}${unit}`);
+        const expected = {
+          rfqsSeen: String(card.rfqsSeen), rfqsQuoted: String(card.rfqsQuoted), firstQuoteP50: dash(card.firstQuoteMs.p50, ' ms'), firstQuoteP99: dash(card.firstQuoteMs.p99, ' ms'),
+          wins: String(card.wins), lostByMedian: dash(card.lostByBps.median, ' bp'), settled: String(card.settled), failures: String(card.failures), fades: String(card.fades), lateRelays: String(card.lateRelays),
+        };
+        const shown = Object.fromEntries(await Promise.all(Object.keys(expected).map(async (key) => [key, await section.locator(`td[data-field="${key}"]`).textContent()])));
+        assert.deepEqual(shown, expected);
+        const moves = section.locator('table.moves tbody tr[data-quote]');
+        assert.equal(await moves.count(), card.moves.length);
+        const fade = card.moves.find((m) => m.kind === 'fade')!;
+        const fadeRow = section.locator(`table.moves tr[data-quote="${fade.quoteId}"]`);
+        assert.deepEqual(await fadeRow.locator('td').allTextContents(), [await fadeRow.locator('code').textContent(), 'fade', `${fade.delayMs} ms`, fade.marketMoveBps === null ? '—' : `${fade.marketMoveBps > 0 ? '+' : ''}${fade.marketMoveBps} bp`]);
+        assert.equal(await fadeRow.locator('code').getAttribute('title'), fade.quoteId);
+        await shot('makers-scorecard');
+
+        // Disarmed through the maker API: the page shows it without a click.
+        await maker.client.cancelAllAfter(0);
+        await protection.locator('.dead-mans-switch[data-armed="false"]').filter({ hasText: 'DISARMED' }).waitFor({ timeout: 15_000 });
+      } finally {
+        await maker.client.cancelAllAfter(0);
+      }
+      assert.deepEqual(browser.errors, []);
+    });
+
     it("shows a perp trade's execution, and the maker's protection it tripped with the maker's live session", async () => {
       const { page } = browser;
       perpMaker = await startPerpMaker(h, sim.url, { protection: { windowMs: 600_000, maxSelectedQuotes: 1 } }, { protectionCoolDownMs: NO_RESET_MS });
@@ -256,7 +304,7 @@ for (const backend of backends().slice(-1)) {
 
       await open('makers');
       const address = perpMaker.address;
-      await page.getByRole('button', { name: `Protection of ${address}` }).click();
+      await page.getByRole('button', { name: `Details of ${address}` }).click();
       const section = page.getByRole('region', { name: `Protection of ${address}` });
       const tripped = section.locator(`tr[data-instrument="${PERP}"][data-tripped="true"]`);
       await tripped.waitFor({ timeout: 15_000 });

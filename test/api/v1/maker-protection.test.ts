@@ -26,7 +26,7 @@ for (const backend of backends()) {
       await rejects(maker.client.resetProtection(INSTRUMENT), 404, 'NOT_FOUND');
       await maker.client.putProtection({ instrumentId: INSTRUMENT, windowMs: 1000, maxSelectedQuotes: 3 });
       const replaced = await maker.client.putProtection({ instrumentId: INSTRUMENT, windowMs: 60_000, maxSelectedNotional: '2500.5' });
-      assert.deepEqual(replaced, { instrumentId: INSTRUMENT, windowMs: 60_000, maxSelectedQuotes: null, maxSelectedNotional: '2500.5', triggeredAt: null, reason: null });
+      assert.deepEqual(replaced, { instrumentId: INSTRUMENT, windowMs: 60_000, maxSelectedQuotes: null, maxSelectedNotional: '2500.5', triggeredAt: null, reason: null, frozenMs: null });
       assert.deepEqual((await maker.client.protection()).items, [replaced]);
       const taker = await ws.h.newUser();
       await rejects(taker.client.protection(), 403, 'MAKER_SCOPE_REQUIRED');

@@ -5,7 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { ServiceError } from '../../../src/domain/errors.ts';
-import { PRICE_DECIMALS, aggregateTopOfBook, ladderTop, sameTop, type MakerTop } from '../../../src/domain/prices/index.ts';
+import { PRICE_DECIMALS, aggregateTopOfBook, bandLimits, ladderTop, sameTop, uncrossedTopOfBook, type MakerTop } from '../../../src/domain/prices/index.ts';
 
 const P = (text: string) => BigInt(text) * 10n ** BigInt(PRICE_DECIMALS);
 
@@ -38,7 +38,7 @@ describe('ladderTop', () => {
     assert.deepEqual(refusal(() => ladderTop([['1']], [], 8)), { code: 'INVALID_REQUEST', field: 'bids[0]', reason: 'type' });
     assert.deepEqual(refusal(() => ladderTop('x', [], 8)), { code: 'INVALID_REQUEST', field: 'bids', reason: 'type' });
     const deep = Array.from({ length: 4 }, (_, i) => [String(100 - i), '1']);
-    assert.deepEqual(refusal(() => ladderTop(deep, [], 8, 3)), { code: 'INVALID_REQUEST', field: 'bids', reason: 'maxItems' });
+    assert.deepEqual(refusal(() => ladderTop(deep, [], 8, null, 3)), { code: 'INVALID_REQUEST', field: 'bids', reason: 'maxItems' });
   });
 });
 
@@ -85,4 +85,71 @@ describe('src/domain/prices purity', () => {
       for (const pattern of [/\bDate\b/, /Math\.random/, /\bprocess\b/, /\bsetTimeout\b/]) assert.doesNotMatch(source, pattern);
     });
   }
+});
+
+describe('uncrossedTopOfBook', () => {
+  const level = fc.record({ price: fc.bigInt(1n, 20n), size: fc.bigInt(1n, 1000n) });
+  // Each maker's own book is uncrossed (ladder.ts refuses the rest).
+  const top = fc
+    .record({ bid: fc.option(level, { nil: null }), ask: fc.option(level, { nil: null }), at: fc.integer({ min: 0, max: 5 }) })
+    .filter((t) => !(t.bid && t.ask && t.bid.price >= t.ask.price));
+
+  it('is never crossed, and is the plain aggregate when nothing crosses', () => {
+    fc.assert(
+      fc.property(fc.array(top, { maxLength: 8 }), (tops) => {
+        const { top: got, setAside } = uncrossedTopOfBook(tops);
+        assert.ok(!(got.bid && got.ask && got.bid.price >= got.ask.price), 'not crossed');
+        const plain = aggregateTopOfBook(tops);
+        const crossed = plain.bid !== null && plain.ask !== null && plain.bid.price >= plain.ask.price;
+        if (!crossed) assert.deepEqual([got, setAside], [plain, 0]);
+        else assert.ok(setAside > 0, 'a crossing is flagged');
+      }),
+    );
+  });
+
+  it('keeps the newer side at the crossing and sets the older aside; equally recent, both', () => {
+    const older = { bid: { price: P('101'), size: 1n }, ask: { price: P('102'), size: 1n }, at: 1 };
+    const newer = { bid: { price: P('98'), size: 2n }, ask: { price: P('99'), size: 2n }, at: 2 };
+    // The older maker's bid (101) crosses the newer one's ask (99): the old bid goes, its ask stays.
+    assert.deepEqual(uncrossedTopOfBook([older, newer]), { top: { bid: { price: P('98'), size: 2n }, ask: { price: P('99'), size: 2n } }, setAside: 1 });
+    const tie = uncrossedTopOfBook([{ ...older, at: 3 }, { ...newer, at: 3 }]);
+    assert.deepEqual(tie, { top: { bid: { price: P('98'), size: 2n }, ask: { price: P('102'), size: 1n } }, setAside: 2 });
+  });
+});
+
+describe('the price band', () => {
+  const band = { reference: P('3000'), bandBps: 1000 };
+
+  it('bounds every level within bandBps of the reference, inclusive', () => {
+    assert.deepEqual(bandLimits(band), { min: P('2700'), max: P('3300') });
+    assert.ok(ladderTop([['3300', '1'], ['2700', '1']], [], 18, band));
+    assert.deepEqual(refusal(() => ladderTop([], [['3300.000000000000000001', '1']], 18, band)), { code: 'INVALID_REQUEST', field: 'asks[0][0]', reason: 'outsideBand' });
+    assert.deepEqual(refusal(() => ladderTop([['3000', '1'], ['2699.99', '1']], [], 18, band)), { code: 'INVALID_REQUEST', field: 'bids[1][0]', reason: 'outsideBand' });
+    assert.deepEqual(refusal(() => ladderTop([], [['1' + '0'.repeat(45), '1']], 18, band)), { code: 'INVALID_REQUEST', field: 'asks[0][0]', reason: 'outsideBand' });
+  });
+
+  it('names the reference and the bounds in the refusal', () => {
+    try {
+      ladderTop([['4000', '1']], [], 18, band);
+      assert.fail('expected a refusal');
+    } catch (error) {
+      assert.ok(error instanceof ServiceError);
+      assert.deepEqual([error.details?.reference, error.details?.bandBps, error.details?.min, error.details?.max], ['3000', 1000, '2700', '3300']);
+    }
+  });
+
+  it('does not band without a reference or with the band at 0', () => {
+    assert.ok(ladderTop([['1' + '0'.repeat(45), '1']], [], 18, null));
+    assert.ok(ladderTop([['1' + '0'.repeat(45), '1']], [], 18, { reference: P('3000'), bandBps: 0 }));
+  });
+
+  it('rounds inward: the lower bound up, the upper down', () => {
+    fc.assert(
+      fc.property(fc.bigInt(1n, 10n ** 30n), fc.integer({ min: 1, max: 10_000 }), (reference, bandBps) => {
+        const { min, max } = bandLimits({ reference, bandBps });
+        assert.ok(min * 10_000n >= reference * BigInt(10_000 - bandBps) && (min - 1n) * 10_000n < reference * BigInt(10_000 - bandBps) || min === 1n);
+        assert.ok(max * 10_000n <= reference * BigInt(10_000 + bandBps) && (max + 1n) * 10_000n > reference * BigInt(10_000 + bandBps));
+      }),
+    );
+  });
 });

@@ -3,7 +3,8 @@
  * and the venue simulator on both databases: by default its session asks for cancel on disconnect
  * (so stopping it cancels its open quotes), it sets the market-maker protection its instrument is
  * configured with, pauses that instrument when the protection trips, and resets it itself after
- * its configured cool-down, quoting again afterwards.
+ * its configured cool-down, quoting again afterwards; it arms a dead man's switch and keeps pushing
+ * it back, and disarms it when stopped.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,6 +21,7 @@ const COOL_DOWN_MS = 1500;
 interface AdminMaker {
   protection: Array<{ instrumentId: string; maxSelectedQuotes: number | null; triggeredAt: number | null; reason: string | null }>;
   sessions: Array<{ cancelOnDisconnect: boolean }>;
+  cancelAllAfter: { firesAt: number | null };
 }
 
 for (const backend of backends()) {
@@ -35,7 +37,7 @@ for (const backend of backends()) {
       sim = await startVenueSim({ port: 0 });
       h = await startHarness(backend, { logLevel: 'silent', venue: venueOption(sim.url, BUILDER) });
       await listPerpInstrument(h);
-      maker = await startPerpMaker(h, sim.url, { protection: { windowMs: 60_000, maxSelectedQuotes: 1 } }, { protectionCoolDownMs: COOL_DOWN_MS, log: (_level, line) => lines.push({ at: Date.now(), line }) });
+      maker = await startPerpMaker(h, sim.url, { protection: { windowMs: 60_000, maxSelectedQuotes: 1 } }, { protectionCoolDownMs: COOL_DOWN_MS, cancelAllAfterMs: 1_500, log: (_level, line) => lines.push({ at: Date.now(), line }) });
     });
     after(async () => {
       await maker?.stop();
@@ -47,6 +49,14 @@ for (const backend of backends()) {
       const seen = await eventually(view, (m) => m.sessions.length > 0, 5_000);
       assert.deepEqual(seen.sessions.map((s) => s.cancelOnDisconnect), [true], 'its one session holds cancel on disconnect');
       assert.deepEqual(seen.protection.map((p) => [p.instrumentId, p.maxSelectedQuotes, p.triggeredAt]), [[PERP, 1, null]]);
+    });
+
+    it('arms its dead man\'s switch and keeps pushing it back', async () => {
+      const first = (await view()).cancelAllAfter.firesAt;
+      assert.ok(first !== null && first > Date.now(), `armed: ${String(first)}`);
+      // Pushed back every third of its timeout (1,500 ms here): the deadline moves on.
+      const later = await eventually(async () => (await view()).cancelAllAfter.firesAt, (at) => at !== null && at > first, 5_000, 100);
+      assert.ok(later !== null && later > first);
     });
 
     it('pauses when its protection trips and resets it itself after the cool-down, then quotes again', async () => {
@@ -79,6 +89,7 @@ for (const backend of backends()) {
       await maker.stop();
       const after = await eventually(() => user.client.getQuote(quote.quoteId), (q) => q.status !== 'SUBMITTED', 5_000);
       assert.equal(after.status, 'CANCELLED', 'its quote went with its session');
+      assert.equal((await view()).cancelAllAfter.firesAt, null, 'stopped on purpose, its switch is disarmed');
     });
   });
 }
