@@ -420,7 +420,10 @@ async function run(settings: Settings): Promise<StepResult[]> {
     const price = priceToGrid((venueUnitsDown(bestBid, PRICE_DECIMALS) * V0_PRICE_PCT) / 100n, szDecimals, 'down');
     const amount = (V0_ORDER_USDC * 10n ** BigInt(szDecimals) + price - 1n) / price;
 
-    const balances = (await v0Ok(service!, key, ['getBalances'])).balances as Array<{ token: string; availableFloat: string }>;
+    const held = await v0(service!, key, ['getBalances']);
+    // A wallet that never deposited has no /v0 account yet: its balance is nothing.
+    if (held.code !== 0 && held.json.code !== 'USER_NOT_FOUND') throw new Error(`/v0 getBalances refused: ${JSON.stringify(held.json)}`);
+    const balances = (held.json.balances ?? []) as Array<{ token: string; availableFloat: string }>;
     const available = venueUnitsDown(balances.find((b) => b.token === 'USDC')?.availableFloat ?? '0', PRICE_DECIMALS);
     if (available < V0_FUNDING_USDC) {
       const topUp = venueDecimal(V0_FUNDING_USDC - available, PRICE_DECIMALS);
