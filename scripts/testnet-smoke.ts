@@ -179,7 +179,8 @@ async function startService(settings: Settings, workDir: string): Promise<Servic
       void logTail(logFile).then((tail) => reject(new Error(`the service exited (${code}) before it was ready:\n${tail}`)));
     });
   }).catch(async (error: unknown) => {
-    await stopService(service);
+    // The reason it never became ready is the news, not how it stopped.
+    await stopService(service).catch(() => undefined);
     throw error;
   });
   return service;
@@ -324,8 +325,12 @@ async function run(settings: Settings): Promise<StepResult[]> {
   let boughtOnV0 = false;
 
   const stopOnSignal = () => {
-    say('interrupted: stopping the service');
-    if (service?.child.pid) process.kill(-service.child.pid, 'SIGKILL');
+    say('interrupted: killing the service');
+    try {
+      if (service?.child.pid) process.kill(-service.child.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
     process.exit(130);
   };
   process.once('SIGINT', stopOnSignal);
@@ -373,8 +378,8 @@ async function run(settings: Settings): Promise<StepResult[]> {
       name: 'maker',
       log: (_level, message) => say(`  ${message}`),
     });
-    await referenceMaker.start();
     try {
+      await referenceMaker.start();
       const result = await trade(client!, { side: 'BUY', baseQty: size, instrumentId, autoAccept: false, windowMs: RFQ_WINDOW_MS, makers: [MAKER_ALIAS], noAccept: false, webSocket: true, perp: perpTaker!, timeoutMs: 120_000 }, (line) => say(`  taker: ${line}`));
       const end = outcome(result.rfq, result.perpFill);
       if (result.rfq.status !== 'SETTLED') throw new Error(`the RFQ ended ${end}`);
