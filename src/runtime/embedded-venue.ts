@@ -2,7 +2,8 @@
  * The embedded stack's venue: the venue simulator as a child process (like anvil) with its state
  * under `<data dir>/venue-sim/`, so a second `npm start` resumes the same accounts and fills; the
  * `/v0` omnibus's API wallet approved there, a builder address kept in the data directory, and
- * the demo taker funded at the venue with its builder fee approved. Embedded mode only.
+ * the demo taker funded at the venue with its builder fee approved. Embedded mode only, except
+ * `approveOmnibusAgent`, which also serves a real venue (scripts/testnet-smoke.ts).
  */
 import path from 'node:path';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -16,6 +17,12 @@ import type { VenueFaucet } from '../api/context.ts';
 import { invalidField, ServiceError } from '../domain/errors.ts';
 
 export type VenueNetwork = 'mainnet' | 'testnet';
+
+/** A venue as its signers and readers need it: where it answers and which network it signs for. */
+export interface VenueEndpoint {
+  url: string;
+  network: VenueNetwork;
+}
 
 export interface EmbeddedVenue {
   url: string;
@@ -37,7 +44,7 @@ const DEMO_MAKER_PERP_USDC = 1_000_000n;
 /** The venue's cap on a perp builder fee; the taker approves up to it so every perp quote's fee fits. */
 const DEMO_TAKER_MAX_BUILDER_FEE = '0.1%';
 
-function exchangeFor(venue: { url: string; network: VenueNetwork }, key: Hex): ExchangeClient {
+function exchangeFor(venue: VenueEndpoint, key: Hex): ExchangeClient {
   return new ExchangeClient({ transport: new HttpTransport({ apiUrl: venue.url, isTestnet: venue.network === 'testnet', timeout: 10_000 }), wallet: privateKeyToAccount(key) });
 }
 
@@ -64,19 +71,25 @@ export function venueFaucetOf(venue: { url: string }): VenueFaucet {
 }
 
 /**
- * Approves the omnibus's API wallet unless the venue already lists it unexpired. The venue knows
- * an account once it holds something, so a never-seen omnibus is credited 1 spot USDC first.
+ * Approves the omnibus's API wallet unless the venue already lists it unexpired, signed by the
+ * omnibus key. The venue knows an account once it holds something: at the simulator
+ * (`simulator: true`) a never-seen omnibus is credited 1 spot USDC first; at a real venue the
+ * operator deposits, and an empty omnibus is refused here with what to do.
  */
-export async function approveOmnibusAgent(venue: EmbeddedVenue, keys: { omnibusKey: string; agentKey: string }): Promise<void> {
+export async function approveOmnibusAgent(venue: VenueEndpoint, keys: { omnibusKey: string; agentKey: string }, options: { simulator: boolean }): Promise<'already approved' | 'approved'> {
   const omnibus = privateKeyToAccount(keys.omnibusKey as Hex).address;
   const agent = privateKeyToAccount(keys.agentKey as Hex).address.toLowerCase();
   const info = new InfoClient({ transport: new HttpTransport({ apiUrl: venue.url, isTestnet: venue.network === 'testnet', timeout: 10_000 }) });
   const agents = await info.extraAgents({ user: omnibus });
   // A day of margin so a wallet about to expire is re-approved now, not mid-trade.
-  if (agents.some((a) => a.address.toLowerCase() === agent && a.validUntil > Date.now() + 24 * 3600_000)) return;
+  if (agents.some((a) => a.address.toLowerCase() === agent && a.validUntil > Date.now() + 24 * 3600_000)) return 'already approved';
   const spot = await info.spotClearinghouseState({ user: omnibus });
-  if (spot.balances.length === 0) await new VenueSimControl(venue.url).fund({ user: omnibus, account: 'spot', token: 'USDC', amount: '1' });
+  if (spot.balances.length === 0) {
+    if (!options.simulator) throw new Error(`the /v0 omnibus ${omnibus} holds nothing at the venue, which therefore does not know it: deposit to it first, then approve its API wallet`);
+    await new VenueSimControl(venue.url).fund({ user: omnibus, account: 'spot', token: 'USDC', amount: '1' });
+  }
   await exchangeFor(venue, keys.omnibusKey as Hex).approveAgent({ agentAddress: agent as Address, agentName: AGENT_NAME });
+  return 'approved';
 }
 
 /**
@@ -126,7 +139,7 @@ export async function depositDemoTakerToV0(venue: EmbeddedVenue, dataDir: string
 }
 
 /** Tops a demo maker's perp margin up to `DEMO_MAKER_PERP_USDC` at the simulator, so its ALO orders pass the margin check. */
-export async function fundDemoMakerAtVenue(venue: { url: string; network: VenueNetwork }, address: Address): Promise<void> {
+export async function fundDemoMakerAtVenue(venue: VenueEndpoint, address: Address): Promise<void> {
   const info = new InfoClient({ transport: new HttpTransport({ apiUrl: venue.url, isTestnet: venue.network === 'testnet', timeout: 10_000 }) });
   const { marginSummary } = await info.clearinghouseState({ user: address });
   const have = BigInt(marginSummary.accountValue.split('.')[0]!);

@@ -265,7 +265,7 @@ async function v0Options(config: Readonly<Config>, step: (message: string) => vo
   }
   // The simulator is ours: approve the omnibus's API wallet there (a real venue's is approved by its owner).
   if (embeddedVenue) {
-    await approveOmnibusAgent(embeddedVenue, keys);
+    await approveOmnibusAgent(embeddedVenue, keys, { simulator: true });
     step('/v0: omnibus API wallet approved at the venue simulator');
   }
   return { defaultLayout: config.v0.layout, venue: { url: venueUrl, omnibusKey: keys.omnibusKey, agentKey: keys.agentKey, network: config.venue.network } };
