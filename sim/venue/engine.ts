@@ -55,6 +55,12 @@ export function orderError(message: string, asset: number): string {
   return `${message}. asset=${asset}`;
 }
 
+/** What the venue's WebSocket pushes to a user's subscribers, one item at a time (ws.ts batches them). */
+export type VenuePush =
+  | { channel: 'userFills'; user: Address; item: FillRecord }
+  | { channel: 'userNonFundingLedgerUpdates'; user: Address; item: LedgerRecord }
+  | { channel: 'orderUpdates'; user: Address; item: { order: ReturnType<Engine['basicOrder']>; status: OrderStatus; statusTimestamp: number } };
+
 export type OrderWire = {
   a: number;
   b: boolean;
@@ -144,6 +150,11 @@ export class Engine {
   state: SimState;
   /** How like the real venue it behaves (profile.ts); not part of the saved state. */
   profile: SimProfile = PROFILES.fast;
+  /**
+   * Told of every fill, ledger update and order status as it is recorded (ws.ts pushes them to
+   * subscribers); the liquidity account's are not told. Not part of the saved state.
+   */
+  onPush: ((push: VenuePush) => void) | null = null;
   constructor(state: SimState) {
     this.state = state;
   }
@@ -193,6 +204,21 @@ export class Engine {
 
   pushLedger(address: string, record: LedgerRecord): void {
     this.user(address).ledger.push(record);
+    this.onPush?.({ channel: 'userNonFundingLedgerUpdates', user: lower(address), item: record });
+  }
+
+  /** An order's current status, as `orderUpdates` pushes it. */
+  private orderUpdated(o: Order): void {
+    if (this.onPush === null || o.user === this.state.liquidityAddress) return;
+    this.onPush({ channel: 'orderUpdates', user: lower(o.user), item: { order: this.basicOrder(o), status: o.status, statusTimestamp: o.statusTimestamp } });
+  }
+
+  /** An order as `orderUpdates` and `openOrders` show it (`WsBasicOrder`). */
+  basicOrder(o: Order) {
+    return {
+      coin: o.coin, side: o.isBuy ? 'B' : 'A', limitPx: formatUnitsFixed(o.limitPx), sz: formatUnitsFixed(o.sz), oid: o.oid,
+      timestamp: o.timestamp, origSz: formatUnitsFixed(o.origSz), ...(o.cloid ? { cloid: o.cloid } : {}),
+    };
   }
 
   // ---------------------------------------------------------------- perp accounting
@@ -331,6 +357,7 @@ export class Engine {
     this.releaseHold(o);
     o.status = status;
     o.statusTimestamp = now;
+    this.orderUpdated(o);
     // Nobody asks about the liquidity account's orders: forgetting them keeps the persisted state small.
     if (o.user === this.state.liquidityAddress) delete this.state.orders[String(o.oid)];
   }
@@ -451,6 +478,7 @@ export class Engine {
   private remember(o: Order): void {
     this.state.orders[String(o.oid)] = o;
     if (o.cloid) this.state.cloids[`${o.user}:${o.cloid}`] = o.oid;
+    this.orderUpdated(o);
   }
 
   private trade(m: Market, maker: Order, taker: Order, px: bigint, q: bigint, hash: `0x${string}`, now: number): void {
@@ -505,6 +533,7 @@ export class Engine {
       // The liquidity account's own fills are not kept (nobody reads them; the state stays small).
       if (o.user !== this.state.liquidityAddress) {
         u.fills.push(fill);
+        this.onPush?.({ channel: 'userFills', user: lower(o.user), item: fill });
         if (u.fills.length > MAX_FILLS_KEPT) u.fills.splice(0, u.fills.length - MAX_FILLS_KEPT);
       }
       o.sz -= q;

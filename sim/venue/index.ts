@@ -8,7 +8,8 @@ import { parseUnits } from './decimal.ts';
 import { createInitialState, Engine } from './engine.ts';
 import { prepareExchange, type PreparedAction, type Reply } from './exchange.ts';
 import { takeFault, type FaultSubject } from './faults.ts';
-import { handleInfo, infoCloid, infoUser } from './info.ts';
+import { handleInfo, infoCloid, infoUser, snapshotOf } from './info.ts';
+import { attachVenueSocket } from './ws.ts';
 import { loadState, saveState, type Address, type DeferredApply } from './state.ts';
 import { drawLatencyMs, resolveProfile, WeightLimiter, type SimProfile, type SimProfileName } from './profile.ts';
 import { replyWeight, requestWeight } from '../../src/domain/venue/request-weight.ts';
@@ -39,6 +40,8 @@ export type VenueSimOptions = {
 export type VenueSim = {
   /** Base URL, e.g. `http://127.0.0.1:40123` (give it to `HttpTransport` as `apiUrl`). */
   url: string;
+  /** The venue's WebSocket, e.g. `ws://127.0.0.1:40123/ws` (give it to `WebSocketTransport` as `url`). */
+  wsUrl: string;
   port: number;
   host: string;
   /** The seeded liquidity account, the counterparty of the books' default levels. */
@@ -234,6 +237,10 @@ export async function startVenueSim(options: VenueSimOptions = {}): Promise<Venu
       if (engine.advanceWalks()) persist();
       if (endpoint === 'info') return onInfo(res, body);
       if (endpoint === 'exchange') return onExchange(res, body);
+      if (path === '/_sim/ws/drop') {
+        const refuseMs = Number((body as { refuseMs?: unknown } | null)?.refuseMs ?? 0);
+        return send(res, { status: 200, json: { dropped: socket.drop(Number.isFinite(refuseMs) ? refuseMs : 0) } });
+      }
       if (path.startsWith('/_sim/')) {
         const result = handleControl(engine, req.method ?? 'GET', path, (body ?? {}) as Record<string, unknown>, () => {
           engine.state = fresh();
@@ -257,12 +264,15 @@ export async function startVenueSim(options: VenueSimOptions = {}): Promise<Venu
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
+  // The user subscriptions on `/ws`; what a request records is pushed after it (ws.ts).
+  const socket = attachVenueSocket({ server, engine, profile, snapshot: (user, channel) => snapshotOf(engine, user, channel) });
   for (const entry of engine.state.deferred) scheduleDeferred(entry);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       stopped = true;
+      socket.close();
       for (const t of timers) clearTimeout(t);
       for (const s of held) s.destroy();
       server.closeAllConnections();
@@ -272,6 +282,7 @@ export async function startVenueSim(options: VenueSimOptions = {}): Promise<Venu
 
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    wsUrl: `ws://${host.includes(':') ? `[${host}]` : host}:${port}/ws`,
     port,
     host,
     liquidityAddress: engine.state.liquidityAddress,

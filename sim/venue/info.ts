@@ -25,6 +25,19 @@ function capped<T>(rows: T[], cap: number | undefined): T[] {
   return cap === undefined ? rows : rows.slice(0, cap);
 }
 
+/**
+ * What a new `userFills` or `userNonFundingLedgerUpdates` subscription is first sent: the user's
+ * kept fills newest first, as `userFills` answers, or its most recent ledger updates, within
+ * the profile's page caps.
+ */
+export function snapshotOf(engine: Engine, user: Address, channel: 'userFills' | 'userNonFundingLedgerUpdates'): unknown[] {
+  const u = engine.state.users[user];
+  if (channel === 'userFills') return capped([...(u?.fills ?? [])].reverse(), engine.profile.pageCaps?.fills);
+  const ledger = u?.ledger ?? [];
+  const cap = engine.profile.pageCaps?.ledgerUpdates;
+  return cap === undefined ? [...ledger] : ledger.slice(-cap);
+}
+
 export function handleInfo(engine: Engine, body: unknown, ctx: InfoContext): Reply {
   const b = (body ?? {}) as Record<string, unknown>;
   const bad: Reply = { status: 422, text: DESERIALIZE_ERROR };
@@ -102,10 +115,7 @@ export function handleInfo(engine: Engine, body: unknown, ctx: InfoContext): Rep
       const orders = engine.restingOrdersOf(user).sort((x, y) => y.timestamp - x.timestamp || y.oid - x.oid);
       return {
         status: 200,
-        json: orders.map((o) => ({
-          coin: o.coin, side: o.isBuy ? 'B' : 'A', limitPx: formatUnitsFixed(o.limitPx), sz: formatUnitsFixed(o.sz), oid: o.oid,
-          timestamp: o.timestamp, origSz: formatUnitsFixed(o.origSz), ...(o.cloid ? { cloid: o.cloid } : {}), ...(o.reduceOnly ? { reduceOnly: true } : {}),
-        })),
+        json: orders.map((o) => ({ ...engine.basicOrder(o), ...(o.reduceOnly ? { reduceOnly: true } : {}) })),
       };
     }
     case 'userFills': {
