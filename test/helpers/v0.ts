@@ -63,6 +63,8 @@ export async function startV0Stack(backend: Backend, options: HarnessOptions & {
   network?: 'mainnet' | 'testnet';
   /** Its longest idle read pause (V0_TEST_LEDGER_IDLE_MAX_MS). */
   ledgerIdleMaxMs?: number;
+  /** False: the worker polls only, without the venue's WebSocket pushes (default true). */
+  push?: boolean;
 } = {}): Promise<V0Stack> {
   const sim = options.sim ?? (await startSim());
   const network = options.network ?? 'mainnet';
@@ -84,8 +86,8 @@ export async function startV0Stack(backend: Backend, options: HarnessOptions & {
       await simControl('/_sim/fund', { user: omnibus.address, account: 'spot', token: 'USDC', amount: '1' });
       await exchangeOf(omnibus).approveAgent({ agentAddress: privateKeyToAccount(agentKey).address, agentName: 'rfq-v0' });
     }
-    const { sim: _sim, omnibusKey: _o, agentKey: _a, pollIntervalMs, network: _n, ledgerIdleMaxMs, ...harnessOptions } = options;
-    harness = await startHarness(backend, { ...harnessOptions, v0: { venue: { url: sim.url, omnibusKey, agentKey, network, pollIntervalMs: pollIntervalMs ?? 100, ledgerIdleMaxMs: ledgerIdleMaxMs ?? V0_TEST_LEDGER_IDLE_MAX_MS }, ...harnessOptions.v0 } });
+    const { sim: _sim, omnibusKey: _o, agentKey: _a, pollIntervalMs, network: _n, ledgerIdleMaxMs, push, ...harnessOptions } = options;
+    harness = await startHarness(backend, { ...harnessOptions, v0: { venue: { url: sim.url, omnibusKey, agentKey, network, pollIntervalMs: pollIntervalMs ?? 100, ledgerIdleMaxMs: ledgerIdleMaxMs ?? V0_TEST_LEDGER_IDLE_MAX_MS, push }, ...harnessOptions.v0 } });
   } catch (error) {
     if (!options.sim) await sim.stop();
     throw error;

@@ -9,6 +9,7 @@ import type { ExtraInvariant } from '../../services/admin/invariants.ts';
 import { VenueHttp } from './venue-http.ts';
 import type { VenueBudget } from '../venue-budget.ts';
 import { OmnibusVenue } from './omnibus-venue.ts';
+import { VenueStream, venueSocketUrl } from '../venue-stream.ts';
 import { OmnibusWorker } from './omnibus-worker.ts';
 import { omnibusInvariant } from './omnibus-invariant.ts';
 
@@ -21,6 +22,11 @@ export interface V0VenueSettings {
   pollIntervalMs?: number;
   /** The longest pause between idle ledger reads (default 30 s: 40 weight a minute); a deposit is credited within it. */
   ledgerIdleMaxMs?: number;
+  /**
+   * The omnibus's fills and ledger updates pushed over the venue's WebSocket (default true);
+   * false: the passes poll with back-off (the fallback while the socket is down).
+   */
+  push?: boolean;
 }
 
 export interface OmnibusWiring {
@@ -49,6 +55,7 @@ export function wireOmnibus(settings: V0VenueSettings, now: () => number, budget
         infoTimeoutMs: 3000,
         reconcileAfterMs: 3000,
         logger,
+        stream: settings.push === false ? null : new VenueStream({ url: venueSocketUrl(settings.url), user: omnibus.address, logger }),
       });
       return { worker, invariant: omnibusInvariant(http, omnibus.address) };
     },

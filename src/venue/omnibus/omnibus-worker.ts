@@ -24,6 +24,8 @@ import { allocateNonces, postRequest, recordAnswer, sendStoredAction, storeSigne
 import { firstStatus, type VenueExchangeReply, type VenueHttp } from './venue-http.ts';
 import type { OmnibusVenue } from './omnibus-venue.ts';
 import { omnibusTransferOf, type LedgerUpdate } from './ledger-update.ts';
+import type { VenueStream } from '../venue-stream.ts';
+import { PushedFills } from './pushed-fills.ts';
 
 export interface OmnibusWorkerOptions {
   deps: V0Deps;
@@ -41,6 +43,13 @@ export interface OmnibusWorkerOptions {
   /** An order sent without an answer is looked up by cloid after this long. */
   reconcileAfterMs: number;
   logger: Logger;
+  /**
+   * The omnibus's pushes (fills, order updates, ledger updates). While it is live the passes read
+   * none of them over REST; at each (re)connection one REST read catches up. Null: polling only.
+   */
+  stream?: VenueStream | null;
+  /** How long an IOC's answer waits for its fills to be pushed before reading them (default 2 s). */
+  pushWaitMs?: number;
 }
 
 const BATCH = 50;
@@ -88,6 +97,14 @@ export class OmnibusWorker {
   /** The latest fill time read (in memory: a restart reads from its oldest live order again). */
   #fillsSeenUpToMs = 0;
   #waiters: Array<() => void> = [];
+  /** Fills the stream pushed, kept a while (pushed-fills.ts). */
+  readonly #pushedFills = new PushedFills();
+  /** Ledger updates the stream pushed, applied by the next pass. */
+  #pushedLedger: LedgerUpdate[] = [];
+  /** Since the stream last went live, has a REST read caught up on the fills and on the ledger? */
+  #caughtUp = { fills: false, ledger: false };
+  /** Counts the stream's goings live: a REST read begun before the last one does not catch up. */
+  #liveGeneration = 0;
   /** Orders and withdrawals being worked on right now (by a pass or by placeOrder): nobody else touches them. */
   readonly #claimed = new Set<string>();
   readonly #placing = new Set<Promise<void>>();
@@ -102,7 +119,36 @@ export class OmnibusWorker {
   }
 
   start(): void {
+    this.#o.stream?.start({
+      fills: (fills) => {
+        this.#pushedFills.add(fills, this.#now());
+        this.#run();
+      },
+      ledger: (updates) => {
+        this.#pushedLedger.push(...(updates as LedgerUpdate[]));
+        this.#run();
+      },
+      // An order's end (filled, cancelled by the venue, rejected) is looked at by the next pass.
+      orderUpdates: () => this.#run(),
+      live: () => {
+        // What happened while it was not live is read once over REST.
+        this.#caughtUp = { fills: false, ledger: false };
+        this.#liveGeneration++;
+        this.wake();
+      },
+      down: () => this.wake(),
+    });
     this.wake();
+  }
+
+  /** The stream is live and caught up: fills and ledger updates come pushed, nothing is polled. */
+  get pushing(): boolean {
+    return this.#pushing('fills') && this.#pushing('ledger');
+  }
+
+  /** Whether the passes may take `what` from the stream rather than read it over REST. */
+  #pushing(what: 'fills' | 'ledger'): boolean {
+    return this.#o.stream?.live === true && this.#caughtUp[what];
   }
 
   /** Runs a pass now (or right after the current one); the ledger is read in it. */
@@ -136,6 +182,7 @@ export class OmnibusWorker {
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
+    await this.#o.stream?.stop();
     await this.#running;
     await Promise.all(this.#placing);
     for (const w of this.#waiters.splice(0)) w();
@@ -198,7 +245,7 @@ export class OmnibusWorker {
       // An IOC answered `filled`: its answer is recorded while its fills are read, and the fills,
       // the venue's total and the order's end are then one transaction.
       const base = meta.tokens.find((t) => t.name === order.base_token);
-      const [, fills] = await Promise.all([recordAnswer(this.#db, stored.id, outcome.reply, this.#now()), this.#readFills(order.created_at)]);
+      const [, fills] = await Promise.all([recordAnswer(this.#db, stored.id, outcome.reply, this.#now()), base ? this.#iocFills(order, filled, base.weiDecimals) : null]);
       if (!base || fills === null) {
         await this.#finishFilled(orderId, String(filled.totalSz), Number(filled.oid), meta);
         return;
@@ -209,6 +256,24 @@ export class OmnibusWorker {
     } catch (error) {
       this.#o.logger.warn({ err: error, order: orderId }, 'v0 order not placed at once; left to the worker pass');
     }
+  }
+
+  /**
+   * An IOC's fills: as pushed, once they add up to the venue's total (waited for a moment: a push
+   * can come after the answer), else read over REST.
+   */
+  async #iocFills(order: Selectable<V0OrdersTable>, filled: { totalSz: string; oid: number }, weiDecimals: number): Promise<VenueFillRow[] | null> {
+    if (this.#o.stream?.live === true) {
+      const total = venueUnitsDown(String(filled.totalSz), weiDecimals);
+      const oid = Number(filled.oid);
+      const pushed = await this.#pushedFills.waitFor(
+        (fill) => fill.cloid?.toLowerCase() === order.cloid || fill.oid === oid,
+        (fills) => fills.reduce((sum, fill) => sum + venueUnitsDown(fill.sz, weiDecimals), 0n) >= total,
+        this.#o.pushWaitMs ?? 2_000,
+      );
+      if (pushed !== null) return pushed;
+    }
+    return this.#readFills(order.created_at);
   }
 
   /** The omnibus's fills since `sinceMs` (less the clock slack), or null when the venue does not answer. */
@@ -513,19 +578,33 @@ export class OmnibusWorker {
     const liveAt = this.#now();
     let liveQuery = this.#db.selectFrom('v0_orders').select(['id', 'cloid', 'oid', 'base_token', 'created_at', 'status']).where('status', 'in', ['pending', 'open']);
     if (onlyOrderId !== undefined) liveQuery = liveQuery.where('id', '=', onlyOrderId);
+    const catchUpNone = this.#catchUpRead();
     const live = await liveQuery.orderBy('created_at').limit(1000).execute();
-    if (live.length === 0) return;
+    if (live.length === 0) {
+      // No live order: no fill missed while the stream was down can matter.
+      if (onlyOrderId === undefined && catchUpNone()) this.#caughtUp.fills = true;
+      return;
+    }
     // The pass's read of resting orders' fills backs off while none come (a wake-up resets it);
     // an order waiting on its fills (pending, answered `filled`) is read for at every pass.
     const waitingOnFills = live.some((o) => o.oid !== null && o.status === 'pending');
-    if (onlyOrderId === undefined && !waitingOnFills && !this.#fillReads.due(liveAt)) return;
+    // Pushed, the fills are in memory: nothing to read (an order still waiting on its fills after
+    // its own wait is read for, in case a push was lost).
+    const pushing = this.#pushing('fills') && !waitingOnFills;
+    if (pushing && onlyOrderId !== undefined) return;
+    if (!pushing && onlyOrderId === undefined && !waitingOnFills && !this.#fillReads.due(liveAt)) return;
     const from = (onlyOrderId !== undefined ? live[0]!.created_at : Math.max(live[0]!.created_at, this.#fillsSeenUpToMs)) - FILL_CLOCK_SLACK_MS;
     let fills: VenueFillRow[];
-    try {
-      fills = await this.#o.http.info<VenueFillRow[]>({ type: 'userFillsByTime', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, from) }, this.#o.infoTimeoutMs, onlyOrderId === undefined ? 4 : 2);
-    } catch (error) {
-      if (error instanceof VenueUnavailableError) return;
-      throw error;
+    if (pushing) fills = this.#pushedFills.since(from);
+    else {
+      const catchUp = this.#catchUpRead();
+      try {
+        fills = await this.#o.http.info<VenueFillRow[]>({ type: 'userFillsByTime', user: this.#o.venue.omnibusAddress, startTime: Math.max(0, from) }, this.#o.infoTimeoutMs, onlyOrderId === undefined ? 4 : 2);
+      } catch (error) {
+        if (error instanceof VenueUnavailableError) return;
+        throw error;
+      }
+      if (onlyOrderId === undefined && catchUp()) this.#caughtUp.fills = true;
     }
     const byCloid = new Map(live.map((o) => [o.cloid, o]));
     const byOid = new Map(live.filter((o) => o.oid !== null).map((o) => [o.oid!, o]));
@@ -560,12 +639,19 @@ export class OmnibusWorker {
    * order or withdrawal) or a new update brings them back to every pass.
    */
   async #followLedger(): Promise<void> {
+    if (this.#pushing('ledger')) {
+      await this.#applyPushedLedger();
+      return;
+    }
+    const catchUp = this.#catchUpRead();
     const now = this.#now();
     const waiting = await this.#db.selectFrom('v0_withdrawals').select('id').where('state', '=', 'pending').limit(1).executeTakeFirst();
     if (waiting === undefined && !this.#ledgerReads.due(now)) return;
     this.#ledgerCursorMs ??= (await readVenueCursor(this.#db, LEDGER_CURSOR)) ?? 0;
     let from = Math.max(0, this.#ledgerCursorMs - LEDGER_OVERLAP_MS);
     let fresh = false;
+    // Every page up to now was read (not cut short by the venue or by the pages' bound).
+    let readAll = false;
     for (let page = 0; page < MAX_LEDGER_PAGES; page++) {
       let updates: LedgerUpdate[];
       try {
@@ -577,7 +663,10 @@ export class OmnibusWorker {
       const before = this.#ledgerCursorMs;
       await this.#applyLedger(updates);
       if (this.#ledgerCursorMs > before) fresh = true;
-      if (updates.length < LEDGER_PAGE_CAP) break;
+      if (updates.length < LEDGER_PAGE_CAP) {
+        readAll = true;
+        break;
+      }
       // A full page: the next starts at its last update's time (the updates of that millisecond
       // are read again and skipped by hash), or just after it when the whole page is one millisecond.
       const last = Math.max(...updates.map((u) => u.time));
@@ -585,6 +674,27 @@ export class OmnibusWorker {
     }
     if (this.#ledgerCursorMs > 0) await advanceVenueCursor(this.#db, LEDGER_CURSOR, this.#ledgerCursorMs, this.#now());
     this.#ledgerReads.read(this.#now(), fresh || waiting !== undefined);
+    if (readAll && catchUp()) this.#caughtUp.ledger = true;
+  }
+
+  /** The ledger updates pushed since the last pass (those before the cursor's overlap were seen). */
+  async #applyPushedLedger(): Promise<void> {
+    const pushed = this.#pushedLedger.splice(0);
+    if (pushed.length === 0) return;
+    this.#ledgerCursorMs ??= (await readVenueCursor(this.#db, LEDGER_CURSOR)) ?? 0;
+    const from = this.#ledgerCursorMs - LEDGER_OVERLAP_MS;
+    await this.#applyLedger(pushed.filter((update) => update.time >= from));
+    if (this.#ledgerCursorMs > 0) await advanceVenueCursor(this.#db, LEDGER_CURSOR, this.#ledgerCursorMs, this.#now());
+  }
+
+  /**
+   * Called as a REST read starts; the function it returns says, once the read succeeded, whether
+   * that read caught up for the stream: it was live throughout, so every later change is pushed.
+   */
+  #catchUpRead(): () => boolean {
+    const generation = this.#liveGeneration;
+    const live = this.#o.stream?.live === true;
+    return () => live && this.#o.stream?.live === true && generation === this.#liveGeneration;
   }
 
   async #applyLedger(updates: LedgerUpdate[]): Promise<void> {

@@ -1,5 +1,6 @@
 /**
- * The `/v0` omnibus worker idle spends almost no venue weight: its passes reuse spot metadata and
+ * The `/v0` omnibus worker idle, polling (its fallback while the venue's socket is down; the
+ * pushed path is push.test.ts), spends almost no venue weight: its passes reuse spot metadata and
  * its ledger reads back off while nothing arrives (a deposit still arrives within the longest
  * pause), and the ledger cursor is kept in the store, so a restarted worker reads on from it.
  */
@@ -18,11 +19,11 @@ async function spent(stack: V0Stack, priority: string): Promise<number> {
 }
 
 for (const backend of backends()) {
-  describe(`/v0 omnibus worker idle (${backend})`, { timeout: 120_000 }, () => {
+  describe(`/v0 omnibus worker idle, polling (${backend})`, { timeout: 120_000 }, () => {
     let stack: V0Stack;
     before(async () => {
       // Passes every 20 ms: without the back-off that is 50 ledger reads (1,000 weight) a second.
-      stack = await startV0Stack(backend, { pollIntervalMs: 20 });
+      stack = await startV0Stack(backend, { pollIntervalMs: 20, push: false });
     });
     after(async () => stack?.close());
 
