@@ -489,18 +489,23 @@ async function stepTakerSend(x: PerpExecutor, memo: RunMemo, row: ExecutionRow):
 
 /**
  * The taker's IOC refused for a duplicate nonce: the taker holds the same signed bytes and may
- * have sent them itself, so the order may have been placed (and filled). One look-up by cloid
- * decides: the venue answering that it has no such order means not placed (nothing filled);
- * anything it knows, or no answer, is resolved like an unclear send.
+ * have sent them itself, so the order may have been placed (and filled). Looked up by cloid for
+ * the same bounded time as a maker's order, since the venue's API servers can answer `unknownOid`
+ * for an order placed a moment ago: the venue still having no such order at the end means not
+ * placed (nothing filled); anything it knows, or no answer, is resolved like an unclear send.
  */
 async function takerDuplicateNonce(x: PerpExecutor, memo: RunMemo, row: ExecutionRow, message: string, calls: CallRecord[]): Promise<TakerOrderResult> {
   if (row.cloid === null) return { kind: 'unclear', reason: `${message}; the order has no cloid to look up` };
   const taker = await takerAddressOf(x, memo, row);
   const cloid = row.cloid as Address;
-  const lookup = await call(x, 'orderStatus', executionState(row).currentQuoteId, { type: 'orderStatus', user: taker, oid: cloid }, () => x.venue.orderStatusByCloid(taker, cloid));
-  calls.push(lookup.record);
-  if (lookup.reply !== undefined && isUnknownOid(lookup.reply)) return { kind: 'notFilled', reason: `${message}; the venue has no order with its cloid` };
-  return { kind: 'unclear', reason: message };
+  const until = x.deps.clock.now() + x.makerLookupMs;
+  for (;;) {
+    const lookup = await call(x, 'orderStatus', executionState(row).currentQuoteId, { type: 'orderStatus', user: taker, oid: cloid }, () => x.venue.orderStatusByCloid(taker, cloid));
+    calls.push(lookup.record);
+    if (lookup.reply === undefined || !isUnknownOid(lookup.reply)) return { kind: 'unclear', reason: message };
+    if (x.deps.clock.now() >= until) return { kind: 'notFilled', reason: `${message}; the venue has no order with its cloid` };
+    await new Promise((resolve) => setTimeout(resolve, Math.min(250, x.resolvePollMs)));
+  }
 }
 
 async function takerAddressOf(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<Address> {

@@ -35,6 +35,6 @@ export interface PerpExecutionSettings {
   leaseMs: number;
   /** Between look-ups while resolving. */
   resolvePollMs: number;
-  /** How long an unclear maker order is looked up by cloid before it counts as not placed. */
+  /** How long an unclear maker order, or a taker order refused for a duplicate nonce, is looked up by cloid before it counts as not placed. */
   makerLookupMs: number;
 }
