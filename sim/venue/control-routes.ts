@@ -1,5 +1,5 @@
 // `/_sim/*`: the test and demo control surface. Never part of a production venue.
-import { serializeState, type SimState } from './state.ts';
+import { serializeState, type Market, type SimState } from './state.ts';
 import { formatUnitsFixed, parseUnits } from './decimal.ts';
 import { lower, type Engine } from './engine.ts';
 import type { Reply } from './exchange.ts';
@@ -27,6 +27,8 @@ export function handleControl(
   path: string,
   body: Record<string, unknown>,
   resetState: () => void,
+  /** Lays a book afresh after its set-up changed (with a moving book, the other makers too). */
+  relayBook: (m: Market) => void = (m) => engine.refreshLiquidity(m),
 ): ControlResult {
   const s = engine.state;
   const route = `${method} ${path}`;
@@ -84,9 +86,15 @@ export function handleControl(
         next.mid = body.mid as string;
         m.mid = mid;
       }
+      if (body.moving !== undefined) {
+        if (typeof body.moving !== 'boolean') return bad('moving must be a boolean');
+        m.moving = body.moving;
+        m.walkStep = 0;
+        delete m.takerStep;
+      }
       // `enabled: false` takes the liquidity account off this book (tests then lay out their own orders).
       m.liquidity = body.enabled === false ? null : next;
-      engine.refreshLiquidity(m);
+      relayBook(m);
       return done(engine.l2Book(m));
     }
     case 'GET /_sim/clock':

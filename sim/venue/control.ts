@@ -12,6 +12,8 @@ export type BookRequest = {
   walk?: { stepBps: number; intervalMs: number } | null;
   /** false: no liquidity-account levels on this book. */
   enabled?: boolean;
+  /** A profile with a moving book: false pins this book (no walk but its own, no other makers or takers), true lets it move again. */
+  moving?: boolean;
 };
 export type ClockRequest = { setMs?: number; advanceMs?: number; freeze?: boolean };
 

@@ -2,7 +2,7 @@
 // balances with holds, fills with fees and builder fees, the seeded liquidity account.
 import { createHash } from 'node:crypto';
 import { keccak256, toHex } from 'viem';
-import type { VenueSimConfig } from './config.ts';
+import type { LiquidityConfig, VenueSimConfig } from './config.ts';
 import { PROFILES, type SimProfile } from './profile.ts';
 import { absBig, formatUnits, formatUnitsFixed, minBig, mulDivDown, mulDivUp, parseUnits, UNIT } from './decimal.ts';
 import { priceOnGrid, roundPriceToGrid, roundSizeDown, sizeOnGrid } from './grid.ts';
@@ -152,9 +152,11 @@ export class Engine {
   profile: SimProfile = PROFILES.fast;
   /**
    * Told of every fill, ledger update and order status as it is recorded (ws.ts pushes them to
-   * subscribers); the liquidity account's are not told. Not part of the saved state.
+   * subscribers); the crowd's (`isHouse`) are not told. Not part of the saved state.
    */
   onPush: ((push: VenuePush) => void) | null = null;
+  /** Accounts of the simulated other traders: like the liquidity account, no margin checks and no records kept. */
+  otherTraders: ReadonlySet<Address> = new Set();
   constructor(state: SimState) {
     this.state = state;
   }
@@ -164,6 +166,11 @@ export class Engine {
   }
 
   // ---------------------------------------------------------------- accounts
+
+  /** The liquidity account or another trader: the venue's crowd, not a user of the simulator. */
+  isHouse(address: Address): boolean {
+    return address === this.state.liquidityAddress || this.otherTraders.has(address);
+  }
 
   isKnownUser(address: string): boolean {
     return lower(address) in this.state.users;
@@ -209,7 +216,7 @@ export class Engine {
 
   /** An order's current status, as `orderUpdates` pushes it. */
   private orderUpdated(o: Order): void {
-    if (this.onPush === null || o.user === this.state.liquidityAddress) return;
+    if (this.onPush === null || this.isHouse(o.user)) return;
     this.onPush({ channel: 'orderUpdates', user: lower(o.user), item: { order: this.basicOrder(o), status: o.status, statusTimestamp: o.statusTimestamp } });
   }
 
@@ -358,8 +365,8 @@ export class Engine {
     o.status = status;
     o.statusTimestamp = now;
     this.orderUpdated(o);
-    // Nobody asks about the liquidity account's orders: forgetting them keeps the persisted state small.
-    if (o.user === this.state.liquidityAddress) delete this.state.orders[String(o.oid)];
+    // Nobody asks about the crowd's orders: forgetting them keeps the persisted state small.
+    if (this.isHouse(o.user)) delete this.state.orders[String(o.oid)];
   }
 
   // ---------------------------------------------------------------- orders
@@ -386,7 +393,7 @@ export class Engine {
     const sz = sizeOnGrid(wire.s, m.szDecimals);
     if (sz === null) return { error: orderError(VenueErrors.invalidSize, m.asset) };
     const cloid = wire.c ? (wire.c.toLowerCase() as `0x${string}`) : null;
-    const isLiquidity = address === this.state.liquidityAddress;
+    const isLiquidity = this.isHouse(address);
 
     const order: Order = {
       oid: this.state.nextOid++, user: address, asset: m.asset, coin: m.coin, isBuy: wire.b, limitPx: px, sz, origSz: sz,
@@ -530,8 +537,8 @@ export class Engine {
         fee: formatUnitsFixed(fee), ...(builderFee > 0n ? { builderFee: formatUnitsFixed(builderFee) } : {}), tid,
         ...(o.cloid ? { cloid: o.cloid } : {}), feeToken, twapId: null,
       };
-      // The liquidity account's own fills are not kept (nobody reads them; the state stays small).
-      if (o.user !== this.state.liquidityAddress) {
+      // The crowd's own fills are not kept (nobody reads them; the state stays small).
+      if (!this.isHouse(o.user)) {
         u.fills.push(fill);
         this.onPush?.({ channel: 'userFills', user: lower(o.user), item: fill });
         if (u.fills.length > MAX_FILLS_KEPT) u.fills.splice(0, u.fills.length - MAX_FILLS_KEPT);
@@ -563,12 +570,12 @@ export class Engine {
 
   // ---------------------------------------------------------------- liquidity
 
-  /** Moves every walking mid to the current sim time; true when anything changed. */
-  advanceWalks(): boolean {
+  /** Moves every walking mid to the current sim time; true when anything changed. `defaultWalk`: a market's walk when its liquidity names none. */
+  advanceWalks(defaultWalk: (m: Market) => LiquidityConfig['walk'] = () => null): boolean {
     let changed = false;
     const now = this.now();
     for (const m of Object.values(this.state.markets)) {
-      const walk = m.liquidity?.walk;
+      const walk = m.liquidity?.walk ?? defaultWalk(m);
       if (!walk || walk.intervalMs <= 0) continue;
       const target = Math.floor(now / walk.intervalMs);
       if (m.walkStep === 0 || target - m.walkStep > MAX_WALK_STEPS_PER_CALL) m.walkStep = Math.max(0, target - 1);

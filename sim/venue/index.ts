@@ -11,6 +11,7 @@ import { takeFault, type FaultSubject } from './faults.ts';
 import { handleInfo, infoCloid, infoUser, snapshotOf } from './info.ts';
 import { attachVenueSocket } from './ws.ts';
 import { loadState, saveState, type Address, type DeferredApply } from './state.ts';
+import { OtherTraders, type OtherTraderAddresses } from './other-traders.ts';
 import { drawLatencyMs, resolveProfile, WeightLimiter, type SimProfile, type SimProfileName } from './profile.ts';
 import { replyWeight, requestWeight } from '../../src/domain/venue/request-weight.ts';
 
@@ -46,6 +47,8 @@ export type VenueSim = {
   host: string;
   /** The seeded liquidity account, the counterparty of the books' default levels. */
   liquidityAddress: Address;
+  /** The other makers' and takers' accounts (profile `movingBook`), null when the profile has none. */
+  otherTraders: OtherTraderAddresses | null;
   config: VenueSimConfig;
   profile: SimProfile;
   stop(): Promise<void>;
@@ -68,6 +71,7 @@ export async function startVenueSim(options: VenueSimOptions = {}): Promise<Venu
   const engine = new Engine((dataDir && loadState(dataDir)) || fresh());
   const profile = typeof options.profile === 'object' ? options.profile : resolveProfile(options.profile);
   engine.profile = profile;
+  const traders = profile.movingBook ? new OtherTraders(engine, profile.movingBook) : null;
   const limiter = profile.weightPerMin === null ? null : new WeightLimiter(profile.weightPerMin);
   const persist = () => {
     if (dataDir) saveState(dataDir, engine.state);
@@ -234,7 +238,7 @@ export async function startVenueSim(options: VenueSimOptions = {}): Promise<Venu
       if (profile.latency) await new Promise((resolve) => setTimeout(resolve, drawLatencyMs(profile.latency!)));
     }
     await serial(async () => {
-      if (engine.advanceWalks()) persist();
+      if (traders ? traders.advance() : engine.advanceWalks()) persist();
       if (endpoint === 'info') return onInfo(res, body);
       if (endpoint === 'exchange') return onExchange(res, body);
       if (path === '/_sim/ws/drop') {
@@ -244,7 +248,7 @@ export async function startVenueSim(options: VenueSimOptions = {}): Promise<Venu
       if (path.startsWith('/_sim/')) {
         const result = handleControl(engine, req.method ?? 'GET', path, (body ?? {}) as Record<string, unknown>, () => {
           engine.state = fresh();
-        });
+        }, traders ? (m) => traders.relay(m) : undefined);
         if (result.mutated) persist();
         return send(res, result);
       }
@@ -286,6 +290,7 @@ export async function startVenueSim(options: VenueSimOptions = {}): Promise<Venu
     port,
     host,
     liquidityAddress: engine.state.liquidityAddress,
+    otherTraders: traders?.addresses ?? null,
     config,
     profile,
     stop,

@@ -4,6 +4,20 @@
 
 export type SimProfileName = 'fast' | 'realistic';
 
+/**
+ * The books' motion and the other traders on them (other-traders.ts). Rates and sizes are kept
+ * modest: a maker's order at the top queues behind the other makers and is lifted by a third
+ * party sometimes, not always.
+ */
+export type MovingBookConfig = {
+  /** Every book's mid walks so, unless its liquidity names a walk of its own. */
+  walk: { stepBps: number; intervalMs: number };
+  /** This many other makers, each keeping one order of `notionalUsd` (decimal string) at the best bid and the best ask. */
+  makers: { count: number; notionalUsd: string };
+  /** Each `intervalMs` of sim time, with `chancePct` percent, one of `count` other takers sends an IOC at the best bid or ask for a notional uniform in [$10, maxNotionalUsd]. */
+  takers: { count: number; intervalMs: number; chancePct: number; maxNotionalUsd: string };
+};
+
 /** A reply's added delay: uniform in [minMs, maxMs], and with `tailProbability` a further uniform [0, tailMs]. */
 export type LatencyConfig = { minMs: number; maxMs: number; tailProbability: number; tailMs: number };
 
@@ -19,10 +33,12 @@ export type SimProfile = {
   builderMinAccountValueUsd: string | null;
   /** Most rows one reply returns; null: all. */
   pageCaps: { ledgerUpdates: number; fills: number } | null;
+  /** One-tick spreads, moving mids, other makers and takers; null: the books stay as the liquidity account lays them. */
+  movingBook: MovingBookConfig | null;
 };
 
 export const PROFILES: Readonly<Record<SimProfileName, SimProfile>> = {
-  fast: { name: 'fast', weightPerMin: null, latency: null, readLagMs: 0, builderMinAccountValueUsd: null, pageCaps: null },
+  fast: { name: 'fast', weightPerMin: null, latency: null, readLagMs: 0, builderMinAccountValueUsd: null, pageCaps: null, movingBook: null },
   realistic: {
     name: 'realistic',
     weightPerMin: 1200,
@@ -30,6 +46,11 @@ export const PROFILES: Readonly<Record<SimProfileName, SimProfile>> = {
     readLagMs: 300,
     builderMinAccountValueUsd: '100',
     pageCaps: { ledgerUpdates: 500, fills: 2000 },
+    movingBook: {
+      walk: { stepBps: 1, intervalMs: 2_000 },
+      makers: { count: 2, notionalUsd: '1000' },
+      takers: { count: 2, intervalMs: 1_000, chancePct: 10, maxNotionalUsd: '4000' },
+    },
   },
 };
 

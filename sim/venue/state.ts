@@ -35,6 +35,10 @@ export type Market = {
   mid: bigint;
   /** Last walk step applied (sim time / intervalMs). */
   walkStep: number;
+  /** Profile `movingBook` only: false pins this book (no profile walk, no other traders); absent: it moves. */
+  moving?: boolean;
+  /** Profile `movingBook` only: the last other-taker step applied (sim time / takers.intervalMs). */
+  takerStep?: number;
 };
 
 export type Order = {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { ExchangeClient, HttpTransport, InfoClient } from '@nktkas/hyperliquid';
 import { signL1Action } from '@nktkas/hyperliquid/signing';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { startVenueSim, type VenueSim } from '../../sim/venue/index.ts';
+import { startVenueSim, type SimProfile, type SimProfileName, type VenueSim } from '../../sim/venue/index.ts';
 import { VenueSimControl } from '../../sim/venue/control.ts';
 import { RfqClient } from '../../src/client/rfq-client.ts';
 import type { Backend } from './backends.ts';
@@ -78,11 +78,21 @@ export class PerpFixture {
     this.info = new InfoClient({ transport: new HttpTransport({ apiUrl: sim.url, timeout: 5_000 }) });
   }
 
-  /** A simulator and a node executing on it, with ETH-USDC-PERP listed at a 2 bp builder fee. */
-  static async start(backend: Backend, options: Omit<HarnessOptions, 'venue' | 'perpExecution'> = {}): Promise<PerpFixture> {
-    const sim = await startVenueSim({ port: 0, profile: TEST_VENUE_PROFILE });
+  /**
+   * A simulator and a node executing on it, with ETH-USDC-PERP listed at a 2 bp builder fee. On a
+   * profile with a moving book ETH is pinned (`moving: false`) unless `venue.movingBook`: these
+   * tests price their quotes inside a 1 bp spread around a fixed 3500 (`PRICE_OF`).
+   */
+  static async start(
+    backend: Backend,
+    options: Omit<HarnessOptions, 'venue' | 'perpExecution'> = {},
+    venue: { profile?: SimProfileName | SimProfile; movingBook?: boolean } = {},
+  ): Promise<PerpFixture> {
+    const sim = await startVenueSim({ port: 0, profile: venue.profile ?? TEST_VENUE_PROFILE });
+    const control = new VenueSimControl(sim.url);
     // The venue approves a builder holding 100 USDC of perps account value (realistic profile).
-    await new VenueSimControl(sim.url).fund({ user: BUILDER, account: 'perp', token: 'USDC', amount: '100' });
+    await control.fund({ user: BUILDER, account: 'perp', token: 'USDC', amount: '100' });
+    if (sim.profile.movingBook && venue.movingBook !== true) await control.book({ coin: 'ETH', moving: false });
     const h = await startHarness(backend, { ...options, venue: { url: sim.url, network: 'mainnet', builderAddress: BUILDER }, perpExecution: TEST_PERP_EXECUTION });
     await h.admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
     return new PerpFixture(h, sim);
