@@ -35,6 +35,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sim = await startVenueSim({ port: 0, profile: resolveProfile('realistic', { latency: { minMs: latencyMs, maxMs: latencyMs, tailProbability: 0, tailMs: 0 } }) });
 const control = new VenueSimControl(sim.url);
 await control.fund({ user: BUILDER, account: 'perp', token: 'USDC', amount: '1000' });
+// The books held still: the figures are the venue requests' weight and latency, not what other
+// traders on a moving book do to a quote (test/api/v1/perp-moving-book.test.ts).
+await control.book({ coin: 'ETH', moving: false });
+await control.book({ coin: '@1', moving: false });
 // The omnibus worker as deployed: a 250 ms pass, idle reads backing off to 30 s.
 const stack = await startV0Stack('pglite', { logLevel: 'fatal', sim, venue: { url: sim.url, network: 'mainnet', builderAddress: BUILDER }, venueWeightPerMin: 900, pollIntervalMs: 250, ledgerIdleMaxMs: 30_000 });
 const h = stack.harness;
