@@ -78,7 +78,7 @@ export class VenueStream {
     const transport = this.#transport;
     this.#transport = null;
     this.#setDown();
-    await transport?.close().catch(() => undefined);
+    if (transport) await closeTransport(transport);
   }
 
   async #connect(): Promise<void> {
@@ -95,13 +95,14 @@ export class VenueStream {
     const h = this.#handlers!;
     try {
       await Promise.all([
+        // A snapshot is handed over before it can make the stream live.
         userFills({ transport }, { user }, (event) => {
-          if (event.isSnapshot) this.#snapshot('fills');
           h.fills(event.fills as unknown as PushedFill[], event.isSnapshot === true);
+          if (event.isSnapshot) this.#snapshot('fills');
         }),
         userNonFundingLedgerUpdates({ transport }, { user }, (event) => {
-          if (event.isSnapshot) this.#snapshot('ledger');
           h.ledger(event.nonFundingLedgerUpdates as unknown as PushedLedgerUpdate[], event.isSnapshot === true);
+          if (event.isSnapshot) this.#snapshot('ledger');
         }),
         orderUpdates({ transport }, { user }, (event) => h.orderUpdates(event as unknown as PushedOrderUpdate[])),
       ]);
@@ -111,7 +112,7 @@ export class VenueStream {
       this.#o.logger.warn({ err: error, url: this.#o.url }, 'venue WebSocket subscriptions failed; retrying');
       this.#transport = null;
       this.#setDown();
-      await transport.close().catch(() => undefined);
+      await closeTransport(transport);
       if (!this.#stopped) this.#retry = setTimeout(() => void this.#connect(), RETRY_MS);
     }
   }
@@ -128,4 +129,14 @@ export class VenueStream {
     this.#live = false;
     this.#handlers?.down();
   }
+}
+
+/**
+ * Ends a transport for good. The SDK's `close()` resolves at once when the socket is between
+ * reconnection attempts (already CLOSED) and leaves its reconnection loop running, so the
+ * reconnecting socket is closed permanently first.
+ */
+async function closeTransport(transport: WebSocketTransport): Promise<void> {
+  transport.socket.close(1000, 'stopping', true);
+  await transport.close().catch(() => undefined);
 }

@@ -8,12 +8,13 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { signL1Action } from '@nktkas/hyperliquid/signing';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startVenueSim, type VenueSim } from '../../../sim/venue/index.ts';
+import { resolveProfile, startVenueSim, type VenueSim } from '../../../sim/venue/index.ts';
 import { VenueSimControl } from '../../../sim/venue/control.ts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { backends, createTestDatabase } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
+import { TEST_VENUE_PROFILE } from '../../helpers/venue-profile.ts';
 import { BUILDER, cloid, ended, ETH, freshNonce, makerOrders, PerpFixture, sign, takerOrder, type Signed } from '../../helpers/perp.ts';
 
 const RESOLVE_WINDOW_MS = 1500;
@@ -39,10 +40,17 @@ for (const backend of backends()) {
     };
 
     before(async () => {
-      sim = await startVenueSim({ port: 0 });
+      // On the realistic profile all but its weight limit: these cases run executions back to
+      // back, faster than the venue's 1,200 a minute allows (the budget is perp-quote-weight's and
+      // venue-budget's subject), so the node's budget does not bind here either.
+      sim = await startVenueSim({ port: 0, profile: TEST_VENUE_PROFILE === 'realistic' ? resolveProfile('realistic', { weightPerMin: null }) : 'fast' });
       control = new VenueSimControl(sim.url);
+      // As PerpFixture.start: the builder funded to the venue's minimum, ETH held still on a moving book.
+      await control.fund({ user: BUILDER, account: 'perp', token: 'USDC', amount: '100' });
+      if (sim.profile.movingBook) await control.book({ coin: 'ETH', moving: false });
       h = await startHarness(backend, {
         clock,
+        venueWeightPerMin: 1_000_000,
         venue: { url: sim.url, network: 'mainnet', builderAddress: BUILDER },
         perpExecution: { resolveWindowMs: RESOLVE_WINDOW_MS, resolvePollMs: 100, makerLookupMs: 500 },
       });
@@ -88,7 +96,11 @@ for (const backend of backends()) {
       const failures = await h.node.store.db.selectFrom('maker_failures').selectAll().where('quote_id', '=', quoteIds[0]!).execute();
       assert.equal(failures.length, 1, 'the margin refusal counts against the maker');
       // The operator sees the execution, its cascade and its audit trail (GET /admin/v1/perp/executions).
-      const page = await h.admin.call<{ items: Array<Record<string, unknown> & { calls: Array<{ kind: string; quoteId: string | null }> }> }>('GET', '/perp/executions', undefined, { rfqId });
+      // The clean-up (the makers' cancels) may still be under way when the RFQ has ended.
+      const page = await eventually(
+        () => h.admin.call<{ items: Array<Record<string, unknown> & { calls: Array<{ kind: string; quoteId: string | null }> }> }>('GET', '/perp/executions', undefined, { rfqId }),
+        (p) => p.items[0]?.['phase'] === 'done',
+      );
       assert.equal(page.items.length, 1);
       const execution = page.items[0]!;
       assert.equal(execution['phase'], 'done');
