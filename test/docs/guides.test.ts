@@ -44,6 +44,7 @@ const SKIPPED: Record<string, Array<{ starts: string; reason: string }>> = {
     { starts: 'npm run --silent admin -- payouts retry', reason: 'needs a reverted promised payout; retry is tested in test/chain/funds/funds.test.ts' },
     { starts: 'podman build --format docker -t rfq-service .', reason: 'builds the image; scripts/container-test.ts builds and runs it with podman, test/runtime/container-files.test.ts checks the files' },
     { starts: 'RFQ_DB_PASSWORD=$(openssl rand -hex 24) podman compose up -d', reason: 'starts the compose stack; test/runtime/container-files.test.ts checks compose.yaml' },
+    { starts: 'SMOKE_BUILDER_KEY=0x', reason: 'spends testnet funds with funded keys on the public testnet; test/scripts/testnet-smoke.test.ts runs the script against the simulator' },
   ],
   'taker-quickstart.md': [
     { starts: 'npm start', reason: 'the embedded stack has its own end-to-end test; the guide runs against a harness node seeded the same way' },

@@ -170,8 +170,12 @@ export class OmnibusWorker {
     this.#running = this.#loop();
   }
 
-  /** Resolves after the next complete pass (tests and the CLI wait on it). */
-  settled(): Promise<void> {
+  /**
+   * Resolves once every order being placed at once has finished and a complete pass has run
+   * after that (tests and the CLI wait on it): what the venue did by then is in the book.
+   */
+  async settled(): Promise<void> {
+    await Promise.all(this.#placing);
     return new Promise((resolve) => {
       this.#waiters.push(resolve);
       this.wake();
