@@ -16,6 +16,7 @@ import { RfqClient } from '../../src/client/rfq-client.ts';
 import { ApiError, HttpTransport, signRequest } from '../../src/client/http.ts';
 import { ADMIN_AUTH_FAILURES_PER_SEC } from '../../src/api/http-hooks.ts';
 import { pruneChallenges } from '../../src/services/auth/create-challenge.ts';
+import { elapse } from '../helpers/eventually.ts';
 
 async function statusOf(call: Promise<unknown>): Promise<number> {
   try {
@@ -50,7 +51,7 @@ for (const backend of backends()) {
         const right = await statusOf(h.admin.settings());
         assert.ok(right === 429 || right === 200, String(right));
       } finally {
-        await new Promise((resolve) => setTimeout(resolve, 1100));
+        await elapse(1100, 'a fresh window of the failed-authentication limit');
       }
       assert.equal(typeof (await h.admin.settings()).maxWindowMs, 'number');
     });

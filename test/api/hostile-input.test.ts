@@ -17,6 +17,7 @@ import { startHarness, ADMIN_TOKEN, type Harness } from '../helpers/harness.ts';
 import { ApiError, HttpTransport } from '../../src/client/http.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
 import { INGEST_PATH, TestSocket, authFrame, openSession, openSocket, signedAt, type Frame } from '../ws/test-socket.ts';
+import { elapse } from '../helpers/eventually.ts';
 
 type Schema = Record<string, unknown>;
 interface Operation { method: string; path: string; auth: string; params: Array<{ in: string; name: string; schema: Schema }>; body: Schema | null }
@@ -248,8 +249,7 @@ for (const backend of backends()) {
           for (const frame of frames(v)) {
             const seen = await exchange(session, frame, { kind: 'ping' }, (f) => f.kind === 'pong');
             assert.ok(!seen.some((f) => f.code === 'INTERNAL'), `${JSON.stringify(frame).slice(0, 120)} gave ${JSON.stringify(seen)}`);
-            // Stay under the inbound frame rate limit.
-            await new Promise((resolve) => setTimeout(resolve, 45));
+            await elapse(45, 'under the inbound frame rate limit');
           }
         }),
         { numRuns: 8, examples: HOSTILE_EXAMPLES.slice(0, 12).map((v) => [v]) },
@@ -267,7 +267,7 @@ for (const backend of backends()) {
           for (const frame of ladders(v)) {
             const seen = await exchange(ingest, frame, { kind: 'ping' }, answered);
             assert.ok(!seen.some((f) => f.code === 'INTERNAL'), `${JSON.stringify(frame).slice(0, 120)} gave ${JSON.stringify(seen)}`);
-            await new Promise((resolve) => setTimeout(resolve, 45));
+            await elapse(45, 'under the inbound frame rate limit');
           }
         }),
         { numRuns: 8, examples: HOSTILE_EXAMPLES.slice(0, 12).map((v) => [v]) },
@@ -282,7 +282,7 @@ for (const backend of backends()) {
           ]) {
             const seen = await exchange(socket, frame, { kind: 'ping' }, isAnswer);
             assert.ok(seen.some((f) => f.kind === 'error' && /unpaired surrogates/.test(String(f.message))), `${JSON.stringify(frame)} gave ${JSON.stringify(seen)}`);
-            await new Promise((resolve) => setTimeout(resolve, 45));
+            await elapse(45, 'under the inbound frame rate limit');
           }
         }),
         { numRuns: 2, examples: [['\ud800']] },

@@ -15,9 +15,9 @@ import { startHarness, type Harness } from '../helpers/harness.ts';
 import { ApiError, signRequest, TimestampSource } from '../../src/client/http.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
 import { generateSecretKey } from '../../src/runtime/node.ts';
+import { elapse, waitFor } from '../helpers/eventually.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Envelope = { error: { code: string; message: string; details?: Record<string, unknown> } };
 
@@ -28,7 +28,7 @@ async function json(response: Response): Promise<Envelope & Record<string, unkno
 
 /** Waits until just after a wall-clock second starts, so a burst falls inside one rate window. */
 async function freshSecond(): Promise<number> {
-  await sleep(1000 - (Date.now() % 1000) + 5);
+  await elapse(1000 - (Date.now() % 1000) + 5, 'a fresh one-second rate window opens');
   return Date.now();
 }
 
@@ -433,15 +433,22 @@ for (const backend of backends()) {
       try {
         const { client } = await a.newUser();
         const timestamps = new TimestampSource();
+        // The key's count in the shared window row: a node's sync adds its hits there and reads back the total.
+        const sharedHits = async (at: number) => {
+          const row = await a.node.store.db.selectFrom('rate_limit_windows').select('hits').where('bucket', '=', `key:${client.credentials!.accessKey}`).where('window_start', '=', Math.floor(at / 1000)).executeTakeFirst();
+          return Number(row?.hits ?? 0);
+        };
         let outcome: { onA: number[]; bFirst: number; bAfterSync: number[] } | null = null;
         for (let attempt = 0; attempt < 3 && !outcome; attempt++) {
           const start = await freshSecond();
           const onA: number[] = [];
           for (let i = 0; i < 11; i++) onA.push((await signedGet(client, timestamps, a.url, '/v1/rfq/balances')).status);
-          await sleep(250); // node A pushes its hits to the shared window row (synced every 100 ms)
+          const admittedOnA = onA.filter((s) => s === 200).length;
+          await waitFor(async () => (await sharedHits(start)) >= admittedOnA, 'node A pushes its hits to the shared window row', { pollMs: 10, timeoutMs: 5000 });
           // Node B has never seen this key: it admits what arrives before its own first sync ...
           const bFirst = (await signedGet(client, timestamps, b.url, '/v1/rfq/balances')).status;
-          await sleep(250); // ... then learns the cluster-wide count at that sync.
+          // ... then learns the cluster-wide count at that sync, which adds B's own hit to the row.
+          if (bFirst === 200) await waitFor(async () => (await sharedHits(start)) >= admittedOnA + 1, 'node B syncs with the shared window row', { pollMs: 10, timeoutMs: 5000 });
           const bAfterSync: number[] = [];
           for (let i = 0; i < 3; i++) bAfterSync.push((await signedGet(client, timestamps, b.url, '/v1/rfq/balances')).status);
           if (sameSecond(start, Date.now())) outcome = { onA, bFirst, bAfterSync };

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { backends } from '../helpers/backends.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
+import { waitFor } from '../helpers/eventually.ts';
 
 function connect(url: string): Promise<net.Socket> {
   const { hostname, port } = new URL(url);
@@ -15,6 +16,11 @@ function connect(url: string): Promise<net.Socket> {
     const socket = net.connect(Number(port), hostname, () => resolve(socket));
     socket.once('error', reject);
   });
+}
+
+/** The connections the node's HTTP server holds (what its connection cap counts). */
+function connections(h: Harness): Promise<number> {
+  return new Promise((resolve, reject) => h.node.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
 }
 
 /** Resolves with what the server sent and when it closed the socket. */
@@ -61,13 +67,13 @@ for (const backend of backends()) {
       const held = await Promise.all(Array.from({ length: 8 }, () => connect(h.url)));
       // Keep them from idling out: each has a request in flight (headers never finished).
       for (const s of held) s.write('GET /v1/time HTTP/1.1\r\n');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitFor(async () => (await connections(h)) >= held.length, 'the server holds every connection');
       const extra = await connect(h.url);
       const started = Date.now();
       const { at } = await closed(extra);
       assert.ok(at - started < 500, 'the connection past the cap was not refused at once');
       for (const s of held) s.destroy();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor(async () => (await connections(h)) < held.length, 'the server frees a connection slot');
       const response = await fetch(`${h.url}/v1/time`);
       assert.equal(response.status, 200);
     });

@@ -12,6 +12,7 @@ import { startHarness, type Harness } from '../helpers/harness.ts';
 import { TestSocket, SESSION_PATH } from '../ws/test-socket.ts';
 import { CLOSE_CONNECTION_CAP } from '../../src/ws/frames.ts';
 import { parseTrustProxy, type TrustProxy } from '../../src/runtime/config.ts';
+import { elapse } from '../helpers/eventually.ts';
 
 const PER_SOURCE_PER_SEC = 2;
 
@@ -26,7 +27,7 @@ async function challengeSource(h: Harness, forwarded: string): Promise<string> {
 
 /** Waits until a one-second rate-limit window has just opened (each test starts with a full budget). */
 function nextWindow(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+  return elapse(1000 - (Date.now() % 1000) + 20, 'a fresh one-second rate-limit window opens');
 }
 
 /** Statuses of concurrent requests sent at the start of one window. */

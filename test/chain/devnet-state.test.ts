@@ -22,6 +22,7 @@ import { bestBlockOfDump, saveSpacingMs } from '../../src/chain/devnet-state.ts'
 import { connectSigner } from '../../src/chain/clients.ts';
 import { setDevnetBalance } from '../../src/chain/faucet.ts';
 import { keyOf } from './helpers/fixture.ts';
+import { elapse, eventually } from '../helpers/eventually.ts';
 
 /** Distinct saved blocks to check (a save about every second plus its dump). */
 const SAVES = 8;
@@ -74,17 +75,16 @@ describe('devnet state keeper', () => {
       while (flooding) {
         await sender.walletClient.sendTransaction({ to: recipient, value: 1n, nonce: nonce++, gas: 21_000n });
         sent++;
-        // About 40 blocks a second: a busy devnet, and a chain long enough for dumps to take a while.
-        await new Promise((resolve) => setTimeout(resolve, 25));
+        await elapse(25, 'about 40 blocks a second: a busy devnet, and a chain long enough for dumps to take a while');
       }
     })();
 
     const mismatches: string[] = [];
     const savedBlocks = new Set<number>();
-    const deadline = Date.now() + 150_000;
-    while (savedBlocks.size < SAVES && Date.now() < deadline) {
+    // Each look checks the file on disk against the chain, until the keeper has saved SAVES times.
+    const look = async () => {
       // Read before the file: the keeper publishes a block only after its file is in place.
-      const durable = devnet.durableBlock!();
+      const durable = devnet!.durableBlock!();
       const json = await readFile(stateFile);
       const best = bestBlockOfDump(json);
       if (durable > best) mismatches.push(`durableBlock ${durable} is ahead of the file on disk (block ${best})`);
@@ -92,21 +92,18 @@ describe('devnet state keeper', () => {
         savedBlocks.add(best);
         const state = JSON.parse(json.toString()) as { accounts: Record<string, { balance: Hex }> };
         const inFile = BigInt(Object.entries(state.accounts).find(([address]) => address.toLowerCase() === recipient)?.[1].balance ?? '0x0');
-        const onChain = BigInt(await rpc<Hex>(devnet.rpcUrl, 'eth_getBalance', [recipient, `0x${best.toString(16)}`]));
+        const onChain = BigInt(await rpc<Hex>(devnet!.rpcUrl, 'eth_getBalance', [recipient, `0x${best.toString(16)}`]));
         if (inFile !== onChain) mismatches.push(`the file lists block ${best} but holds a balance of ${inFile} where the chain had ${onChain} at that block`);
       }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+      return savedBlocks.size;
+    };
+    await eventually(look, (saves) => saves >= SAVES, 150_000);
     flooding = false;
     await flood;
     assert.equal(savedBlocks.size, SAVES, `the keeper kept saving under the flood (${savedBlocks.size} saves seen, ${sent} transactions)`);
     assert.deepEqual(mismatches, []);
     // Nothing sent while mining was off stays behind.
-    let pending = -1;
-    for (let i = 0; i < 100 && pending !== 0; i++) {
-      pending = Number((await rpc<{ pending: Hex }>(devnet.rpcUrl, 'txpool_status', [])).pending);
-      if (pending !== 0) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const pending = await eventually(async () => Number((await rpc<{ pending: Hex }>(devnet!.rpcUrl, 'txpool_status', [])).pending), (n) => n === 0, 10_000, 100);
     assert.equal(pending, 0, 'every transaction sent during a dump is mined');
   });
 });

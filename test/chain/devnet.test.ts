@@ -14,6 +14,7 @@ import { mintTestToken, setDevnetBalance } from '../../src/chain/faucet.ts';
 import { rfqMakerWrapperFactoryAbi, testTokenAbi } from '../../src/chain/artifacts/index.ts';
 import { permit2RuntimeCode } from '../../src/chain/permit2-code.ts';
 import { keyOf } from './helpers/fixture.ts';
+import { waitFor } from '../helpers/eventually.ts';
 
 const running: Devnet[] = [];
 const dirs: string[] = [];
@@ -57,8 +58,7 @@ describe('startDevnet', () => {
       const { publicClient } = await connectChain(d.rpcUrl);
       assert.equal(await publicClient.getChainId(), 31337);
       const b0 = await publicClient.getBlockNumber({ cacheTime: 0 });
-      await new Promise((r) => setTimeout(r, 2_500));
-      assert.ok((await publicClient.getBlockNumber({ cacheTime: 0 })) >= b0 + 2n, 'interval mining');
+      await waitFor(async () => (await publicClient.getBlockNumber({ cacheTime: 0 })) >= b0 + 2n, 'interval mining: two blocks without traffic', { timeoutMs: 5_000, pollMs: 100 });
 
       await d.stop();
       await d.stop(); // idempotent
@@ -86,13 +86,7 @@ describe('startDevnet', () => {
     assert.equal(r.status, 0, r.stderr);
     const rpcUrl = r.stdout.trim();
     assert.match(rpcUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
-    const deadline = Date.now() + 5_000;
-    let answering = true;
-    while (answering && Date.now() < deadline) {
-      answering = await fetch(rpcUrl, { method: 'POST', body: '{}' }).then(() => true, () => false);
-      if (answering) await new Promise((res) => setTimeout(res, 100));
-    }
-    assert.equal(answering, false);
+    await waitFor(async () => !(await fetch(rpcUrl, { method: 'POST', body: '{}' }).then(() => true, () => false)), 'the devnet stops with the process that started it', { timeoutMs: 5_000, pollMs: 100 });
   });
 
   it('two devnets get different ports; a fixed port already in use is refused', async () => {

@@ -12,6 +12,7 @@ import { startHarness, type Harness } from '../helpers/harness.ts';
 import { RfqWsSession, SubscriptionRefused } from '../../src/client/ws-session.ts';
 import type { QuoteUpdateFrame, RfqStatusFrame } from '../../src/client/frames.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
+import { waitUntil } from '../helpers/eventually.ts';
 
 const FAST = { backoff: { initialDelayMs: 10, maxDelayMs: 50 } };
 
@@ -198,11 +199,5 @@ for (const backend of backends()) {
 }
 
 async function until<T>(read: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail('condition not reached');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  return (await waitUntil(read, (value) => value !== undefined, 'the frame arrives', { timeoutMs, pollMs: 10 })) as T;
 }

@@ -28,6 +28,7 @@ import { ReferenceMaker } from '../../examples/maker/maker.ts';
 import { venueFaucetOf } from '../../src/runtime/embedded-venue.ts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { isRunnable, keyPaths, outputPattern, parseBlocks, ShellSession, type Block } from './runnable-blocks.ts';
+import { elapse } from '../helpers/eventually.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const guide = (name: string) => readFile(path.join(ROOT, 'docs', name), 'utf8');
@@ -162,7 +163,7 @@ async function startXchangeMaker(h: Harness, chain: TestChain): Promise<{ stop()
       } catch (error) {
         if (!stopped) console.error('test maker:', error);
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await elapse(100, 'the test maker\'s pace: it looks for RFQs ten times a second');
     }
   };
   void loop();

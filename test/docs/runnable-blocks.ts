@@ -24,6 +24,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { waitFor } from '../helpers/eventually.ts';
 
 export interface Block {
   lang: string;
@@ -85,8 +86,6 @@ const ID_PATTERNS: Record<string, RegExp> = {
   '<orderUuid>': /(?<="orderId": ")[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=")/g,
 };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** One terminal session: a working directory, an environment carried from block to block. */
 export class ShellSession {
   readonly #cwd: string;
@@ -115,17 +114,16 @@ export class ShellSession {
 
   /** The id a placeholder stands for, waiting while the most recent block that may print it runs. */
   async #resolve(placeholder: string): Promise<string> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
+    const printed = async () => {
       for (let i = this.#started.length - 1; i >= 0; i--) {
         const started = this.#started[i]!;
         const ids = [...started.stdout.matchAll(ID_PATTERNS[placeholder]!)].map((m) => m[0]);
         if (ids.length > 0) return ids[ids.length - 1]!;
         if (started.block.attrs.background && !(await settled(started.done))) break;
       }
-      if (Date.now() > deadline) throw new Error(`no earlier block printed an id for ${placeholder}`);
-      await sleep(100);
-    }
+      return undefined;
+    };
+    return waitFor(printed, `an earlier block prints an id for ${placeholder}`, { timeoutMs: 30_000, pollMs: 100 });
   }
 
   async substitute(body: string): Promise<string> {
@@ -175,5 +173,6 @@ export class ShellSession {
 }
 
 async function settled(promise: Promise<unknown>): Promise<boolean> {
-  return Promise.race([promise.then(() => true), sleep(0).then(() => false)]);
+  // Whether it has settled already: a settled promise's reaction runs before the next turn of the loop.
+  return Promise.race([promise.then(() => true), new Promise<boolean>((answer) => setImmediate(() => answer(false)))]);
 }

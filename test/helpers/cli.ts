@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
 import type { OpenRfq } from '../../src/client/types.ts';
+import { waitFor } from './eventually.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -41,11 +42,5 @@ export function failed(run: Run, code: number, errorCode: string): string {
 
 /** Polls the maker's open RFQs until one matches (the CLI submits it in another process). */
 export async function openRfq(maker: RfqClient, match: (rfq: OpenRfq) => boolean, timeoutMs = 20_000): Promise<OpenRfq> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = (await maker.openRfqs({ limit: 100 })).items.find(match);
-    if (found) return found;
-    if (Date.now() > deadline) assert.fail('the CLI did not submit the RFQ');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return waitFor(async () => (await maker.openRfqs({ limit: 100 })).items.find(match), 'the CLI submits the RFQ', { timeoutMs, pollMs: 25 });
 }

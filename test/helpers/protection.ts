@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
 import type { Harness } from './harness.ts';
+import { eventually } from './eventually.ts';
 import { authFrame, openSocket, type TestSocket } from '../ws/test-socket.ts';
 
 export const INSTRUMENT = 'ETH-USDC-SPOT';
@@ -25,13 +26,7 @@ export async function quotedRfq(taker: RfqClient, maker: RfqClient, price = '300
 
 /** Polls the maker's view of its quote until it has `status` (or the time is up); returns the last status seen. */
 export async function quoteStatusWithin(maker: RfqClient, quoteId: string, status: string, timeoutMs: number): Promise<string> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const page = await maker.makerQuotes({ limit: 100 });
-    const current = page.items.find((q) => q.quoteId === quoteId)?.status ?? 'missing';
-    if (current === status || Date.now() > end) return current;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return eventually(async () => (await maker.makerQuotes({ limit: 100 })).items.find((q) => q.quoteId === quoteId)?.status ?? 'missing', (current) => current === status, timeoutMs);
 }
 
 /** A session that asked for cancel on disconnect; returns it with its `health` frame. */

@@ -13,6 +13,7 @@ import { quoteHash, quoteNonce } from '../../src/chain/permit.ts';
 import { RfqClient } from '../../src/client/rfq-client.ts';
 import type { MakerQuote, Rfq } from '../../src/client/types.ts';
 import { TEST_TOKENS, testAccount, type TestChain } from './chain.ts';
+import { waitUntil } from './eventually.ts';
 import type { Harness } from './harness.ts';
 
 export const decimalsOf = (symbol: string): number => {
@@ -82,19 +83,12 @@ export async function relay(chain: TestChain, maker: ChainMaker, q: MakerQuote):
 }
 
 export async function rfqReaches(client: RfqClient, rfqId: string, status: Rfq['status'], timeoutMs = 20_000): Promise<Rfq> {
-  return until(() => client.getRfq(rfqId), (r) => r.status === status, timeoutMs);
+  return waitUntil(() => client.getRfq(rfqId), (r) => r.status === status, `RFQ ${rfqId} ${status}`, { timeoutMs });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
+/** `waitUntil` without a name for what is awaited. */
 export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`condition not reached: ${JSON.stringify(value)}`);
-    await sleep(50);
-  }
+  return waitUntil(read, done, 'condition', { timeoutMs });
 }
 
 export async function rpc<T = unknown>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {

@@ -10,6 +10,7 @@ import { createSiweMessage, generateSiweNonce } from 'viem/siwe';
 import { startVenueSim, type VenueSim } from '../../sim/venue/index.ts';
 import { startHarness, type Harness, type HarnessOptions } from './harness.ts';
 import type { Backend } from './backends.ts';
+import { waitFor } from './eventually.ts';
 
 export type { VenueSim };
 /** A simulator in this process (`startSim`) or in its own (`sim/venue/launch.ts`): the stack needs only its URL. */
@@ -125,13 +126,7 @@ export async function startV0Stack(backend: Backend, options: HarnessOptions & {
       await harness.node.v0Worker!.settled();
     },
     async waitFor(probe, what, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await probe();
-        if (value) return value as never;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      return (await waitFor(probe, what, { timeoutMs })) as never;
     },
     async invariants() {
       const response = await fetch(`${harness.url}/admin/v1/invariants`, { headers: { authorization: 'Bearer test-admin-token-0123456789' } });

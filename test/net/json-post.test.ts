@@ -12,6 +12,7 @@ import { startLoopbackServer, type LoopbackServer } from '../helpers/loopback-se
 import { createPublicClient, HttpRequestError } from 'viem';
 import { JsonPostError, postJson, postJsonFetch } from '../../src/net/json-post.ts';
 import { rpcTransport } from '../../src/chain/clients.ts';
+import { elapse } from '../helpers/eventually.ts';
 
 describe('postJson', () => {
   let server: LoopbackServer;
@@ -82,7 +83,7 @@ describe('postJson', () => {
 
   it('waits for a reply slower than the idle cutoff of kept-alive connections, and sends again after an idle second', async () => {
     assert.equal((await postJson(`${url}/patient`, '{}')).text, '{"late":true}');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await elapse(1500, 'past the idle cutoff of the kept-alive connection');
     assert.equal((await postJson(`${url}/patient`, '{}')).text, '{"late":true}');
   });
 

@@ -15,6 +15,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { cleanEnv, freePort, NODE } from '../helpers/embedded-node.ts';
+import { waitFor } from '../helpers/eventually.ts';
 
 let child: ChildProcess | null = null;
 let dataDir = '';
@@ -31,12 +32,10 @@ after(async () => {
 });
 
 async function until<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, output: () => string, timeoutMs = 180_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  try {
+    return (await waitFor(probe, what, { timeoutMs, pollMs: 200 })) as T;
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${output()}`);
   }
 }
 

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { RfqClient } from '../../src/client/rfq-client.ts';
 import { freePort, processesUsing, startEmbedded } from '../helpers/embedded-node.ts';
+import { waitFor } from '../helpers/eventually.ts';
 
 const children = new Set<ChildProcess>();
 let dataDir = '';
@@ -48,7 +49,7 @@ describe('Ctrl-C (SIGINT to the process group) while requests are in flight', ()
         await taker.createRfq({ instrumentId: i % 2 === 0 ? 'ETH-USDC-SPOT' : 'BTC-USDC-SPOT', side: 'BUY', baseQty: '0.01', windowMs: 1000 }).then((r) => taker.getRfq(r.rfqId)).catch(() => undefined);
       }
     });
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await waitFor(() => sent > 24, 'the takers have had RFQs answered', { timeoutMs: 60_000 });
     assert.ok(sent > 6, 'requests were in flight');
 
     const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));

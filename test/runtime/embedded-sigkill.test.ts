@@ -34,6 +34,7 @@ import type { Deposit, Page, Rfq } from '../../src/client/types.ts';
 import { connectSigner } from '../../src/chain/clients.ts';
 import { mintRawTestToken } from '../../src/chain/faucet.ts';
 import { freePort, processesUsing, startEmbedded, type Started } from '../helpers/embedded-node.ts';
+import { elapse, waitFor } from '../helpers/eventually.ts';
 
 const SEEDS = seedList(process.env.RFQ_SIGKILL_SEEDS ?? process.env.RFQ_SIGKILL_SEED ?? '1-3');
 const ROUNDS = Number(process.env.RFQ_SIGKILL_ROUNDS ?? '1');
@@ -88,17 +89,20 @@ async function all<T>(read: (cursor?: string) => Promise<Page<T>>): Promise<T[]>
 }
 
 async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  // A probe that throws (the stack is still starting) counts as not yet; the last error is told.
   let last: unknown = null;
-  for (;;) {
+  const attempt = async () => {
     try {
-      const value = await probe();
-      if (value) return value;
+      return await probe();
     } catch (error) {
       last = error;
+      return null;
     }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (${String(last)})` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
+  };
+  try {
+    return (await waitFor(attempt, what, { timeoutMs, pollMs: 250 })) as T;
+  } catch (error) {
+    throw new Error(`${(error as Error).message}${last ? ` (${String(last)})` : ''}`);
   }
 }
 
@@ -126,7 +130,7 @@ async function startLoad(s: Started, usdc: Address, custody: Address): Promise<L
       } catch {
         // the stack is being killed
       }
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await elapse(400, 'the load\'s pace: an RFQ every 400 ms');
     }
   })();
   const deposits = (async () => {
@@ -139,7 +143,7 @@ async function startLoad(s: Started, usdc: Address, custody: Address): Promise<L
       } catch {
         // the stack is being killed
       }
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await elapse(300, 'the load\'s pace: a deposit every 300 ms');
     }
   })();
   load.stop = async () => {
@@ -245,7 +249,7 @@ describe(`SIGKILL of the embedded stack (seeds ${SEEDS.join(', ')}, ${ROUNDS} ro
       const load = await startLoad(current, usdc, custody);
       process.stdout.write(`# ${label}: load set up in ${((performance.now() - loadAt) / 1000).toFixed(1)} s\n`);
       const killAfter = Math.round(KILL_AFTER_MS[0] + random() * (KILL_AFTER_MS[1] - KILL_AFTER_MS[0]));
-      await new Promise((resolve) => setTimeout(resolve, killAfter));
+      await elapse(killAfter, 'the kill lands at a seeded moment of the load');
       const exited = new Promise((resolve) => current.child.once('exit', resolve));
       killGroup(current.child.pid!);
       await exited;

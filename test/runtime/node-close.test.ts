@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { startHarness } from '../helpers/harness.ts';
+import { waitFor } from '../helpers/eventually.ts';
 
 describe('node close stages', () => {
   it('names the HTTP part while a request holds it, and nothing once closed', async () => {
@@ -22,7 +23,7 @@ describe('node close stages', () => {
     held.write('{');
     await received;
     const closed = h.node.close();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor(() => h.node.closing?.startsWith('http'), 'the close reaches its HTTP part');
     assert.equal(h.node.closing, 'http (requests and sockets in flight)');
     held.destroy();
     await closed;

@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import { backends, createTestDatabase } from '../helpers/backends.ts';
 import { openStore } from '../../src/store/database.ts';
 import { inBackgroundLane, reservedForBackground } from '../../src/store/work-lane.ts';
+import { elapse } from '../helpers/eventually.ts';
 
 /** Opens `n` transactions that stay open until the returned release is called. */
 async function holdTransactions(db: Awaited<ReturnType<typeof openStore>>['db'], n: number): Promise<{ release: () => Promise<void> }> {
@@ -45,8 +46,9 @@ describe('database lanes', () => {
         const held = await holdTransactions(store.db, requestShare);
         const order: string[] = [];
         const request = sql`select 1`.execute(store.db).then(() => order.push('request'));
-        // Let the request queue first: the background query still goes before it.
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        // Let the request queue first: the background query still goes before it. The pool marks
+        // no queued request the test could wait for.
+        await elapse(50, 'the request queues for a connection before the background query');
         const background = inBackgroundLane(() => sql`select 1`.execute(store.db)).then(() => order.push('background'));
         if (backend === 'postgres') {
           await background;

@@ -16,6 +16,7 @@ import { useWsHarness } from '../helpers/ws-harness.ts';
 import { INSTRUMENT, fundedTaker, quotedRfq } from '../helpers/protection.ts';
 import { FRAME_MESSAGES, serverMessageOf } from '../../src/api/schemas/ws-frames.ts';
 import { INGEST_PATH, type Frame, type TestSocket } from './test-socket.ts';
+import { elapse } from '../helpers/eventually.ts';
 
 /** The property names a frame schema declares, through its `allOf` parts. */
 function declared(schema: TSchema): Set<string> {
@@ -119,7 +120,7 @@ for (const backend of backends()) {
         await makerSocket.next((f) => f.kind === 'unsubscribed' && f.topic === frame.topic);
       }
 
-      await new Promise((resolve) => setTimeout(resolve, 200)); // frames still in flight are checked too
+      await elapse(200, 'frames still in flight arrive and are checked too');
       const kinds = new Set<string>();
       for (const socket of [takerSocket, makerSocket, replay, pinged]) for (const kind of checkAll(socket, '/v1/rfq/ws')) kinds.add(kind);
       for (const kind of checkAll(ingest, INGEST_PATH)) kinds.add(`ingest ${kind}`);

@@ -10,9 +10,8 @@ import pino from 'pino';
 import { NodeBus } from '../../src/ws/node-bus.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.ts';
-import { eventually } from '../helpers/eventually.ts';
+import { absentFor, eventually } from '../helpers/eventually.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const logger = pino({ level: 'silent' });
 
 for (const backend of backends()) {
@@ -43,7 +42,7 @@ for (const backend of backends()) {
       await eventually(async () => a.bus.wakesSent, (sent) => sent === 1, 5000);
       for (let i = 0; i < 5; i++) {
         a.bus.signalOutbox();
-        await sleep(20);
+        await absentFor(20, 'a wake-up sent for its own commit');
       }
       assert.equal(a.bus.hasPeers, false);
       assert.equal(a.bus.wakesSent, 1, 'the announcement only');

@@ -13,6 +13,7 @@ import { startHarness, type Harness } from '../helpers/harness.ts';
 import { OutboxDispatcher } from '../../src/ws/outbox-dispatcher.ts';
 import { SessionHub } from '../../src/ws/hub.ts';
 import { onOutboxCommit } from '../../src/store/outbox.ts';
+import { absentFor, eventually } from '../helpers/eventually.ts';
 
 for (const backend of backends()) {
   describe(`outbox dispatcher [${backend}]`, () => {
@@ -131,8 +132,8 @@ for (const backend of backends()) {
       await writing;
       await insert(base + 2, account, 2, 2);
       assert.equal(await dispatcher.poll(), 0);
-      await new Promise((resolve) => setTimeout(resolve, 350));
-      assert.equal(await dispatcher.poll(), 1);
+      // Once the dispatcher stops waiting on the gap, a poll delivers the row behind it.
+      assert.equal(await eventually(() => dispatcher.poll(), (n) => n === 1, 5_000, 25), 1);
       finish();
       await assert.rejects(writer, gaveUp);
       assert.deepEqual(got.map((f) => f.n), [2]);
@@ -223,7 +224,8 @@ for (const backend of backends()) {
       try {
         await holding;
         await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '7', memo: 'after the hole' });
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // The dispatcher's passes mark nothing the test could wait for.
+        await absentFor(200, 'the committed row is sent past the id in flight');
         assert.equal(fed.got.length, 0, 'the committed row waits behind the id in flight');
         commit();
         await late;

@@ -10,6 +10,7 @@ import { backends } from '../helpers/backends.ts';
 import { useDevnetHarness } from '../helpers/devnet-harness.ts';
 import { chainMaker, fundedTaker, relay, rfqReaches, winningQuote } from '../helpers/settlement.ts';
 import { INGEST_PATH, openSession, type Frame, type TestSocket } from './test-socket.ts';
+import { elapse } from '../helpers/eventually.ts';
 
 const ETH = 'ETH-USDC-SPOT';
 
@@ -42,8 +43,7 @@ for (const backend of backends()) {
       await taker.client.accept(rfqId, { quoteId });
       await relay(chain, maker, await winningQuote(maker, quoteId));
       await rfqReaches(taker.client, rfqId, 'SETTLED');
-      // The reference is cached per node for 5 s.
-      await new Promise((resolve) => setTimeout(resolve, 5_100));
+      await elapse(5_100, 'past the 5 s the band\'s reference is cached per node');
 
       const refused = await sent(ingest, absurd);
       assert.equal(refused?.code, 'INVALID_REQUEST', JSON.stringify(refused));

@@ -12,6 +12,7 @@ import { useWsHarness } from '../helpers/ws-harness.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
 import { INGEST_PATH, SESSION_PATH, authFrame, signedAt, subscribe, type Frame } from './test-socket.ts';
 import { metricSamples } from '../helpers/metrics.ts';
+import { elapse, waitFor } from '../helpers/eventually.ts';
 
 const ETH = 'ETH-USDC-SPOT';
 
@@ -119,8 +120,7 @@ for (const backend of backends()) {
       const crossingsBefore = (await metricSamples(ws.h.url)).get('rfq_price_crossings_total') ?? 0;
       ingestA.send(ladder(ETH, [['60000', '1']], [['60100', '1']]));
       let tick = await taker.next((f) => f.kind === 'price' && (f.bid as Frame | null)?.price === '60000');
-      // Recency is judged to the millisecond (equally recent sides are both set aside): B's ladder comes later.
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await elapse(10, 'recency is judged to the millisecond (equally recent sides are both set aside): B\'s ladder comes later');
       // B's ask crosses A's older bid: A's bid is set aside, B's prices shown.
       ingestB.send(ladder(ETH, [['59800', '2']], [['59900', '2']]));
       tick = await taker.next();
@@ -175,7 +175,7 @@ for (const backend of backends()) {
         answering.on('ping', () => pings++);
         const silentClosed = new Promise<number>((resolve) => silent.once('close', (code) => resolve(code)));
         assert.equal(await silentClosed, 1006); // terminated, no close handshake
-        while (pings < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+        await waitFor(() => pings >= 3, 'three pings to the answering connection');
         assert.equal(answering.readyState, WebSocket.OPEN);
         answering.close();
       });

@@ -15,6 +15,7 @@ import { INSTRUMENT, flaggedSession, fundedTaker, quotedRfq, quoteStatusWithin }
 import { openSession, subscribe, type TestSocket } from './test-socket.ts';
 import { generateSecretKey } from '../../src/runtime/node.ts';
 import { RfqClient } from '../../src/client/rfq-client.ts';
+import { absentFor } from '../helpers/eventually.ts';
 
 /** Short, so the dead-node case runs in seconds; the default is 5 s. */
 const HEARTBEAT_TIMEOUT_MS = 1500;
@@ -61,7 +62,7 @@ describe('maker protection across two nodes [postgres]', { skip: !backends().inc
 
     onA.socket.close();
     await onA.socket.closed;
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await absentFor(1500, 'the quote cancelled while the session on B still holds it');
     assert.equal(await quoteStatusWithin(maker.client, first.quoteId, 'SUBMITTED', 0), 'SUBMITTED', 'the session on B still holds it');
     assert.deepEqual(takerSocket.frames.filter((f) => f.status === 'CANCELLED'), []);
 
@@ -111,7 +112,7 @@ describe('maker protection across two nodes [postgres]', { skip: !backends().inc
     const trip = await makerSocket.next((f) => f.kind === 'protection');
     assert.equal(trip.reason, 'maxSelectedQuotes');
     assert.equal(await quoteStatusWithin(maker.client, spare.quoteId, 'CANCELLED', 2000), 'CANCELLED');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await absentFor(300, 'a second protection trip');
     assert.deepEqual(makerSocket.frames.filter((f) => f.kind === 'protection'), [], 'one trip');
   });
 });

@@ -9,6 +9,7 @@ import { backends } from '../helpers/backends.ts';
 import { useWsHarness } from '../helpers/ws-harness.ts';
 import { pruneOutbox } from '../../src/store/outbox.ts';
 import { subscribe, type Frame } from './test-socket.ts';
+import { elapse } from '../helpers/eventually.ts';
 
 for (const backend of backends()) {
   describe(`ws replay [${backend}]`, () => {
@@ -79,7 +80,7 @@ for (const backend of backends()) {
       while ((await pruneOutbox(db, Date.now() + 1, 1000)) > 0);
       const { account } = await userWithSeqs(3);
       const cutoff = Date.now() + 1;
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await elapse(5, 'the next row is created after the cutoff');
       await ws.h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1', memo: 'kept' });
       assert.equal(await pruneOutbox(db, cutoff, 2), 2);
       assert.equal(await pruneOutbox(db, cutoff, 2), 1);

@@ -7,11 +7,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { once } from 'node:events';
-import { setTimeout as delay } from 'node:timers/promises';
 import { backends } from '../helpers/backends.ts';
 import { startHarness } from '../helpers/harness.ts';
 import { useWsHarness } from '../helpers/ws-harness.ts';
 import { authFrame, openSession, signedAt, subscribe } from './test-socket.ts';
+import { elapse, eventually, waitFor } from '../helpers/eventually.ts';
 
 for (const backend of backends()) {
   describe(`ws sessions [${backend}]`, () => {
@@ -117,7 +117,7 @@ for (const backend of backends()) {
         // Closing one session frees its place.
         a.close();
         await a.closed;
-        for (let i = 0; i < 50 && ws.h.node.context.hub.sessionsOf(client.login!.userId) >= 2; i++) await new Promise((r) => setTimeout(r, 10));
+        await eventually(() => ws.h.node.context.hub.sessionsOf(client.login!.userId), (n) => n < 2, 500, 10);
         await session(client);
       });
     });
@@ -167,7 +167,7 @@ for (const backend of backends()) {
         // paced, because the reading socket lives in this same process and must get to read.
         for (let i = 0; i < 80; i++) {
           hub.deliver(client.login!.userId, 'balances', { kind: 'balanceSnapshot', balances: [], pad, seq: 1000 + i });
-          await new Promise((resolve) => setTimeout(resolve, 2));
+          await elapse(2, 'paced: the reading socket lives in this process and must get to read');
         }
         slow.ws.resume();
         assert.equal(await slow.closed, 4009);
@@ -200,17 +200,20 @@ for (const backend of backends()) {
       const ended = once(raw, 'close');
       // The request has begun (the connection is not idle, so the stop does not drop it) ...
       raw.write('GET /v1/rfq/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n');
-      await delay(100);
+      await elapse(100, 'the partial request reaches the server, which marks nothing the test could wait for');
       const stopping = own.node.close();
-      await delay(100);
+      let [closed, stopped] = [false, false];
+      void ended.then(() => (closed = true));
+      void stopping.then(() => (stopped = true));
+      await waitFor(() => own.node.closing !== null || stopped, 'the node is stopping');
       // ... and ends once the node is stopping.
       raw.write(`Sec-WebSocket-Key: ${Buffer.alloc(16, 1).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
-      for (let i = 0; i < 100 && answer.length === 0; i++) await delay(50);
+      await eventually(() => answer, (text) => text.length > 0, 5_000);
       assert.match(answer, /^HTTP\/1\.1 503 /);
       // The client gives up (as ws does on a refused upgrade): the node's side ends too.
       raw.end();
-      const closed = await Promise.race([ended.then(() => true), delay(10_000, false)]);
-      const stopped = await Promise.race([stopping.then(() => true), delay(20_000, false)]);
+      await eventually(() => closed, Boolean, 10_000);
+      await eventually(() => stopped, Boolean, 20_000);
       if (!closed || !stopped) {
         raw.destroy();
         own.node.app.server.closeAllConnections();

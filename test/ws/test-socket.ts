@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { signCanonical, wsAuthCanonical } from '../../src/domain/auth/hmac.ts';
 import type { RfqClient } from '../../src/client/rfq-client.ts';
+import { absentFor } from '../helpers/eventually.ts';
 
 export type Frame = Record<string, unknown>;
 
@@ -52,16 +53,20 @@ export class TestSocket {
       }
       const left = deadline - Date.now();
       if (left <= 0 || this.closeCode !== null) assert.fail(`no matching frame (closed: ${this.closeCode})`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => { clearTimeout(timer); resolve(); });
+      // Woken by the next frame or the close; the timer only bounds the wait.
+      await new Promise<void>((wake) => {
+        const timer = setTimeout(() => wake(), left);
+        this.waiters.push(() => { clearTimeout(timer); wake(); });
       });
     }
   }
 
-  /** Asserts nothing arrives for `ms` (used to show a frame was not sent). */
+  /**
+   * Asserts nothing arrives for `ms` (used to show a frame was not sent). A fixed span: callers
+   * should rather wait for a later frame that would come after the unwanted one.
+   */
   async quiet(ms: number): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, ms));
+    await absentFor(ms, 'a frame on this socket');
     assert.deepEqual(this.frames, []);
   }
 

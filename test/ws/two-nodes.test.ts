@@ -10,8 +10,7 @@ import { startHarness, type Harness } from '../helpers/harness.ts';
 import { generateSecretKey } from '../../src/runtime/node.ts';
 import pg from 'pg';
 import { INGEST_PATH, TestSocket, openSession, subscribe, type Frame } from './test-socket.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { eventually } from '../helpers/eventually.ts';
 
 describe('ws across two nodes [postgres]', { skip: !backends().includes('postgres') && 'needs TEST_DATABASE_URL' }, () => {
   let database: TestDatabase;
@@ -103,11 +102,7 @@ describe('ws across two nodes [postgres]', { skip: !backends().includes('postgre
       assert.equal(killed.length, 2, 'one LISTEN connection per node');
       for (const pid of killed) await admin.query('select pg_terminate_backend($1)', [pid]);
       // Each node opens a new one on its own (bounded wait: reconnects back off up to a few seconds).
-      let fresh: number[] = [];
-      for (let i = 0; i < 100 && fresh.length < 2; i++) {
-        await sleep(100);
-        fresh = (await listeners()).filter((pid) => !killed.includes(pid));
-      }
+      const fresh = await eventually(async () => (await listeners()).filter((pid) => !killed.includes(pid)), (pids) => pids.length >= 2, 10_000, 100);
       assert.equal(fresh.length, 2, 'both nodes listen again');
 
       const ingest = await openSession(b.url, maker.client, sockets, INGEST_PATH);

@@ -11,13 +11,13 @@ import { AdminClient } from '../../../src/client/admin-client.ts';
 import { ApiError } from '../../../src/client/http.ts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
 import { rejects } from '../../helpers/rejects.ts';
+import { elapse } from '../../helpers/eventually.ts';
 
 function fieldsOf(error: ApiError): string[] {
   return ((error.details?.errors ?? []) as Array<{ field: string }>).map((e) => e.field);
 }
 
 const newAddress = () => privateKeyToAccount(generatePrivateKey()).address;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const backend of backends()) {
   describe(`admin [${backend}]`, () => {
@@ -32,8 +32,7 @@ for (const backend of backends()) {
         const body = method === 'PUT' ? JSON.stringify({ decimals: 6 }) : undefined;
         const headers = body ? { 'content-type': 'application/json' } : {};
         for (const authorization of [undefined, 'Bearer wrong-token', `Bearer ${ADMIN_TOKEN.slice(0, -1)}x`, `Basic ${ADMIN_TOKEN}`, ADMIN_TOKEN]) {
-          // Under the per-source limit on failed operator authentication (5 per second).
-          await new Promise((resolve) => setTimeout(resolve, 300));
+          await elapse(300, 'under the per-source limit on failed operator authentication (5 per second)');
           const response = await fetch(`${h.url}${path}`, { method, headers: { ...headers, ...(authorization ? { authorization } : {}) }, ...(body ? { body } : {}) });
           assert.equal(response.status, 401, `${method} ${path} with ${authorization ?? 'no authorization'}`);
           const envelope = (await response.json()) as { error: { code: string; message: string } };
@@ -42,7 +41,7 @@ for (const backend of backends()) {
           assert.match(envelope.error.message, /RFQ_ADMIN_TOKEN.*admin-token.*RFQ_DATA_DIR/);
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await elapse(1000, 'a fresh window of the failed-authentication limit');
       await rejects(new AdminClient(h.url, 'not-the-token').listMakers(), 401, 'ADMIN_UNAUTHORIZED');
       // Nothing was written by the refused PUT.
       const { client } = await h.newUser();
@@ -145,10 +144,10 @@ for (const backend of backends()) {
       const credit = await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1000.5', memo: 'wire 42' });
       assert.match(credit.movementId, /^[0-9a-f-]{36}$/);
       assert.deepEqual(credit.balance, { token: 'USDC', rail: 'EVM', available: '1000.5', locked: '0', total: '1000.5' });
-      await sleep(3); // distinct createdAt, so "newest first" is observable
+      await elapse(3, 'distinct createdAt, so "newest first" is observable');
       const debit = await h.admin.adjustBalance({ address: account.address.toLowerCase(), token: 'USDC', amount: '-0.25', memo: 'fee correction' });
       assert.equal(debit.balance.available, '1000.25');
-      await sleep(3);
+      await elapse(3, 'distinct createdAt');
       const venue = await h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '7', rail: 'VENUE', memo: 'venue transfer' });
       assert.deepEqual(venue.balance, { token: 'USDC', rail: 'VENUE', available: '7', locked: '0', total: '7' });
 

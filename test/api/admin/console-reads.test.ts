@@ -12,12 +12,11 @@ import { backends } from '../../helpers/backends.ts';
 import { ADMIN_TOKEN, startHarness, type Harness } from '../../helpers/harness.ts';
 import { rejects } from '../../helpers/rejects.ts';
 import { CONSOLE_DIR } from '../../../src/api/admin/console.routes.ts';
+import { elapse } from '../../helpers/eventually.ts';
 
 interface AdminQuote { quoteId: string; makerId: string; makerAddress: string; status: string; makerPays: { token: string; amount: string }; makerReceives: { token: string; amount: string }; takerTotal: string; settlementMode: string }
 interface AdminRfq { id: string; status: string; instrumentId: string; baseQty: string; takerAddress: string; accountId: string; createdAt: number; selectedQuoteId?: string; quotes: AdminQuote[] }
 interface Page<T> { items: T[]; hasMore: boolean; nextCursor?: string | null }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const backend of backends()) {
   describe(`admin reads for the console [${backend}]`, () => {
@@ -36,9 +35,9 @@ for (const backend of backends()) {
       await h.fund(bob.account.address, { BTC: '1', USDC: '100000' });
       const t0 = Date.now();
       const first = await alice.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '5000', windowMs: 20_000 });
-      await sleep(5);
+      await elapse(5, 'distinct createdAt, so "newest first" is observable');
       const second = await bob.client.createRfq({ instrumentId: 'BTC-USDC-SPOT', side: 'SELL', baseQty: '0.1', windowMs: 20_000 });
-      await sleep(5);
+      await elapse(5, 'distinct createdAt, so "newest first" is observable');
       const third = await alice.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '0.25', windowMs: 20_000 });
       const q1 = await maker.client.submitQuote({ rfqId: first.rfqId, instrumentId: 'ETH-USDC-SPOT', side: 'BUY', makerPays: { token: 'ETH', amount: '1.5' }, makerReceives: { token: 'USDC', amount: '4300.123456' } });
       await alice.client.cancelRfq(third.rfqId);

@@ -20,6 +20,7 @@ import { openStore, type Store } from '../../../src/store/database.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/backends.ts';
 import { ADMIN_TOKEN, seedReferenceData } from '../../helpers/harness.ts';
 import { STATEMENT, TOKEN_IDS, startSim, type VenueSim } from '../../helpers/v0.ts';
+import { waitFor } from '../../helpers/eventually.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const NODE_BIN = path.join(ROOT, 'node_modules/.bin/node');
@@ -34,13 +35,7 @@ async function freePort(): Promise<number> {
 }
 
 async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return (await waitFor(probe, what, { timeoutMs, pollMs: 100 })) as T;
 }
 
 const skip = process.env.TEST_DATABASE_URL ? false : 'needs PostgreSQL (TEST_DATABASE_URL): a killed process must leave a store another process can open';

@@ -11,6 +11,7 @@ import { RfqClient } from '../../../src/client/rfq-client.ts';
 import { signRequest } from '../../../src/client/http.ts';
 import { signSiwe } from '../../../src/client/siwe.ts';
 import { rejects } from '../../helpers/rejects.ts';
+import { elapse } from '../../helpers/eventually.ts';
 
 async function rawSigned(h: Harness, client: RfqClient, path: string, timestamp: number, mutate?: (headers: Record<string, string>) => void) {
   const headers: Record<string, string> = { ...signRequest(client.credentials!, timestamp, 'GET', path, '', '') };
@@ -134,7 +135,7 @@ for (const backend of backends()) {
       const { client, account } = await h.newUser();
       const short = new RfqClient(h.url);
       await short.signIn(account, { expiresInSecs: 1 });
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await elapse(1100, 'past the key\'s one-second lifetime');
       await rejects(short.balances(), 401, 'UNAUTHENTICATED');
       const second = new RfqClient(h.url);
       await second.signIn(account);

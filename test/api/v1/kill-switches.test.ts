@@ -10,7 +10,7 @@ import { backends, createTestDatabase, type TestDatabase } from '../../helpers/b
 import { ADMIN_TOKEN, startHarness, type Harness } from '../../helpers/harness.ts';
 import { useWsHarness } from '../../helpers/ws-harness.ts';
 import { spawnNode, type SpawnedNode } from '../../helpers/spawn-node.ts';
-import { eventually } from '../../helpers/eventually.ts';
+import { absentFor, eventually } from '../../helpers/eventually.ts';
 import { rejects } from '../../helpers/rejects.ts';
 import { INSTRUMENT, fundedTaker, quotedRfq, quoteStatusWithin } from '../../helpers/protection.ts';
 import { subscribe } from '../../ws/test-socket.ts';
@@ -22,10 +22,12 @@ async function statuses(maker: RfqClient): Promise<Map<string, string>> {
   return new Map((await maker.makerQuotes({ limit: 100 })).items.map((q) => [q.quoteId, q.status]));
 }
 
-/** Resolves once the wall clock is past `at` plus the time of `sweeps` protection sweeps (250 ms each). */
-async function pastSweeps(at: number, sweeps: number): Promise<void> {
-  const wait = at + sweeps * 250 - Date.now();
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+/**
+ * Resolves once the wall clock is past `at` plus the time of `sweeps` protection sweeps (250 ms
+ * each), in which `what` must not happen: the sweeps mark no pass the test could wait for.
+ */
+async function pastSweeps(at: number, sweeps: number, what: string): Promise<void> {
+  await absentFor(at + sweeps * 250 - Date.now(), what);
 }
 
 for (const backend of backends()) {
@@ -73,14 +75,14 @@ for (const backend of backends()) {
       assert.ok(armed.firesAt !== null && Math.abs(armed.firesAt - (Date.now() + 1_000)) < 1_000, JSON.stringify(armed));
       assert.deepEqual(await maker.client.cancelAllAfterState(), armed);
       assert.deepEqual(await maker.client.cancelAllAfter(0), { firesAt: null });
-      await pastSweeps(armed.firesAt, 4);
+      await pastSweeps(armed.firesAt, 4, 'the disarmed cancel-all fires');
       assert.equal((await statuses(maker.client)).get(kept.quoteId), 'SUBMITTED');
 
       // Pushed back: not fired at the first deadline, fired at the second.
       const first = await maker.client.cancelAllAfter(1_000);
       const pushed = await maker.client.cancelAllAfter(3_000);
       assert.ok(pushed.firesAt! > first.firesAt!);
-      await pastSweeps(first.firesAt!, 4);
+      await pastSweeps(first.firesAt!, 4, 'the pushed-back cancel-all fires at its first deadline');
       assert.equal((await statuses(maker.client)).get(kept.quoteId), 'SUBMITTED', 'pushed back, so not fired at the first deadline');
       const late = await quotedRfq(taker, maker.client);
       const fired = await eventually(() => statuses(maker.client), (s) => s.get(kept.quoteId) === 'CANCELLED' && s.get(late.quoteId) === 'CANCELLED', 5_000);
@@ -90,7 +92,7 @@ for (const backend of backends()) {
 
       // After firing the maker quotes again; nothing is armed, so nothing more is cancelled.
       const after = await quotedRfq(taker, maker.client);
-      await pastSweeps(Date.now(), 4);
+      await pastSweeps(Date.now(), 4, 'a cancel-all fires with nothing armed');
       assert.equal((await statuses(maker.client)).get(after.quoteId), 'SUBMITTED');
     });
 
@@ -120,7 +122,7 @@ for (const backend of backends()) {
       await taker.accept(btcRfq.rfqId, { quoteId: btc.quoteId });
       const btcTrip = (await maker.client.protection()).items.find((p) => p.instrumentId === 'BTC-USDC-SPOT')!;
       assert.deepEqual([btcTrip.reason, btcTrip.frozenMs], ['maxSelectedQuotes', null]);
-      await pastSweeps(btcTrip.triggeredAt! + 1_000, 4);
+      await pastSweeps(btcTrip.triggeredAt! + 1_000, 4, 'the unfrozen trip clears by itself');
       assert.notEqual((await maker.client.protection()).items.find((p) => p.instrumentId === 'BTC-USDC-SPOT')!.triggeredAt, null);
     });
   });

@@ -13,6 +13,7 @@ import { rejects } from '../../helpers/rejects.ts';
 import { INSTRUMENT, fundedTaker, quotedRfq } from '../../helpers/protection.ts';
 import { subscribe, type Frame } from '../../ws/test-socket.ts';
 import { ApiError } from '../../../src/client/http.ts';
+import { eventually } from '../../helpers/eventually.ts';
 
 for (const backend of backends()) {
   describe(`market-maker protection [${backend}]`, () => {
@@ -115,14 +116,7 @@ for (const backend of backends()) {
         const other = await quote(rival.client, rfq.rfqId, '3010');
         rfqs.push({ rfqId: rfq.rfqId, best: best.quoteId, other: other.quoteId });
       }
-      const done = async (rfqId: string) => {
-        for (let i = 0; i < 200; i++) {
-          const rfq = await taker.getRfq(rfqId);
-          if (rfq.status !== 'PENDING') return rfq;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        return taker.getRfq(rfqId);
-      };
+      const done = (rfqId: string) => eventually(() => taker.getRfq(rfqId), (rfq) => rfq.status !== 'PENDING', 10_000);
       const closed = [await done(rfqs[0]!.rfqId), await done(rfqs[1]!.rfqId)];
       assert.deepEqual(closed.map((r) => r.status), ['QUOTED', 'QUOTED']);
       const winners = closed.map((r) => (r as unknown as { selectedQuoteId?: string }).selectedQuoteId ?? null);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { parseUnits } from '../../../sim/venue/decimal.ts';
 import { ApiError } from '../../../src/client/http.ts';
-import { eventually } from '../../helpers/eventually.ts';
+import { elapse, eventually } from '../../helpers/eventually.ts';
 import { backends } from '../../helpers/backends.ts';
 import type { Harness } from '../../helpers/harness.ts';
 import { ended, PerpFixture, takerOrder, type VenueUser } from '../../helpers/perp.ts';
@@ -123,7 +123,7 @@ for (const backend of backends()) {
         const rfq = await taker.client.getRfq(rfqId);
         const held = await f.ethPosition(taker.account.address);
         const order = await takerOrder(taker.account, 'BUY', '0.1', '3500.1');
-        await new Promise((resolve) => setTimeout(resolve, Math.max(0, rfq.auctionEndsAt - lead - Date.now())));
+        await elapse(rfq.auctionEndsAt - lead - Date.now(), 'the accept lands this lead before the close');
         let answered = '202';
         try {
           await taker.client.accept(rfqId, { quoteId: quoteIds[0]!, perpTakerOrder: order });

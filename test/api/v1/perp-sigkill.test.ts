@@ -22,7 +22,7 @@ import { generateSecretKey } from '../../../src/runtime/node.ts';
 import { openStore, type Store } from '../../../src/store/database.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/backends.ts';
 import { ADMIN_TOKEN, seedReferenceData } from '../../helpers/harness.ts';
-import { eventually } from '../../helpers/eventually.ts';
+import { eventually, waitFor } from '../../helpers/eventually.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const NODE_BIN = path.join(ROOT, 'node_modules/.bin/node');
@@ -121,15 +121,16 @@ describe('perp execution survives SIGKILL between recording and answering the ta
     const tc = cloid();
     const takerSigned = await sign(takerAccount, { type: 'order', orders: [{ a: 1, b: true, p: '3500.1', s: '0.1', r: false, t: { limit: { tif: 'Ioc' } }, c: tc }], grouping: 'na' });
     // The venue applies the taker's order and holds the reply: the service is killed while waiting.
-    await control.addFault({ match: { action: 'order', cloid: tc }, effect: { type: 'timeoutAfterApply', holdMs: 60_000 }, count: 1 });
+    const held = await control.addFault({ match: { action: 'order', cloid: tc }, effect: { type: 'timeoutAfterApply', holdMs: 60_000 }, count: 1 });
     await taker.accept(rfqId, { quoteId: quote.quoteId, perpTakerOrder: takerSigned });
     const sending = await eventually(
       () => store.db.selectFrom('perp_executions').select(['phase', 'taker_sent_at']).where('rfq_id', '=', rfqId).executeTakeFirst(),
       (e) => e?.phase === 'takerSending',
     );
     assert.equal(sending?.phase, 'takerSending');
-    // Give the request time to reach the venue (which applies it and holds the reply), then kill.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Kill once the request has reached the venue: it takes the fault and applies the order in one
+    // step, so the fault gone from its list means the order is applied and the reply held.
+    await waitFor(async () => !(await control.faults()).some((rule) => rule.id === held.id), 'the venue applies the taker order and holds its reply', { timeoutMs: 10_000 });
     await kill();
 
     await startService();

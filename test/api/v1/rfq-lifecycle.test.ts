@@ -11,17 +11,10 @@ import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { signRequest } from '../../../src/client/http.ts';
 import type { RfqClient } from '../../../src/client/rfq-client.ts';
 import { rejects } from '../../helpers/rejects.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { elapse, waitUntil } from '../../helpers/eventually.ts';
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`condition not reached: ${JSON.stringify(value)}`);
-    await sleep(25);
-  }
+  return waitUntil(read, done, 'condition', { timeoutMs, pollMs: 25 });
 }
 
 function balanceOf(balances: Array<{ token: string; available: string; locked: string }>, token: string) {
@@ -190,12 +183,12 @@ for (const backend of backends()) {
       assert.equal(overError.details?.reason, 'quoteLimit');
       const maker2 = await h.newMaker();
       const brief = await maker2.client.submitQuote(buyQuote(rfqId, '3000', { acceptableForMs: 1 }));
-      await sleep(5);
+      await elapse(5, 'past the quote\'s 1 ms maker window');
       assert.equal((await rejects(taker.accept(rfqId, { quoteId: brief.quoteId }), 409, 'QUOTE_NOT_ACCEPTABLE')).details?.reason, 'makerWindow');
       await rejects(other.client.accept(rfqId, { quoteId: brief.quoteId }), 404, 'NOT_FOUND');
       await rejects(other.client.getRfq(rfqId), 404, 'NOT_FOUND');
       await rejects(taker.accept(rfqId, { quoteId: 'qt_nope' }), 404, 'NOT_FOUND');
-      await sleep(1600);
+      await elapse(1600, 'past the 1.5 s auction window');
       await rejects(taker.accept(rfqId, { quoteId: over.quoteId }), 409, 'AUCTION_CLOSED');
       const closed = await until(() => taker.getRfq(rfqId), (r) => r.status !== 'PENDING');
       assert.equal(closed.status, 'CANCELLED', 'taker-driven auction without accept ends CANCELLED');

@@ -18,8 +18,8 @@ import { ApiError } from '../../../src/client/http.ts';
 import { parseAmount } from '../../../src/domain/money/index.ts';
 import type { RfqClient } from '../../../src/client/rfq-client.ts';
 import type { Quote, Rfq, RfqStatus } from '../../../src/client/types.ts';
+import { elapse, waitUntil } from '../../helpers/eventually.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 const randomInt = (max: number) => Math.floor(Math.random() * (max + 1));
 
 /** What one side of a race got back: the 2xx value, or the refusal's status and code. */
@@ -43,7 +43,7 @@ async function settle<T>(promise: Promise<T>): Promise<Outcome<T>> {
 
 /** Runs `a` after `delays[0]` ms and `b` after `delays[1]` ms, concurrently. */
 async function race<A, B>(a: () => Promise<A>, b: () => Promise<B>, delays: readonly [number, number]): Promise<[Outcome<A>, Outcome<B>]> {
-  const [ra, rb] = await Promise.allSettled([sleep(delays[0]).then(a), sleep(delays[1]).then(b)]);
+  const [ra, rb] = await Promise.allSettled([elapse(delays[0], 'the race\'s first start').then(a), elapse(delays[1], 'the race\'s second start').then(b)]);
   return [outcomeOf(ra), outcomeOf(rb)];
 }
 
@@ -110,7 +110,7 @@ async function aroundDeadline(
     await Promise.all(Array.from({ length: runs }, async (_, i) => {
       const offset = shift - 30 + Math.round((60 * i) / (runs - 1)) + randomInt(4) - 2;
       const wait = async (auctionEndsAt: number) => {
-        await sleep(auctionEndsAt + offset - Date.now());
+        await elapse(auctionEndsAt + offset - Date.now(), 'the request lands this offset from the deadline');
         return offset;
       };
       const label = await run(i, wait);
@@ -133,13 +133,7 @@ async function expectBalance(client: RfqClient, token: string, available: string
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`condition not reached: ${JSON.stringify(value)}`);
-    await sleep(25);
-  }
+  return waitUntil(read, done, 'condition', { timeoutMs, pollMs: 25 });
 }
 
 function statusesById(quotes: Quote[]): Record<string, string> {

@@ -17,8 +17,8 @@ import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
 import type { Rfq, RfqStatus } from '../../../src/client/types.ts';
 import type { Store } from '../../../src/store/database.ts';
+import { absentFor, waitUntil } from '../../helpers/eventually.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /** A USDC decimal string (6 decimals) as micro-units, so sums are exact. */
 function micro(amount: string): bigint {
@@ -51,13 +51,7 @@ async function rfqLocks(store: Store, rfqId: string): Promise<Array<{ amount: bi
 }
 
 async function untilSettledDown(read: () => Promise<Rfq[]>, timeoutMs: number): Promise<Rfq[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const rfqs = await read();
-    if (rfqs.every((r) => r.status !== 'PENDING')) return rfqs;
-    if (Date.now() > deadline) assert.fail(`still PENDING: ${rfqs.filter((r) => r.status === 'PENDING').map((r) => r.id).join(', ')}`);
-    await sleep(50);
-  }
+  return waitUntil(read, (rfqs) => rfqs.every((r) => r.status !== 'PENDING'), 'every RFQ leaves PENDING', { timeoutMs });
 }
 
 const skip = process.env.TEST_DATABASE_URL ? false : 'needs TEST_DATABASE_URL: two nodes must share one PostgreSQL database (an in-memory PGlite cannot be shared)';
@@ -159,7 +153,9 @@ describe('two nodes on one database [postgres]', () => {
 
     // Read through node B (the taker's second credential), which never saw the RFQs created.
     await untilSettledDown(() => Promise.all(plans.map((p) => p.owner.elsewhere.getRfq(p.rfqId))), 10_000);
-    await sleep(600); // two more sweeps on each node: a second close would show up below
+    // Two more sweeps on each node: a second close would show up below. The sweeps run on the
+    // auction thread and mark no pass the test could wait for, so this is a span of time.
+    await absentFor(600, 'a second close of any auction');
 
     const store = nodeB.node.store;
     const expectedStatus: Record<Plan['kind'], RfqStatus> = { 0: 'QUOTED', 1: 'FAILED', 2: 'QUOTED', 3: 'CANCELLED' };
@@ -227,7 +223,7 @@ describe('two nodes on one database [postgres]', () => {
 
     const read = () => Promise.all([owners[0]!.elsewhere.getRfq(quoted), owners[0]!.elsewhere.getRfq(failed), owners[1]!.elsewhere.getRfq(cancelled)]);
     await untilSettledDown(read, 5000);
-    await sleep(600); // more sweeps: a second close would show up below
+    await absentFor(600, 'a second close by node B\'s later sweeps');
     const [q, f, c] = await read();
     assert.deepEqual([q.status, f.status, c.status], ['QUOTED', 'FAILED', 'CANCELLED']);
     assert.equal((await owners[0]!.elsewhere.getQuote(winner.quoteId)).status, 'SELECTED');

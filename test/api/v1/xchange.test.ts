@@ -19,21 +19,15 @@ import type { XchangeBundle } from '../../../src/client/types.ts';
 import { connectSigner } from '../../../src/chain/clients.ts';
 import { xchangeAdapterAbi } from '../../../src/chain/artifacts/index.ts';
 import { swapMessageFromWire, xchangeSwapTypedData } from '../../../src/chain/xchange.ts';
+import { waitUntil } from '../../helpers/eventually.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ETH_QTY = '1.5';
 const ETH_RAW = parseUnits(ETH_QTY, 18);
 const PRICE = '4500';
 const PRICE_RAW = parseUnits(PRICE, 6);
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`condition not reached: ${JSON.stringify(value)}`);
-    await sleep(100);
-  }
+  return waitUntil(read, done, 'condition', { timeoutMs, pollMs: 100 });
 }
 
 const keyOf = (account: PrivateKeyAccount) => (account as PrivateKeyAccount & { __key: Hex }).__key;

@@ -5,18 +5,11 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
 import type { Harness } from '../../helpers/harness.ts';
 import { testAccount, type TestChain } from '../../helpers/chain.ts';
+import { waitUntil } from '../../helpers/eventually.ts';
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `read` until `done` holds (bounded: 300 tries, 100 ms apart); returns the last value. */
+/** Polls `read` until `done` holds (bounded: 30 s, 100 ms apart); returns the value. */
 export async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let i = 0; i < 300 && !done(value); i++) {
-    await sleep(100);
-    value = await read();
-  }
-  assert.ok(done(value), `${what}: gave up waiting; last ${JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
-  return value;
+  return waitUntil(read, done, what, { timeoutMs: 30_000, pollMs: 100 });
 }
 
 export async function rpc<T>(chain: TestChain, method: string, params: unknown[] = []): Promise<T> {

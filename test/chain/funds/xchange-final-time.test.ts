@@ -17,8 +17,9 @@ import { xchangeAdapterAbi } from '../../../src/chain/artifacts/index.ts';
 import { backends } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { startTestChain, testAccount, type TestChain } from '../../helpers/chain.ts';
-import { balanceOf, rpc, sleep, waitFor } from './helpers.ts';
+import { balanceOf, rpc, waitFor } from './helpers.ts';
 import { acceptedXchangeQuote, ETH_RAW, setUpXchangeMaker, type XchangeMaker } from './xchange-maker.ts';
+import { absentFor, elapse } from '../../helpers/eventually.ts';
 
 for (const backend of backends()) {
   describe(`xchange deadline on final chain time (${backend})`, () => {
@@ -53,8 +54,9 @@ for (const backend of backends()) {
       assert.equal((await taker.client.getRfq(rfqId)).status, 'QUOTED', 'not yet booked: its block is not final');
 
       // The wall clock passes the deadline; the settlement worker runs several times meanwhile.
-      while (Date.now() / 1000 <= settlementDeadline + 1) await sleep(200);
-      await sleep(3000);
+      await elapse((settlementDeadline + 1) * 1000 - Date.now() + 1, 'the wall clock passes the settlement deadline');
+      // The settlement worker's runs mark no pass the test could wait for.
+      await absentFor(3000, 'the swap expired while its block is not yet final');
       const meanwhile = await taker.client.getRfq(rfqId);
       assert.equal(meanwhile.status, 'QUOTED', `a swap mined by the deadline may still be booked: ${JSON.stringify(meanwhile)}`);
       assert.deepEqual(await balanceOf(taker.client, 'USDC'), { token: 'USDC', rail: 'EVM', available: '1992.5', locked: '3007.5', total: '5000' });

@@ -17,6 +17,7 @@ import { chainMaker, fundedTaker, relay, rfqReaches, winningQuote, type ChainMak
 import type { Scorecard } from '../../../src/client/types.ts';
 import { metricReaches, metricSamples } from '../../helpers/metrics.ts';
 import { INGEST_PATH, openSession } from '../../ws/test-socket.ts';
+import { elapse, waitFor } from '../../helpers/eventually.ts';
 
 const GRACE_SECS = 1;
 
@@ -46,8 +47,7 @@ for (const backend of backends()) {
       await taker.client.accept(rfqId, { quoteId });
       const q = await winningQuote(maker, quoteId);
       await whileHeld();
-      // The maker sitting on its option: the delay is the point of the test.
-      if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
+      await elapse(holdMs, 'the maker sitting on its option: the delay is the point of the test');
       await relay(chain, maker, q);
       await rfqReaches(taker.client, rfqId, 'SETTLED');
       return quoteId;
@@ -68,8 +68,14 @@ for (const backend of backends()) {
       // selection, 2950 at the relay, against a maker that sold ETH (-350.87 bp).
       const ingest = await openSession(h.url, maker.client, sockets, INGEST_PATH);
       const ladder = (bid: string, ask: string) => ({ kind: 'ladder', instrumentId: 'ETH-USDC-SPOT', bids: [[bid, '10']], asks: [[ask, '10']], ts: Date.now() });
+      const sentAt = Date.now();
       ingest.send(ladder('2800', '2900'));
-      await new Promise((resolve) => setTimeout(resolve, 2500)); // marked within the second after next
+      // The selection reads the mark of a second already over; the first second wholly after the
+      // ladder arrived is marked with its mid.
+      await waitFor(async () => {
+        const mark = await h.node.store.db.selectFrom('price_marks').select('at').where('instrument_id', '=', 'ETH-USDC-SPOT').where('at', '>', sentAt + 1000).orderBy('at', 'desc').executeTakeFirst();
+        return mark !== undefined && Number(mark.at) <= Date.now();
+      }, 'a mark of the ladder\'s mid', { timeoutMs: 10_000 });
       const moved = await trade(maker, GRACE_SECS * 1000 + 2500, () => ingest.send(ladder('2900', '3000')));
       assert.deepEqual((await failures(maker)).map((f) => f.reason), ['lateRelay', 'lateRelay']);
       const until = await suspendedUntil(maker);

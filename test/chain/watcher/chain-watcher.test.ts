@@ -13,9 +13,9 @@ import { rejects } from '../../helpers/rejects.ts';
 import { startTestChain, testAccount, type TestChain } from '../../helpers/chain.ts';
 import { ChainWatcher, type ChainLogHandler, type ObservedLog } from '../../../src/chain/watcher/chain-watcher.ts';
 import { readCursor } from '../../../src/store/chain-cursor.ts';
+import { waitFor } from '../../helpers/eventually.ts';
 
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef' as Hex;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const backend of backends()) {
   describe(`chain follower (${backend})`, () => {
@@ -32,16 +32,12 @@ for (const backend of backends()) {
 
     it('advances its persisted cursor to the confirmed head', async () => {
       const head = await fetchBlockNumber(chain.rpcUrl);
-      for (let i = 0; i < 100; i++) {
-        const cursor = await readCursor(h.node.store.db, 'main');
-        if (cursor && cursor.blockNumber >= head) {
-          assert.match(cursor.blockHash, /^0x[0-9a-f]{64}$/);
-          assert.ok(cursor.blockTimestampSecs > 0);
-          return;
-        }
-        await sleep(100);
-      }
-      assert.fail('cursor did not reach the head');
+      const cursor = await waitFor(async () => {
+        const read = await readCursor(h.node.store.db, 'main');
+        return read && read.blockNumber >= head ? read : null;
+      }, 'the cursor reaches the head', { timeoutMs: 10_000, pollMs: 100 });
+      assert.match(cursor.blockHash, /^0x[0-9a-f]{64}$/);
+      assert.ok(cursor.blockTimestampSecs > 0);
     });
 
     it('accepts only the factory wrapper of the maker as its Permit2 spender', async () => {

@@ -14,6 +14,7 @@ import { backends, createTestDatabase, type TestDatabase } from '../../helpers/b
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { startTestChain, type TestChain } from '../../helpers/chain.ts';
 import { rpc, waitFor } from '../funds/helpers.ts';
+import { absentFor } from '../../helpers/eventually.ts';
 
 for (const backend of backends()) {
   describe(`durable horizon and start-up check (${backend})`, () => {
@@ -42,11 +43,12 @@ for (const backend of backends()) {
       h = await start();
       await waitFor('follower at the horizon', cursor, (n) => n === horizon);
       for (let i = 0; i < 4; i++) await rpc(chain, 'evm_mine');
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // The follower's passes mark nothing the test could wait for.
+      await absentFor(1500, 'the follower books a block above the durable horizon');
       assert.equal(await cursor(), horizon, 'blocks above the saved one are not final');
       horizon += 2;
       await waitFor('follower at the raised horizon', cursor, (n) => n === horizon);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await absentFor(500, 'the follower goes past the raised horizon');
       assert.equal(await cursor(), horizon);
     });
 

@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { backends } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import type { RfqClient } from '../../../src/client/rfq-client.ts';
+import { waitFor } from '../../helpers/eventually.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const backend of backends()) {
   describe(`frames of each RFQ transition, in outbox order [${backend}]`, () => {
@@ -40,14 +40,6 @@ for (const backend of backends()) {
           const who = r.account_id === null ? 'all' : (names.get(r.account_id) ?? 'someone else');
           return [who, r.topic, frame.kind, frame.status].filter(Boolean).join(' ');
         });
-    }
-
-    async function until(read: () => Promise<boolean>): Promise<void> {
-      const deadline = Date.now() + 15_000;
-      while (!(await read())) {
-        if (Date.now() > deadline) assert.fail('condition not reached');
-        await sleep(25);
-      }
     }
 
     async function cast() {
@@ -106,7 +98,7 @@ for (const backend of backends()) {
       const selected = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '5000', autoAccept: true, windowMs: 3000 });
       const quotes = [await m1.submitQuote(buy(selected.rfqId, '4000')), await m2.submitQuote(buy(selected.rfqId, '4100'))];
       const since = await lastOutboxId();
-      await until(async () => (await taker.getRfq(selected.rfqId)).status !== 'PENDING');
+      await waitFor(async () => (await taker.getRfq(selected.rfqId)).status !== 'PENDING', 'the RFQ closes', { timeoutMs: 15_000, pollMs: 25 });
       const byId = [...quotes].sort((a, b) => (a.quoteId < b.quoteId ? -1 : 1));
       assert.deepEqual(await framesSince(since, { taker, m1, m2 }), [
         'taker rfqStatus rfqStatus QUOTED',
@@ -117,7 +109,7 @@ for (const backend of backends()) {
       const failed = await taker.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '900', autoAccept: true, windowMs: 3000 });
       await m1.submitQuote(buy(failed.rfqId, '950'));
       const before = await lastOutboxId();
-      await until(async () => (await taker.getRfq(failed.rfqId)).status !== 'PENDING');
+      await waitFor(async () => (await taker.getRfq(failed.rfqId)).status !== 'PENDING', 'the RFQ closes', { timeoutMs: 15_000, pollMs: 25 });
       assert.deepEqual(await framesSince(before, { taker, m1, m2 }), ['taker rfqStatus rfqStatus FAILED', 'taker balances balanceSnapshot', 'm1 quoteStatus quoteStatus EXPIRED']);
     });
   });

@@ -17,6 +17,7 @@ import { Checker } from '../../../sim/engine/checks.ts';
 import { PriceFeeds } from '../../../sim/engine/prices.ts';
 import { Prng } from '../../../sim/engine/prng.ts';
 import { PriceIngestClient } from '../../../src/client/price-ingest.ts';
+import { eventually, waitFor } from '../../helpers/eventually.ts';
 
 /**
  * Kept small: the whole suite must stay under 30 minutes (one PGlite migration, then ~20-30 s per
@@ -103,9 +104,8 @@ for (const backend of backends()) {
         try {
           feed.publish({ instrumentId: 'ETH-USDC-SPOT', bids: [['3001', '1']], asks: [['3002', '1']] });
           feed.publish({ instrumentId: 'BTC-USDC-SPOT', bids: [['60001', '1']], asks: [['60002', '1']] });
-          // The check looks at what the taker has seen: give the frames time to arrive.
-          await new Promise((resolve) => setTimeout(resolve, 1500));
-          assert.equal(await prices.converged(actors, 3000), 'not converged');
+          // The check looks at what the taker has seen: wait until the new ladder's prices arrive.
+          assert.equal(await eventually(() => prices.converged(actors, 3000), (verdict) => verdict === 'not converged', 10_000, 100), 'not converged');
         } finally {
           feed.close();
         }
@@ -135,11 +135,7 @@ for (const backend of backends()) {
         // A transfer to custody from the taker's wallet that the driver did not make (nor record).
         const hash = await taker.wallet!.transfer(stack.chain!, 'USDC', stack.chain!.custody, 5_000_000n);
         assert.equal((await taker.wallet!.receipt(hash)).status, 'success');
-        const deadline = Date.now() + 60_000;
-        while (!(await taker.client.deposits()).items.some((d) => d.txHash === hash.toLowerCase() && d.status === 'COMPLETED')) {
-          assert.ok(Date.now() < deadline, 'the node credited the transfer');
-          await new Promise((resolve) => setTimeout(resolve, 300));
-        }
+        await waitFor(async () => (await taker.client.deposits()).items.some((d) => d.txHash === hash.toLowerCase() && d.status === 'COMPLETED'), 'the node credits the transfer', { timeoutMs: 60_000, pollMs: 300 });
         await checker.afterStep();
         const found: Violation[] = findings.list;
         assert.deepEqual(found.map((v) => [v.check, v.detail]), [

@@ -9,8 +9,7 @@ import { Stalled, Watchdog, within } from '../../../sim/engine/watchdog.ts';
 import { runSeed } from '../../../sim/engine/run-seed.ts';
 import { SimStack } from '../../../sim/engine/stack.ts';
 import { backends } from '../../helpers/backends.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { elapse } from '../../helpers/eventually.ts';
 
 describe('sim watchdog', () => {
   it('fails a run whose phase never ends, naming the phase', async () => {
@@ -25,7 +24,7 @@ describe('sim watchdog', () => {
     const run = async () => {
       for (let step = 1; step <= 3; step++) {
         watchdog.enter(`step ${step}`);
-        await sleep(900);
+        await elapse(900, 'a phase shorter than the budget');
       }
       return 'done';
     };

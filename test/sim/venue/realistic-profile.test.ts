@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveProfile } from '../../../sim/venue/profile.ts';
 import { limit, newWallet, restingOf, startSim, type SimFixture } from './helpers.ts';
+import { waitFor } from '../../helpers/eventually.ts';
 
 const ETH = 1;
 const BUILDER = '0x00000000000000000000000000000000000000b1';
@@ -63,11 +64,7 @@ describe('venue simulator: realistic profile, with room to spend', () => {
     await g.control.fund({ user: user.address, account: 'perp', token: 'USDC', amount: '100000' });
     const { oid } = restingOf(await g.exchange(user).order({ orders: [limit(ETH, true, '3000', '0.01', 'Alo')], grouping: 'na' }));
     assert.deepEqual(await post({ type: 'orderStatus', user: user.address, oid }), { status: 'unknownOid' });
-    for (;;) {
-      const reply = (await post({ type: 'orderStatus', user: user.address, oid })) as { status: string };
-      if (reply.status === 'order') break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(async () => ((await post({ type: 'orderStatus', user: user.address, oid })) as { status: string }).status === 'order', 'the order shows once its look-up lag has passed');
   });
 
   it('caps a ledger reply at its page size', async () => {

@@ -8,6 +8,7 @@ import { startVenueSimProcess } from '../../../sim/venue/launch.ts';
 import { VenueSimControl } from '../../../sim/venue/control.ts';
 import { cloidOf, filledOf, limit, newWallet, postRaw, RecordingTransport, restingOf, startSim, type SimFixture } from './helpers.ts';
 import { ExchangeClient, HttpTransport, InfoClient } from '@nktkas/hyperliquid';
+import { elapse } from '../../helpers/eventually.ts';
 
 const ETH = 1;
 const USDC_SPEC = 'USDC:0x6d1e7cde53ba9467b783cb7c530ce054';
@@ -94,7 +95,7 @@ describe('venue simulator: faults', () => {
     await f.control.addFault({ match: { cloid: cloidOf(20) }, effect: { type: 'applyLater', delayMs: 400 } });
     await assert.rejects(f.exchange(w).order({ orders: [limit(ETH, true, '3000', '0.01', 'Gtc', cloidOf(20))], grouping: 'na' }));
     assert.deepEqual(await f.info.orderStatus({ user: w.address, oid: cloidOf(20) }), { status: 'unknownOid' });
-    await new Promise((r) => setTimeout(r, 500));
+    await elapse(500, 'past the fault\'s 400 ms delay');
     const later = await f.info.orderStatus({ user: w.address, oid: cloidOf(20) });
     assert.equal(later.status === 'order' && later.order.status, 'open');
 
