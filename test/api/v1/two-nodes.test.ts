@@ -19,7 +19,6 @@ import type { Rfq, RfqStatus } from '../../../src/client/types.ts';
 import type { Store } from '../../../src/store/database.ts';
 import { absentFor, waitUntil } from '../../helpers/eventually.ts';
 
-
 /** A USDC decimal string (6 decimals) as micro-units, so sums are exact. */
 function micro(amount: string): bigint {
   const [whole, fraction = ''] = amount.split('.');

@@ -12,7 +12,6 @@ import { startHarness, type Harness } from '../../helpers/harness.ts';
 import type { RfqClient } from '../../../src/client/rfq-client.ts';
 import { waitFor } from '../../helpers/eventually.ts';
 
-
 for (const backend of backends()) {
   describe(`frames of each RFQ transition, in outbox order [${backend}]`, () => {
     let h: Harness;
