@@ -17,6 +17,7 @@ export default tseslint.config(
     rules: {
       'rfq/layers': 'error',
       'rfq/no-float-amount': 'error',
+      'rfq/typed-results': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
       '@stylistic/quotes': ['error', 'single', { avoidEscape: true }],
       '@stylistic/semi': ['error', 'always'],

@@ -8,6 +8,10 @@
  *   (`Number(x)`, `parseFloat`, `parseInt`, unary `+`, `Math.*`) and `toFixed`/`toPrecision`.
  *   An operand counts as an amount by its name, in the spec's words (amount, balance, price,
  *   qty, fee, total, notional, size, payout, delta). `src/domain/money/` is exempt.
+ * - `typed-results`: in `src/api`, no `as never` or `as any`, and no `as unknown as` inside a
+ *   function. A route's handler result and `reply.send` argument are checked against its response
+ *   schema only while nothing casts them; a module-level `as unknown as` (a CommonJS default
+ *   export's interop) is left alone.
  */
 import path from 'node:path';
 import { DOMAIN_PURE_MODULES, LAYERS } from './layers.js';
@@ -100,4 +104,27 @@ const noFloatAmount = {
   },
 };
 
-export default { meta: { name: 'rfq' }, rules: { layers, 'no-float-amount': noFloatAmount } };
+const FUNCTION = new Set(['ArrowFunctionExpression', 'FunctionExpression', 'FunctionDeclaration']);
+
+const typedResults = {
+  meta: { type: 'problem', docs: { description: "no cast that switches off the check of a route's result against its response schema" }, schema: [] },
+  create(context) {
+    const rel = path.relative(SRC, context.filename).split(path.sep).join('/');
+    if (!rel.startsWith('api/')) return {};
+    function check(node) {
+      const target = node.typeAnnotation.type;
+      if (target === 'TSNeverKeyword' || target === 'TSAnyKeyword') {
+        context.report({ node, message: `a cast to ${target === 'TSNeverKeyword' ? 'never' : 'any'} in src/api switches off the response-schema check: give the value the schema's static type` });
+        return;
+      }
+      const inner = node.expression;
+      const viaUnknown = (inner.type === 'TSAsExpression' || inner.type === 'TSTypeAssertion') && inner.typeAnnotation.type === 'TSUnknownKeyword';
+      if (viaUnknown && context.sourceCode.getAncestors(node).some((a) => FUNCTION.has(a.type))) {
+        context.report({ node, message: "`as unknown as` in a src/api function switches off the response-schema check: give the value the schema's static type" });
+      }
+    }
+    return { TSAsExpression: check, TSTypeAssertion: check };
+  },
+};
+
+export default { meta: { name: 'rfq' }, rules: { layers, 'no-float-amount': noFloatAmount, 'typed-results': typedResults } };

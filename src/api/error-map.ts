@@ -4,13 +4,14 @@
  * that reveals nothing (the cause is logged with the request id).
  */
 import type { FastifyError } from 'fastify';
+import type { Static } from 'typebox';
 import { ServiceError, type FieldError } from '../domain/errors.ts';
 import { httpStatusOf, type ErrorCode } from '../domain/error-codes.ts';
 import { fieldErrorsFromAjv } from './validation.ts';
+import type { ErrorEnvelope as ErrorEnvelopeSchema } from './schemas/common.ts';
 
-export interface ErrorEnvelope {
-  error: { code: string; message: string; details?: Record<string, unknown> };
-}
+/** The body of every error reply: the type of the schema each route declares for its error statuses. */
+export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>;
 
 export interface MappedError {
   status: number;
@@ -25,10 +26,10 @@ function envelope(code: ErrorCode, message: string, details?: Record<string, unk
 
 export function mapError(error: unknown): MappedError {
   if (error instanceof ServiceError) return envelope(error.code, error.message, error.details);
-  const fastifyError = error as FastifyError & { validation?: unknown[]; validationContext?: string };
+  const fastifyError = error as FastifyError;
   if (Array.isArray(fastifyError.validation)) {
     const context = fastifyError.validationContext ?? 'body';
-    const errors: FieldError[] = fieldErrorsFromAjv(fastifyError.validation as never, context === 'body' ? '' : context);
+    const errors: FieldError[] = fieldErrorsFromAjv(fastifyError.validation, context === 'body' ? '' : context);
     return envelope('INVALID_REQUEST', `${context} failed validation`, { errors });
   }
   switch (fastifyError.code) {

@@ -3,9 +3,9 @@
  * string) and one for query/params (strings coerced to the declared integer/boolean types).
  * Ajv errors become the spec's `details.errors[]` with dot/bracket field paths and stable reasons.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import type { FieldError } from '../domain/errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -39,7 +39,10 @@ function joinPath(base: string, name: string): string {
   return base === '' ? name : `${base}.${name}`;
 }
 
-export function fieldErrorsFromAjv(errors: ErrorObject[], prefix = ''): FieldError[] {
+/** The part of a schema error a field error is made of; Fastify passes on Ajv's errors as this. */
+type SchemaError = Pick<FastifySchemaValidationError, 'keyword' | 'instancePath' | 'params' | 'message'>;
+
+export function fieldErrorsFromAjv(errors: readonly SchemaError[], prefix = ''): FieldError[] {
   const out: FieldError[] = [];
   const seen = new Set<string>();
   for (const e of errors) {

@@ -77,3 +77,22 @@ describe('rfq/no-float-amount', () => {
     assert.deepEqual(await ruleIds('src/domain/money/x.ts', 'export const f = (amount: string) => Number(amount);\n'), []);
   });
 });
+
+describe('rfq/typed-results', () => {
+  const handler = (result: string) => `export const h = async (reply: { send(x: unknown): unknown }, x: object) => ${result};\n`;
+  const flagged = [handler('x as never'), handler('reply.send(x as never)'), handler('x as any'), handler('<never>x'), handler('x as unknown as { id: string }')];
+  for (const code of flagged) {
+    it(`flags in src/api: ${code.trim()}`, async () => {
+      assert.deepEqual((await ruleIds('src/api/v1/x.routes.ts', code)).filter((id) => id === 'rfq/typed-results'), ['rfq/typed-results']);
+    });
+  }
+
+  it("allows a module-level interop cast, and a narrowing cast to the schema's type", async () => {
+    assert.deepEqual(await ruleIds('src/api/x.ts', 'declare const m: unknown;\nexport const f = m as unknown as () => void;\n'), []);
+    assert.deepEqual(await ruleIds('src/api/x.ts', handler('x as { id: string }')), []);
+  });
+
+  it('leaves code outside src/api alone', async () => {
+    assert.deepEqual((await ruleIds('src/services/x.ts', handler('x as never'))).filter((id) => id === 'rfq/typed-results'), []);
+  });
+});

@@ -29,12 +29,12 @@ export function adminFundsRoutes(context: ApiContext) {
     app.get('/admin/v1/withdrawals', {
       config: admin,
       schema: { summary: 'List withdrawals', tags, querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(WithdrawalStatus) }, { additionalProperties: false }), response: { 200: WithdrawalsPage, ...errorResponses } },
-    }, async (request) => listWithdrawals(deps, { status: request.query.status }, request.query) as never);
+    }, async (request) => listWithdrawals(deps, { status: request.query.status }, request.query));
 
     app.post('/admin/v1/withdrawals/:id/approve', {
       config: admin,
       schema: { summary: 'Approve a pending withdrawal', tags, params: WithdrawalIdParams, response: { 200: Withdrawal, ...errorResponses } },
-    }, async (request) => approveWithdrawal(deps, request.params.id) as never);
+    }, async (request) => approveWithdrawal(deps, request.params.id));
 
     app.post('/admin/v1/withdrawals/:id/reject', {
       config: { ...admin, optionalBody: true },
@@ -45,7 +45,7 @@ export function adminFundsRoutes(context: ApiContext) {
         body: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }, { additionalProperties: false })),
         response: { 200: Withdrawal, ...errorResponses },
       },
-    }, async (request) => rejectWithdrawal(deps, request.params.id, request.body?.reason) as never);
+    }, async (request) => rejectWithdrawal(deps, request.params.id, request.body?.reason));
 
     app.post('/admin/v1/withdrawals/:id/resolve', {
       config: admin,
@@ -59,7 +59,7 @@ export function adminFundsRoutes(context: ApiContext) {
         ),
         response: { 200: Withdrawal, ...errorResponses },
       },
-    }, async (request) => resolveWithdrawal(deps, request.params.id, request.body) as never);
+    }, async (request) => resolveWithdrawal(deps, request.params.id, request.body));
 
     app.get('/admin/v1/custody/transfers', {
       config: admin,
@@ -69,7 +69,7 @@ export function adminFundsRoutes(context: ApiContext) {
         querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(CustodyTransferStatus), purpose: Type.Optional(CustodyTransferPurpose) }, { additionalProperties: false }),
         response: { 200: CustodyTransfersPage, ...errorResponses },
       },
-    }, async (request) => listCustodyTransfers(deps, { status: request.query.status, purpose: request.query.purpose }, request.query) as never);
+    }, async (request) => listCustodyTransfers(deps, { status: request.query.status, purpose: request.query.purpose }, request.query));
 
     app.post('/admin/v1/custody/transfers/:id/cancel', {
       config: admin,
@@ -79,7 +79,7 @@ export function adminFundsRoutes(context: ApiContext) {
         params: CustodyTransferIdParams,
         response: { 200: CustodyTransfer, ...errorResponses },
       },
-    }, async (request) => cancelCustodyTransfer(deps, request.params.id) as never);
+    }, async (request) => cancelCustodyTransfer(deps, request.params.id));
 
     app.get('/admin/v1/payouts/unpaid', {
       config: admin,
@@ -88,7 +88,7 @@ export function adminFundsRoutes(context: ApiContext) {
         tags,
         response: { 200: Type.Object({ items: Type.Array(CustodyTransfer) }), ...errorResponses },
       },
-    }, async () => listUnpaidPayouts(deps) as never);
+    }, async () => listUnpaidPayouts(deps));
 
     app.post('/admin/v1/payouts/:quoteId/retry', {
       config: admin,
@@ -98,7 +98,7 @@ export function adminFundsRoutes(context: ApiContext) {
         params: Type.Object({ quoteId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
         response: { 200: CustodyTransfer, ...errorResponses },
       },
-    }, async (request) => retryPayout(deps, request.params.quoteId) as never);
+    }, async (request) => retryPayout(deps, request.params.quoteId));
 
     const AnomalyLogKey = { txHash: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), logIndex: Type.Integer({ minimum: 0 }) };
     const Anomaly = Type.Object({
@@ -129,6 +129,6 @@ export function adminFundsRoutes(context: ApiContext) {
     app.get('/admin/v1/deposits/unattributed', {
       config: admin,
       schema: { summary: 'List deposits from addresses with no account', tags, querystring: PageQuery, response: { 200: UnattributedDepositsPage, ...errorResponses } },
-    }, async (request) => listUnattributedDeposits(deps, request.query) as never);
+    }, async (request) => listUnattributedDeposits(deps, request.query));
   };
 }

@@ -30,7 +30,7 @@ export function adminReadRoutes(context: ApiContext) {
     app.get('/admin/v1/instruments', {
       config: admin,
       schema: { summary: 'List instruments, disabled ones included', tags, response: { 200: Type.Object({ instruments: Type.Array(InstrumentView) }), ...errorResponses } },
-    }, async () => ({ instruments: await listInstruments(deps) }) as never);
+    }, async () => ({ instruments: await listInstruments(deps) }));
 
     app.get('/admin/v1/deposits', {
       config: admin,
@@ -40,7 +40,7 @@ export function adminReadRoutes(context: ApiContext) {
         querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(DepositStatus) }, { additionalProperties: false }),
         response: { 200: AdminDepositsPage, ...errorResponses },
       },
-    }, async (request) => listAllDeposits(deps, request.query) as never);
+    }, async (request) => listAllDeposits(deps, request.query));
 
     app.get('/admin/v1/makers/:address/failures', {
       config: admin,
@@ -61,11 +61,11 @@ export function adminReadRoutes(context: ApiContext) {
         querystring: Type.Object({ ...PageQuery.properties, phase: Type.Optional(PerpExecutionPhase), rfqId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false }),
         response: { 200: PerpExecutionsPage, ...errorResponses },
       },
-    }, async (request) => listPerpExecutions(deps, request.query as never) as never);
+    }, async (request) => listPerpExecutions(deps, request.query));
 
     app.get('/admin/v1/perp/executions/:id', {
       config: admin,
       schema: { summary: 'One perp execution with every venue call', tags, params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }), response: { 200: PerpExecution, ...errorResponses } },
-    }, async (request) => getPerpExecution(deps, request.params.id) as never);
+    }, async (request) => getPerpExecution(deps, request.params.id));
   };
 }

@@ -30,11 +30,11 @@ export function adminRfqRoutes(context: ApiContext) {
     app.get('/admin/v1/rfqs', {
       config: admin,
       schema: { summary: "List every account's RFQs with their quotes, newest first", tags, querystring: AdminRfqQuery, response: { 200: AdminRfqsPage, ...errorResponses } },
-    }, async (request) => listAdminRfqs(deps, request.query) as never);
+    }, async (request) => listAdminRfqs(deps, request.query));
 
     app.get('/admin/v1/rfqs/:id', {
       config: admin,
       schema: { summary: 'One RFQ with its quotes and makers', tags, params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }), response: { 200: AdminRfq, ...errorResponses } },
-    }, async (request) => getAdminRfq(deps, request.params.id) as never);
+    }, async (request) => getAdminRfq(deps, request.params.id));
   };
 }

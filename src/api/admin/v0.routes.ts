@@ -30,7 +30,7 @@ export function adminV0Routes(context: ApiContext) {
     app.get('/admin/v1/v0/withdrawals', {
       config: admin,
       schema: { summary: "List every account's /v0 withdrawals (venue spotSends), newest first", tags, querystring: AdminV0WithdrawalsQuery, response: { 200: AdminV0WithdrawalsPage, ...errorResponses } },
-    }, async (request) => listV0Withdrawals(context.service, request.query) as never);
+    }, async (request) => listV0Withdrawals(context.service, request.query));
 
     app.post('/admin/v1/v0/sessions/revoke', {
       config: admin,

@@ -1,5 +1,5 @@
 /** Shapes shared by every surface: the error envelope, amounts, instants, pages. */
-import { Type, type TSchema } from 'typebox';
+import { Type, type TLiteral, type TSchema, type TUnion } from 'typebox';
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -23,6 +23,14 @@ export const TokenSymbol = Type.String({ pattern: '^[A-Z0-9]{1,16}$' });
 export const InstrumentId = Type.String({ pattern: '^[A-Z0-9]{1,16}-[A-Z0-9]{1,16}-(SPOT|PERP)$' });
 export const Side = Type.Union([Type.Literal('BUY'), Type.Literal('SELL')]);
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/**
+ * `anyOf` one `const` per value, typed as the union of the values. Mapping a list through
+ * `Type.Literal` gives a literal of the whole union, whose static type is `never`; the mapped
+ * tuple type keeps one literal per value so a handler's result is checked against the values.
+ */
+export const Literals = <const Values extends readonly string[]>(values: Values) =>
+  Type.Union(values.map((value) => Type.Literal(value))) as TUnion<{ -readonly [K in keyof Values]: TLiteral<Values[K]> }>;
 
 export const PageQuery = Type.Object(
   {

@@ -1,9 +1,9 @@
 /** The operator's view of the custody broadcaster's transfers (docs/operator-guide.md). */
 import { Type } from 'typebox';
-import { DecimalString, EvmAddress, Nullable, Page, TokenSymbol, UnixMillis } from './common.ts';
+import { DecimalString, EvmAddress, Literals, Nullable, Page, TokenSymbol, UnixMillis } from './common.ts';
 
-export const CustodyTransferStatus = Type.Union(['QUEUED', 'SIGNED', 'SENT', 'CONFIRMED', 'REVERTED', 'CANCELLED', 'UNRESOLVED', 'EXPIRED'].map((s) => Type.Literal(s)));
-export const CustodyTransferPurpose = Type.Union(['withdrawal', 'payout', 'xchange', 'approval'].map((s) => Type.Literal(s)));
+export const CustodyTransferStatus = Literals(['QUEUED', 'SIGNED', 'SENT', 'CONFIRMED', 'REVERTED', 'CANCELLED', 'UNRESOLVED', 'EXPIRED']);
+export const CustodyTransferPurpose = Literals(['withdrawal', 'payout', 'xchange', 'approval']);
 const TxHash = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
 
 export const CustodyTransfer = Type.Object({

@@ -2,10 +2,10 @@
 import { Type } from 'typebox';
 import { WITHDRAWAL_STATUSES } from '../../domain/funds/withdrawal-state.ts';
 import { DEPOSIT_STATUSES } from '../../domain/funds/deposit-state.ts';
-import { DecimalString, EvmAddress, Nullable, Page, PositiveDecimalString, TokenSymbol, UnixMillis } from './common.ts';
+import { DecimalString, EvmAddress, Literals, Nullable, Page, PositiveDecimalString, TokenSymbol, UnixMillis } from './common.ts';
 
-export const DepositStatus = Type.Union(DEPOSIT_STATUSES.map((s) => Type.Literal(s)));
-export const WithdrawalStatus = Type.Union(WITHDRAWAL_STATUSES.map((s) => Type.Literal(s)));
+export const DepositStatus = Literals(DEPOSIT_STATUSES);
+export const WithdrawalStatus = Literals(WITHDRAWAL_STATUSES);
 
 export const Deposit = Type.Object({
   depositId: Type.String(),

@@ -1,9 +1,10 @@
 /** The operator's view of perp executions (DESIGN.md 9.3): state, outcome and every venue call. */
 import { Type } from 'typebox';
-import { EvmAddress, InstrumentId, Nullable, Page, UnixMillis } from './common.ts';
+import { EXECUTION_PHASES } from '../../domain/perp/execution.ts';
+import { EvmAddress, InstrumentId, Literals, Nullable, Page, UnixMillis } from './common.ts';
 import { RfqStatus } from './rfq.ts';
 
-export const PerpExecutionPhase = Type.Union(['checking', 'makerSending', 'takerSending', 'resolving', 'cleanup', 'refused', 'ignored', 'done'].map((p) => Type.Literal(p)));
+export const PerpExecutionPhase = Literals(EXECUTION_PHASES);
 
 export const PerpExecutionCall = Type.Object({
   /** A venue request (`makerOrderSending`, ...) or a `decision` of the executor. */

@@ -13,15 +13,14 @@ import { Type, type TSchema } from 'typebox';
 import { errorCodes } from '../../domain/error-codes.ts';
 import { SUPPORTED_TOPICS } from '../../domain/ws-topics.ts';
 import { BalanceList } from './account.ts';
-import { DecimalString, InstrumentId, Nullable, PositiveDecimalString, UnixMillis } from './common.ts';
+import { DecimalString, InstrumentId, Literals, Nullable, PositiveDecimalString, UnixMillis } from './common.ts';
 import { MakerQuote, OpenRfq, Quote, Rfq } from './rfq.ts';
 
 const kind = <K extends string>(name: K) => Type.Literal(name);
-const literals = (values: readonly string[]) => Type.Union(values.map((value) => Type.Literal(value)));
 
 /** Matches the parser's bound on a selector's instrument (src/ws/frames.ts). */
 const SelectorInstrument = Type.String({ minLength: 1, maxLength: 64 });
-export const Topic = literals(SUPPORTED_TOPICS);
+export const Topic = Literals(SUPPORTED_TOPICS);
 const Seq = Type.Integer({ minimum: 0, description: "Count of the account's frames of this topic, from 1, gap-free; 0 before the first." });
 const Resync = Type.Literal(true, { description: 'fromSeq could not be replayed: start over from this baseline.' });
 
@@ -84,7 +83,7 @@ export const UnsubscribedFrame = Type.Object({
 });
 export const ErrorFrame = Type.Object({
   kind: kind('error'),
-  code: literals(Object.keys(errorCodes)),
+  code: Literals(Object.keys(errorCodes)),
   message: Type.String({ description: 'Human-readable; not a contract.' }),
   details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
@@ -106,7 +105,7 @@ export const ProtectionFrame = Type.Intersect([
     kind: kind('protection'),
     instrumentId: InstrumentId,
     triggeredAt: UnixMillis,
-    reason: literals(['maxSelectedQuotes', 'maxSelectedNotional']),
+    reason: Literals(['maxSelectedQuotes', 'maxSelectedNotional']),
   }),
   Sequenced,
 ]);

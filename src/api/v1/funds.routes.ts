@@ -18,24 +18,24 @@ export function fundsRoutes(context: ApiContext) {
     app.get('/v1/rfq/deposits', {
       config: hmac,
       schema: { summary: "List the account's deposits", tags, querystring: PageQuery, response: { 200: DepositsPage, ...errorResponses } },
-    }, async (request) => listDeposits(deps, request.auth!.accountId, request.query) as never);
+    }, async (request) => listDeposits(deps, request.auth!.accountId, request.query));
 
     app.post('/v1/rfq/withdrawals', {
       config: hmac,
       schema: { summary: 'Request a withdrawal to the account address', tags, body: CreateWithdrawalRequest, response: { 202: CreateWithdrawalResponse, ...errorResponses } },
     }, async (request, reply) => {
       const { replayed: _replayed, ...created } = await requestWithdrawal(deps, request.auth!, request.body);
-      return reply.status(202).send(created as never);
+      return reply.status(202).send(created);
     });
 
     app.get('/v1/rfq/withdrawals', {
       config: hmac,
       schema: { summary: "List the account's withdrawals", tags, querystring: PageQuery, response: { 200: WithdrawalsPage, ...errorResponses } },
-    }, async (request) => listWithdrawals(deps, { accountId: request.auth!.accountId }, request.query) as never);
+    }, async (request) => listWithdrawals(deps, { accountId: request.auth!.accountId }, request.query));
 
     app.get('/v1/rfq/withdrawals/:id', {
       config: hmac,
       schema: { summary: 'One withdrawal', tags, params: WithdrawalIdParams, response: { 200: Withdrawal, ...errorResponses } },
-    }, async (request) => getWithdrawal(deps, request.auth!.accountId, request.params.id) as never);
+    }, async (request) => getWithdrawal(deps, request.auth!.accountId, request.params.id));
   };
 }

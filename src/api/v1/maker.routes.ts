@@ -21,7 +21,7 @@ export function makerRoutes(context: ApiContext) {
       app.get(path, {
         config: maker,
         schema: { summary: path === '/v1/rfq/requests/open' ? 'Open RFQs this maker may quote' : 'Open RFQs this maker may quote (alias)', tags, querystring: PageQuery, response: { 200: OpenRfqsPage, ...errorResponses } },
-      }, async (request) => listOpenRfqs(deps, request.auth!.accountId, request.query) as never);
+      }, async (request) => listOpenRfqs(deps, request.auth!.accountId, request.query));
     }
 
     app.post('/v1/rfq/quotes', {
@@ -40,11 +40,11 @@ export function makerRoutes(context: ApiContext) {
         querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(Type.Array(QuoteStatus, { maxItems: 7 })) }, { additionalProperties: false }),
         response: { 200: MakerQuotesPage, ...errorResponses },
       },
-    }, async (request) => listMakerQuotes(deps, request.auth!.accountId, { ...request.query, status: request.query.status }) as never);
+    }, async (request) => listMakerQuotes(deps, request.auth!.accountId, { ...request.query, status: request.query.status }));
 
     app.post('/v1/rfq/quotes/:quoteId/cancel', {
       config: maker,
       schema: { summary: 'Cancel a quote', tags, params: QuoteIdParams, response: { 200: MakerQuote, ...errorResponses } },
-    }, async (request) => cancelQuote(deps, request.auth!.accountId, request.params.quoteId) as never);
+    }, async (request) => cancelQuote(deps, request.auth!.accountId, request.params.quoteId));
   };
 }

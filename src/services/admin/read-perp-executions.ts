@@ -7,6 +7,7 @@ import type { ServiceDeps } from '../deps.ts';
 import type { PerpExecutionCallsTable } from '../../store/schema.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { isTerminalExecution, type ExecutionPhase } from '../../domain/perp/execution.ts';
+import type { RfqStatus } from '../../domain/rfq/types.ts';
 import { callsOf, executionPhase, executionState, type ExecutionRow } from '../perp/execution-rows.ts';
 import { decodeCursor, pageOf } from '../paging.ts';
 
@@ -17,7 +18,7 @@ export interface PerpExecutionFilter {
   cursor?: string | undefined;
 }
 
-type ListedRow = ExecutionRow & { instrument_id: string; rfq_status: string; rfq_failure_code: string | null; taker_address: string };
+type ListedRow = ExecutionRow & { instrument_id: string; rfq_status: RfqStatus; rfq_failure_code: string | null; taker_address: string };
 
 function callView(call: Selectable<PerpExecutionCallsTable>) {
   return { kind: call.kind, quoteId: call.quote_id, request: call.request, reply: call.reply, error: call.error, startedAt: call.started_at, endedAt: call.ended_at };

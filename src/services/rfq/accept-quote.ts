@@ -16,7 +16,7 @@ import { lockForAccept } from '../../store/accept-functions.ts';
 import { SelectionGuard } from '../protection/selection-guard.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { quoteTerms, rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
-import type { Instrument } from '../../domain/rfq/index.ts';
+import type { Instrument, RfqStatus } from '../../domain/rfq/index.ts';
 import { acceptBatcher } from './accept-batch.ts';
 import { selectQuote } from './select-quote.ts';
 import { isRetryOfCheckedAccept, parsePerpTakerOrder, recordPerpAccept } from '../perp/accept-perp.ts';
@@ -30,7 +30,7 @@ export interface AcceptInput {
 export interface AcceptResult {
   rfqId: string;
   quoteId: string;
-  status: string;
+  status: RfqStatus;
   replayed: boolean;
 }
 

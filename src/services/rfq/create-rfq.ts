@@ -15,6 +15,7 @@ import {
   submitRfq,
   takerPayToken,
   type Instrument,
+  type RfqStatus,
   type Side,
 } from '../../domain/rfq/index.ts';
 import { lockFunds } from '../../store/ledger.ts';
@@ -45,7 +46,7 @@ export interface CreateRfqInput {
 
 export interface CreateRfqResult {
   rfqId: string;
-  status: string;
+  status: RfqStatus;
   auctionEndsAt: number;
   expiresAt: number;
   replayed: boolean;
