@@ -38,7 +38,10 @@ export function wireOmnibus(settings: V0VenueSettings, now: () => number, budget
   const http = new VenueHttp(settings.url, budget);
   const omnibus = privateKeyToAccount(settings.omnibusKey as `0x${string}`);
   const agent = privateKeyToAccount(settings.agentKey as `0x${string}`);
-  const venue = new OmnibusVenue({ http, omnibusAddress: omnibus.address, metaTtlMs: 5000, infoTimeoutMs: 3000, now });
+  // Spot metadata (20 weight a read) changes when the venue lists a token: a minute-old copy costs
+  // a new token a minute's wait, and a grid changed meanwhile only a refused order (the venue
+  // checks every order), where a fresh read for every few orders would cost a fifth of the budget.
+  const venue = new OmnibusVenue({ http, omnibusAddress: omnibus.address, metaTtlMs: 60_000, infoTimeoutMs: 3000, now });
   return {
     venue,
     attach(deps, logger) {
