@@ -1,6 +1,6 @@
 /**
- * What a PL/pgSQL function's plans cost per call, with and without `GENERIC_PLANS`
- * (src/store/generic-plans.ts), on a PostgreSQL server: the selection path's status writers and
+ * What a PL/pgSQL function's plans cost per call, with and without generic plans
+ * (`set plan_cache_mode = force_generic_plan`, src/store/sql/README.md), on a PostgreSQL server: the selection path's status writers and
  * funds lock called with arguments that match no row (so the time is the call, its planning and
  * its executor start-up, not the writes), in blocks alternated on one connection.
  *

@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { createBenchDatabase } from './lib/database.ts';
 import { openStore } from '../src/store/database.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
-import { RFQ_WRITE_QUOTES_SQL } from '../src/store/quote-write-function.ts';
+import { sqlFunctionText } from '../src/store/sql-functions.ts';
 
 const { values: args } = parseArgs({ options: { batch: { type: 'string', default: '40' }, rounds: { type: 'string', default: '80' }, variant: { type: 'string' }, db: { type: 'string' } } });
 const batch = Number(args.batch);
@@ -57,7 +57,7 @@ try {
   try {
     for (let r = 0; r < rounds + 10; r++) {
       const which = variant && Math.floor(r / 10) % 2 === 1 ? 'variant' : 'current';
-      if (variant && r % 10 === 0) await client.query(which === 'variant' ? variant : RFQ_WRITE_QUOTES_SQL);
+      if (variant && r % 10 === 0) await client.query(which === 'variant' ? variant : sqlFunctionText('rfq_write_quotes'));
       const payload = JSON.stringify(items());
       await client.query('begin');
       const t0 = performance.now();

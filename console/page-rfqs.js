@@ -19,7 +19,7 @@ function quotesTable(rfq) {
       rfq.quotes.map((q) =>
         h(
           'tr',
-          { dataset: { quote: q.quoteId }, className: q.quoteId === rfq.selectedQuoteId ? 'selected' : undefined },
+          { dataset: { quote: q.quoteId }, className: q.quoteId === rfq.selectedQuoteId || (rfq.fills ?? []).some((f) => f.quoteId === q.quoteId) ? 'selected' : undefined },
           h('td', {}, time(q.receivedAt)),
           h('td', {}, short(q.quoteId), q.version > 1 ? h('span', { className: 'muted' }, ` v${q.version}`) : null),
           h('td', {}, h('code', { className: 'address' }, q.makerAddress)),
@@ -28,6 +28,33 @@ function quotesTable(rfq) {
           h('td', { className: 'num' }, amount(q.makerReceives.amount, q.makerReceives.token)),
           h('td', { className: 'num' }, amount(q.takerTotal)),
           h('td', {}, badge(q.status)),
+        ),
+      ),
+    ),
+  );
+}
+
+// A SWEEP RFQ's legs: one per selected quote, in rank order, each settling or failing on its own.
+function legsTable(rfq) {
+  const [base, quote] = rfq.instrumentId.split('-');
+  return h(
+    'table',
+    { className: 'legs' },
+    h('caption', {}, `Legs of ${rfq.id} (sweep, at least ${rfq.minFillQty} ${base})`),
+    h('thead', {}, h('tr', {}, ['Leg', 'Quote', 'Base', 'Quote amount', 'Status', 'Transaction'].map((l) => h('th', { scope: 'col' }, l)))),
+    h(
+      'tbody',
+      {},
+      rfq.fills.map((f, i) =>
+        h(
+          'tr',
+          { dataset: { leg: f.quoteId } },
+          h('td', {}, String(i + 1)),
+          h('td', {}, short(f.quoteId)),
+          h('td', { className: 'num' }, amount(f.baseQty, base)),
+          h('td', { className: 'num' }, amount(f.quoteQty, quote)),
+          h('td', {}, badge(f.status)),
+          h('td', {}, f.txHash ? short(f.txHash) : h('span', { className: 'muted' }, '—')),
         ),
       ),
     ),
@@ -44,12 +71,13 @@ function rfqRows(rfq) {
       h('td', {}, short(rfq.id)),
       h('td', {}, h('code', { className: 'address' }, rfq.takerAddress)),
       h('td', {}, rfq.instrumentId),
-      h('td', {}, rfq.side),
+      h('td', {}, rfq.side, rfq.fill === 'SWEEP' ? h('div', { className: 'muted' }, 'sweep') : null),
       h('td', { className: 'num' }, amount(rfq.baseQty)),
       h('td', { className: 'num' }, rfq.quoteLimit ? amount(rfq.quoteLimit) : h('span', { className: 'muted' }, '—')),
       h('td', {}, time(rfq.auctionEndsAt)),
       h('td', { className: 'status-cell' }, badge(rfq.status), failure, rfq.txHash ? h('div', {}, 'tx ', short(rfq.txHash)) : null),
     ),
+    ...(rfq.fills ? [h('tr', { className: 'legs-row' }, h('td', { colspan: 9 }, legsTable(rfq)))] : []),
     h('tr', { className: 'quotes-row' }, h('td', { colspan: 9 }, quotesTable(rfq))),
   ];
 }

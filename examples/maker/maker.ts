@@ -35,7 +35,7 @@ import { RfqClient } from '../../src/client/rfq-client.ts';
 import type { RfqWsSession } from '../../src/client/ws-session.ts';
 import type { MakerQuote, OpenRfq } from '../../src/client/types.ts';
 import type { ProtectionFrame } from '../../src/client/frames.ts';
-import { parseAmount } from '../../src/domain/money/index.ts';
+import { formatAmount, parseAmount } from '../../src/domain/money/index.ts';
 import { isPerpInstrument, perpCoin, perpMakerLegs, PerpVenueClient, signMakerOrders, VenueNonces, VENUE_MIN_ORDER_USDC, type VenueNetwork } from '../../src/client/perp-order.ts';
 import { ladder, perpMakerPrice, quoteLegs, seededRandom, stepPrice, type QuoteLegs, type TokenScale } from './pricing.ts';
 import { relaySettlement, settleCall, type ChainToken, type RelayChain } from './relay.ts';
@@ -48,6 +48,12 @@ export interface MakerInstrument {
   spreadBp: number;
   /** Largest RFQ we quote, in the base token ("50"). */
   maxBaseQty: string;
+  /**
+   * On a SWEEP RFQ (several makers may fill it), the most we quote of it, in the base token: a
+   * larger RFQ gets a quote for this much that the service may cut further (`allOrNone: false`).
+   * Default `maxBaseQty`. Spot only.
+   */
+  sweepBaseQty?: string;
   /** Depth of each ladder level, in the base token ("5"). */
   levelSize: string;
   ladderLevels?: number;
@@ -108,6 +114,7 @@ interface Market {
   quote: TokenScale;
   mid: bigint;
   maxBaseQty: bigint;
+  sweepBaseQty: bigint;
   levelSize: bigint;
 }
 
@@ -195,6 +202,7 @@ export class ReferenceMaker {
         quote,
         mid: parseAmount(config.referencePrice, quote.decimals, { field: 'referencePrice', positive: true }),
         maxBaseQty: parseAmount(config.maxBaseQty, base.decimals, { field: 'maxBaseQty', positive: true }),
+        sweepBaseQty: parseAmount(config.sweepBaseQty ?? config.maxBaseQty, base.decimals, { field: 'sweepBaseQty', positive: true }),
         levelSize: parseAmount(config.levelSize, base.decimals, { field: 'levelSize', positive: true }),
       });
     }
@@ -340,11 +348,13 @@ export class ReferenceMaker {
   }
 
   /** Our legs for an RFQ, and on a perp the signer of the venue orders that go with them (signed once we send). */
-  async #legsFor(rfq: OpenRfq): Promise<{ legs: QuoteLegs; perp?: () => Promise<Record<string, unknown>> } | null> {
+  async #legsFor(rfq: OpenRfq): Promise<{ legs: QuoteLegs; divisible?: boolean; perp?: () => Promise<Record<string, unknown>> } | null> {
     const market = this.#markets.get(rfq.instrumentId);
     if (market) {
-      const legs = quoteLegs(rfq, market.mid, market.config.spreadBp, market.maxBaseQty, market.base, market.quote);
-      return legs ? { legs } : null;
+      // A SWEEP RFQ may be filled by several makers: we quote our part of it, which the service may cut.
+      const part = rfq.fill === 'SWEEP' ? sweepPart(rfq.baseQty, market.sweepBaseQty, market.base.decimals) : null;
+      const legs = quoteLegs(part === null ? rfq : { side: rfq.side, baseQty: part }, market.mid, market.config.spreadBp, market.maxBaseQty, market.base, market.quote);
+      return legs ? { legs, ...(part !== null ? { divisible: true } : {}) } : null;
     }
     const perp = this.#perpMarkets.get(rfq.instrumentId)!;
     if (parseAmount(rfq.baseQty, SIZE_DECIMALS, { field: 'baseQty' }) > perp.maxBaseQty) return null;
@@ -378,6 +388,7 @@ export class ReferenceMaker {
         instrumentId: rfq.instrumentId,
         side: rfq.side,
         ...legs,
+        ...(priced.divisible ? { allOrNone: false } : {}),
         // A re-quote carries a new (signer, nonce) pair: signed afresh each time.
         ...(priced.perp ? await priced.perp() : {}),
         ...(this.options.acceptableForMs ? { acceptableForMs: this.options.acceptableForMs } : {}),
@@ -509,4 +520,10 @@ function describe(error: unknown): string {
   if (error instanceof ApiError) return `${error.code} ${error.message}`;
   if (error && typeof error === 'object' && 'shortMessage' in error && typeof error.shortMessage === 'string') return error.shortMessage;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Our part of a SWEEP RFQ of `baseQty`: all of it up to `cap` (raw base units), as a decimal string. */
+function sweepPart(baseQty: string, cap: bigint, decimals: number): string {
+  const units = parseAmount(baseQty, decimals, { field: 'baseQty', positive: true });
+  return formatAmount(units < cap ? units : cap, decimals);
 }

@@ -19,10 +19,14 @@ export type FaultEffect =
   /** `orderStatus` answers `unknownOid`. */
   | { type: 'unknownOid' }
   /** `/info` drops the connection without an answer. */
-  | { type: 'infoDown' };
+  | { type: 'infoDown' }
+  /** `/ws`: one push (a channel's message for one user) is not sent; the state still changes. */
+  | { type: 'dropPush' };
 
 export type FaultMatch = {
-  endpoint?: 'info' | 'exchange';
+  endpoint?: 'info' | 'exchange' | 'ws';
+  /** `/ws` subscription channel (`userFills`, `orderUpdates`, `userNonFundingLedgerUpdates`). */
+  channel?: string;
   /** `/exchange` action type (`order`, `cancelByCloid`, `spotSend` ...). */
   action?: string;
   /** `/info` request type. */
@@ -36,14 +40,15 @@ export type FaultMatch = {
 export type FaultRule = { id: number; match: FaultMatch; effect: FaultEffect; count: number | null };
 
 export type FaultSubject = {
-  endpoint: 'info' | 'exchange';
+  endpoint: 'info' | 'exchange' | 'ws';
+  channel?: string;
   action?: string;
   infoType?: string;
   users: string[];
   cloids: string[];
 };
 
-const EFFECTS_BY_ENDPOINT: Record<FaultEffect['type'], Array<'info' | 'exchange'>> = {
+const EFFECTS_BY_ENDPOINT: Record<FaultEffect['type'], Array<FaultSubject['endpoint']>> = {
   reject: ['exchange'],
   http: ['info', 'exchange'],
   timeoutBeforeApply: ['exchange', 'info'],
@@ -52,6 +57,7 @@ const EFFECTS_BY_ENDPOINT: Record<FaultEffect['type'], Array<'info' | 'exchange'
   partialFill: ['exchange'],
   unknownOid: ['info'],
   infoDown: ['info'],
+  dropPush: ['ws'],
 };
 
 export function ruleMatches(rule: FaultRule, subject: FaultSubject): boolean {
@@ -60,6 +66,7 @@ export function ruleMatches(rule: FaultRule, subject: FaultSubject): boolean {
   if (m.endpoint !== undefined && m.endpoint !== subject.endpoint) return false;
   if (m.action !== undefined && m.action !== subject.action) return false;
   if (m.infoType !== undefined && m.infoType !== subject.infoType) return false;
+  if (m.channel !== undefined && m.channel !== subject.channel) return false;
   if (m.user !== undefined && !subject.users.includes(m.user.toLowerCase())) return false;
   if (m.cloid !== undefined && !subject.cloids.includes(m.cloid.toLowerCase())) return false;
   if (rule.effect.type === 'unknownOid' && subject.infoType !== 'orderStatus') return false;
@@ -98,7 +105,7 @@ export function validateFault(input: unknown): { match: FaultMatch; effect: Faul
     return 'partialFill needs a fraction like "0.5"';
   }
   if (count !== null && (typeof count !== 'number' || !Number.isInteger(count) || count < 1)) return 'count must be a positive integer or null';
-  for (const k of ['user', 'cloid']) {
+  for (const k of ['user', 'cloid', 'channel']) {
     const v = (match as Record<string, unknown>)[k];
     if (v !== undefined && typeof v !== 'string') return `match.${k} must be a string`;
   }

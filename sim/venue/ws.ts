@@ -6,6 +6,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Engine, VenuePush } from './engine.ts';
+import { takeFault } from './faults.ts';
 import { drawLatencyMs, type SimProfile } from './profile.ts';
 import type { Address } from './state.ts';
 
@@ -144,6 +145,8 @@ export function attachVenueSocket(options: VenueSocketOptions): VenueSocket {
       groups.set(key, group);
     }
     for (const { channel, user, items } of groups.values()) {
+      // A test's fault: this message is lost on its way (the venue's pushes carry no sequence number).
+      if (takeFault(engine.state.faults, { endpoint: 'ws', channel, users: [user], cloids: [] }, ['dropPush'])) continue;
       const data = channel === 'userFills' ? { user, fills: items } : channel === 'userNonFundingLedgerUpdates' ? { user, nonFundingLedgerUpdates: items } : items;
       for (const c of connections) {
         const subscribed = [...c.subscriptions.values()].some((s) => s.type === channel && s.user === user);

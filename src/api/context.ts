@@ -79,13 +79,12 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: RouteAuth;
-    /** The handler claims the request timestamp inside its own write (see submit-quote). */
-    deferTimestampClaim?: boolean;
     /**
-     * The handler's own write re-checks, atomically with what it writes, that the key is not
-     * revoked and that the maker is active and unsuspended (see submit-quote), so the maker
-     * route's separate live read of both is skipped.
+     * The handler claims the request timestamp inside its own write (see submit-quote), and that
+     * write checks the credential there too, atomically with what it writes: the key not revoked
+     * (the claim) and, on a maker route, the maker in standing (`rfq_maker_standing`). So such a
+     * route has no separate live read of either.
      */
-    makerStandingInWrite?: boolean;
+    deferTimestampClaim?: boolean;
   }
 }

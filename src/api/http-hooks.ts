@@ -115,9 +115,9 @@ async function authenticateByRoute(context: ApiContext, request: FastifyRequest,
   applyRateLimit(reply, context.rateLimiter.hit(`key:${request.auth.accessKey}`, context.rateLimit.perKeyPerSec, Date.now()));
   if (auth === 'maker') {
     if (!request.auth.makerScoped) throw new ServiceError('MAKER_SCOPE_REQUIRED', MAKER_SCOPE_HINT);
-    // A route whose write checks both inside itself needs no read of its own (a statement per
-    // re-quote, the hottest route); what it refuses is explained with a fresh read.
-    if (request.routeOptions.config.makerStandingInWrite === true) return;
+    // A route that claims inside its write checks the standing there with the claim (a statement
+    // saved per re-quote, the hottest route); what it refuses is explained with a fresh read.
+    if (request.routeOptions.config.deferTimestampClaim === true) return;
     // Live, not frozen at issuance: a deactivated or suspended maker is
     // refused on every node at once, and so is a key revoked on another node (a deferred claim
     // has not yet met the store's revocation check).

@@ -59,9 +59,11 @@ export class XchangeExecutor {
     const now = deps.clock.now();
     const due = await deps.db
       .selectFrom('quotes as q')
-      .innerJoin('rfqs as r', 'r.selected_quote_id', 'q.id')
+      .innerJoin('rfqs as r', 'r.id', 'q.rfq_id')
       .leftJoin('xchange_executions as e', 'e.quote_id', 'q.id')
       .select(['q.id', 'q.xchange', 'q.maker_receives_token'])
+      // The RFQ's winner, or any leg of a sweep (each selected quote of a sweep settles on its own).
+      .where((eb) => eb.or([eb('r.selected_quote_id', '=', eb.ref('q.id')), eb('r.fill', '=', 'SWEEP')]))
       .where('q.status', '=', 'SELECTED')
       .where('q.settlement_mode', '=', 'xchange')
       .where('r.status', '=', 'QUOTED')

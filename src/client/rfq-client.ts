@@ -82,6 +82,10 @@ export class RfqClient {
   accept(rfqId: string, body: { quoteId: string; expectedVersion?: number; perpTakerOrder?: { action: unknown; nonce: number; signature: unknown } }): Promise<{ rfqId: string; quoteId: string; status: T.RfqStatus }> {
     return this.signed('POST', `/v1/rfq/requests/${encodeURIComponent(rfqId)}/accept`, { body });
   }
+  /** A SWEEP RFQ: the sweep as the service ranks it (`{ sweep: true }`), or only the quotes named. */
+  acceptSweep(rfqId: string, body: { sweep: true } | { quotes: Array<{ quoteId: string; expectedVersion?: number }> }): Promise<{ rfqId: string; quoteId: string; status: T.RfqStatus; quoteIds: string[] }> {
+    return this.signed('POST', `/v1/rfq/requests/${encodeURIComponent(rfqId)}/accept`, { body });
+  }
 
   openRfqs(query: { limit?: number; cursor?: string } = {}): Promise<T.Page<T.OpenRfq>> { return this.signed('GET', '/v1/rfq/requests/open', { query }); }
   submitQuote(body: T.CreateQuoteInput): Promise<{ status: T.QuoteStatus; quoteId: string; version: number }> {

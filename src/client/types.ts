@@ -19,7 +19,12 @@ export interface Rfq {
   txHash?: string | null; failureCode?: string | null; failureReason?: string | null;
   /** Additive (DESIGN.md 9.3): the quote that executed, on a perp RFQ once selected. */
   selectedQuoteId?: string | null;
+  /** Additive, SWEEP only: the fill asked for and the least the selection had to fill. */
+  fill?: 'SWEEP'; minFillQty?: string;
+  /** Additive, SWEEP only once selected: one per selected quote, in rank order. */
+  fills?: SweepFill[];
 }
+export interface SweepFill { quoteId: string; baseQty: string; quoteQty: string; status: QuoteStatus; txHash?: string }
 export interface CreateRfqInput {
   instrumentId: string; side: Side; baseQty: string; quoteLimit?: string; autoAccept?: boolean;
   windowMs?: number; windowSecs?: number; idempotencyKey?: string;
@@ -27,6 +32,10 @@ export interface CreateRfqInput {
   makers?: string[];
   /** Aliases of disclosed makers the RFQ must not reach (not together with `makers`). */
   excludeMakers?: string[];
+  /** `ALL` (default): one maker fills the whole size; `SWEEP`: several makers may. */
+  fill?: 'ALL' | 'SWEEP';
+  /** SWEEP only: the least the selection must fill (default `baseQty`). */
+  minFillQty?: string;
 }
 export interface CreateRfqResponse { rfqId: string; status: RfqStatus; auctionEndsAt: number; expiresAt: number }
 export interface Quote {
@@ -37,6 +46,8 @@ export interface Quote {
   builderFeeTenthBp?: number;
   /** Perp only, on a SETTLED quote: the taker's fill size and average price (USDC per coin, before fees). */
   perpFilledSize?: string | null; perpFillAvgPx?: string | null;
+  /** SWEEP RFQ only: false when the quote may be cut. */
+  allOrNone?: boolean;
 }
 export interface MakerQuote {
   rfqId: string; quoteId: string; version: number; instrumentId: string; side: Side; status: QuoteStatus;
@@ -46,6 +57,8 @@ export interface MakerQuote {
   xchange?: XchangeBundle;
   /** Perp: the rank behind the winner while a cascade backup; the fills once SETTLED (DESIGN.md 9.3). */
   position?: number | null; perpFilledSize?: string | null; perpFillAvgPx?: string | null; perpMakerFilledSize?: string | null;
+  /** SWEEP RFQ only: whether the quote may be cut, and the base a cut quote was selected for. */
+  allOrNone?: boolean; selectedQty?: string;
 }
 /** The maker's adapter-signed swap (xchange mode); amounts and expiration are integer strings. */
 export interface SwapTransfer { token: string; from: string; to: string; amount: string }
@@ -57,12 +70,16 @@ export interface OpenRfq {
   id: string; instrumentId: string; side: Side; baseQty: string; autoAccept: boolean; createdAt: number; auctionEndsAt: number; expiresAt: number; settlementDeadline: number;
   /** This maker's own pseudonym for the taker (`tkr_` + 16 base32 characters), what a denylist names. */
   taker: string;
+  /** SWEEP only: a quote may be for any part of baseQty. */
+  fill?: 'SWEEP'; minFillQty?: string;
 }
 export interface CreateQuoteInput {
   rfqId: string; instrumentId: string; side: Side; makerPays: QuoteLeg; makerReceives: QuoteLeg;
   acceptableForMs?: number; expiryMs?: number; xchange?: XchangeBundle | null;
   /** Perp only: the maker's signed venue order and its cancelByCloid, both `{ action, nonce, signature }`. */
   perpMakerOrder?: unknown; perpMakerCancel?: unknown;
+  /** SWEEP RFQ only: false lets the quote be cut (default true). */
+  allOrNone?: boolean;
 }
 
 /*

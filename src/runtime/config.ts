@@ -301,7 +301,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     network: venueNetwork,
     builderAddress: builderAddress === null ? null : builderAddress.toLowerCase(),
     requestTimeoutMs: int('RFQ_VENUE_REQUEST_TIMEOUT_MS', 2000, 50, 60_000),
-    metaCacheMs: int('RFQ_VENUE_META_CACHE_MS', 5000, 0, 600_000),
+    metaCacheMs: int('RFQ_VENUE_META_CACHE_MS', 60_000, 0, 600_000),
     // Below the settlement headroom: the RFQ's outcome is known well before its settlement deadline.
     perpResolveWindowMs: int('RFQ_PERP_RESOLVE_WINDOW_MS', 30_000, 1_000, 600_000),
     // Three quarters of the venue's public 1,200 per minute: room for a hand-run tool on the same address.

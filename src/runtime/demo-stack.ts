@@ -22,10 +22,15 @@ import { putMaker } from '../services/admin/makers.ts';
 import { parseAmount } from '../domain/money/index.ts';
 import { keyFile } from './embedded-stack.ts';
 
-/** Two makers with different spreads and reference prices, so auctions have a real contest. */
-const DEMO_MAKERS: Array<{ seed: number; spreadBp: number; eth: string; btc: string }> = [
-  { seed: 1, spreadBp: 10, eth: '3000', btc: '60000' },
-  { seed: 2, spreadBp: 16, eth: '3001.5', btc: '60030' },
+/**
+ * Three makers with different spreads and reference prices, so auctions have a real contest; on a
+ * SWEEP RFQ each quotes at most a few ETH (or a fraction of a BTC), so a large one is filled by
+ * several of them (`npm run rfq -- buy 3 ETH-USDC --sweep`).
+ */
+const DEMO_MAKERS: Array<{ seed: number; spreadBp: number; eth: string; btc: string; sweepEth: string; sweepBtc: string }> = [
+  { seed: 1, spreadBp: 10, eth: '3000', btc: '60000', sweepEth: '1.25', sweepBtc: '0.05' },
+  { seed: 2, spreadBp: 16, eth: '3001.5', btc: '60030', sweepEth: '1', sweepBtc: '0.04' },
+  { seed: 3, spreadBp: 20, eth: '2999', btc: '59980', sweepEth: '1.5', sweepBtc: '0.06' },
 ];
 
 /** What each demo maker holds on-chain (topped up to this at every start), raw units by symbol. */
@@ -114,8 +119,8 @@ async function prepareMaker(options: DemoOptions, deployer: SigningChainClients,
 
 function makerInstruments(spec: (typeof DEMO_MAKERS)[number], perps: boolean): MakerInstrument[] {
   return [
-    { instrumentId: 'ETH-USDC-SPOT', referencePrice: spec.eth, spreadBp: spec.spreadBp, maxBaseQty: '50', levelSize: '5' },
-    { instrumentId: 'BTC-USDC-SPOT', referencePrice: spec.btc, spreadBp: spec.spreadBp, maxBaseQty: '2', levelSize: '0.25' },
+    { instrumentId: 'ETH-USDC-SPOT', referencePrice: spec.eth, spreadBp: spec.spreadBp, maxBaseQty: '50', sweepBaseQty: spec.sweepEth, levelSize: '5' },
+    { instrumentId: 'BTC-USDC-SPOT', referencePrice: spec.btc, spreadBp: spec.spreadBp, maxBaseQty: '2', sweepBaseQty: spec.sweepBtc, levelSize: '0.25' },
     // Perps are priced from the venue's book (referencePrice and levelSize are not used).
     ...(perps
       ? [

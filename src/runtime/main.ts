@@ -243,9 +243,10 @@ async function untilDone<T>(stopped: () => boolean, failed: (attempt: number, er
 async function fundDemoTakerOnV0(venue: EmbeddedVenue, dataDir: string, omnibusKey: string, node: RunningNode): Promise<string> {
   const { outcome, taker } = await depositDemoTakerToV0(venue, dataDir, privateKeyToAccount(omnibusKey as Hex).address);
   if (!node.v0Worker) return `${outcome} (no v0 worker on this node to credit it)`;
-  const deadline = Date.now() + 60_000;
+  // The worker's reconciliation read finds a deposit whose push was lost within a minute.
+  const deadline = Date.now() + 120_000;
   while (!(await node.store.db.selectFrom('venue_deposits').select('hash').where('from_address', '=', getAddress(taker)).executeTakeFirst())) {
-    if (Date.now() > deadline) throw new Error('the demo taker /v0 deposit was not credited within 60 s');
+    if (Date.now() > deadline) throw new Error('the demo taker /v0 deposit was not credited within 120 s');
     await node.v0Worker.settled();
   }
   return `${outcome}, credited`;

@@ -41,7 +41,13 @@ export function quoteLine(quote: Quote, best: boolean): string {
 
 export function statusLine(rfq: Rfq): string {
   const failure = rfq.failureCode || rfq.failureReason ? ` (${[rfq.failureCode, rfq.failureReason].filter(Boolean).join(': ')})` : '';
-  return `status ${rfq.id} ${rfq.status}${failure}`;
+  return `status ${rfq.id} ${rfq.status}${failure}${rfq.fills ? `; legs ${rfq.fills.map((f) => `${f.baseQty} ${f.status}`).join(', ')}` : ''}`;
+}
+
+/** A SWEEP RFQ's legs, one line each: its quote, the base and quote it moves, its status and transaction. */
+function legLines(rfq: Rfq): string[] {
+  const [base = '?', quote = '?'] = rfq.instrumentId.split('-');
+  return (rfq.fills ?? []).map((f) => `  leg       ${f.quoteId}: ${f.baseQty} ${base} for ${f.quoteQty} ${quote}, ${f.status}${f.txHash ? ` (tx ${f.txHash})` : ''}`);
 }
 
 /** The pay and receive tokens of an RFQ, from its InstrumentId `<BASE>-<QUOTE>-<TYPE>`. */
@@ -75,10 +81,11 @@ export function outcome(rfq: Rfq, perpFill?: PerpFillView): string {
         `  paid      ${rfq.executedPayAmount ?? '?'} ${pay} (fee included)`,
         `  fee       ${rfq.takerFee ?? '?'} ${pay}`,
         `  received  ${rfq.executedRecvAmount ?? '?'} ${receive}`,
-        `  tx        ${rfq.txHash ?? '-'}`,
+        // A sweep's transactions are its legs' own.
+        ...(rfq.fills ? legLines(rfq) : [`  tx        ${rfq.txHash ?? '-'}`]),
       ].join('\n');
     case 'FAILED':
-      return `FAILED ${rfq.id}: ${rfq.failureCode ?? 'no code'}${rfq.failureReason ? `: ${rfq.failureReason}` : ''}`;
+      return [`FAILED ${rfq.id}: ${rfq.failureCode ?? 'no code'}${rfq.failureReason ? `: ${rfq.failureReason}` : ''}`, ...legLines(rfq)].join('\n');
     case 'CANCELLED':
       return `CANCELLED ${rfq.id}${rfq.failureReason ? `: ${rfq.failureReason}` : ': the auction ended with no quote accepted'}`;
     default:

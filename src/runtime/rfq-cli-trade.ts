@@ -16,10 +16,19 @@ export interface TradeResult {
   rfq: Rfq;
   /** Latest version of every quote seen. */
   quotes: Quote[];
-  accepted: { quoteId: string; version: number } | null;
+  /** The quote accepted at its version; on a sweep, the first of the quotes selected, all of them in `quoteIds`. */
+  accepted: { quoteId: string; version: number; quoteIds?: string[] } | null;
   transport: 'websocket' | 'rest';
   /** Perp, once SETTLED: the executed quote's fill (the RFQ itself carries none). */
   perpFill?: PerpFill;
+  /** The service's refusals of this CLI's accepts, in order (absent when none): why nothing was taken. */
+  refusals?: AcceptRefusal[];
+}
+
+export interface AcceptRefusal {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
 }
 
 export interface PerpFill {
@@ -50,6 +59,8 @@ export interface TradeRequest {
   makers?: string[];
   /** Aliases of disclosed makers the RFQ must not reach. */
   excludeMakers?: string[];
+  /** A SWEEP RFQ (several makers may fill it), filling at least `minFillQty` (default: all of it). */
+  sweep?: { minFillQty?: string };
   /** Watch and follow, never accept (another process or `rfq accept` may). */
   noAccept: boolean;
   webSocket: boolean;
@@ -110,23 +121,32 @@ export async function trade(client: RfqClient, tradeRequest: TradeRequest, say: 
       ...(request.windowMs !== undefined ? { windowMs: request.windowMs } : {}),
       ...(request.makers !== undefined ? { makers: request.makers } : {}),
       ...(request.excludeMakers !== undefined ? { excludeMakers: request.excludeMakers } : {}),
+      ...(request.sweep ? { fill: 'SWEEP' as const, ...(request.sweep.minFillQty !== undefined ? { minFillQty: request.sweep.minFillQty } : {}) } : {}),
       // Fresh per request: a retried submit of this same request replays instead of duplicating.
       idempotencyKey: randomUUID(),
     });
     const secondsLeft = ((created.auctionEndsAt - now()) / 1000).toFixed(1);
-    say(`rfq ${created.rfqId}: ${request.side} ${request.baseQty} ${request.instrumentId}${request.quoteLimit ? `, limit ${request.quoteLimit}` : ''}${request.autoAccept ? ', autoAccept' : ''}; auction ends in ${secondsLeft}s`);
+    const sweep = request.sweep ? `, sweep${request.sweep.minFillQty !== undefined ? ` (at least ${request.sweep.minFillQty})` : ''}` : '';
+    say(`rfq ${created.rfqId}: ${request.side} ${request.baseQty} ${request.instrumentId}${request.quoteLimit ? `, limit ${request.quoteLimit}` : ''}${sweep}${request.autoAccept ? ', autoAccept' : ''}; auction ends in ${secondsLeft}s`);
     await watch.track(created.rfqId);
     let accepted: TradeResult['accepted'] = null;
+    const refusals: AcceptRefusal[] = [];
     if (!request.autoAccept && !request.noAccept) {
       const endsAtLocal = created.auctionEndsAt - offset;
       const decideAt = request.acceptAfterMs !== undefined
         ? Date.now() + request.acceptAfterMs
         : endsAtLocal - Math.min(DECIDE_MARGIN_MS, Math.floor((endsAtLocal - Date.now()) / 4));
       await watch.until(() => watch.rfq !== undefined && watch.rfq.status !== 'PENDING', decideAt);
-      accepted = await acceptBest(client, watch, created.rfqId, request.side, request.quoteLimit, now, say, request.perp);
+      accepted = request.sweep
+        ? await acceptSweep(client, watch, created.rfqId, endsAtLocal, say, refusals)
+        : await acceptBest(client, watch, created.rfqId, request.side, request.quoteLimit, now, say, request.perp, refusals);
     }
     const rfq = await follow(watch, offset, request.timeoutMs);
-    return { rfq, quotes: watch.quotes(), accepted, transport: watch.transport, ...(await perpFillOf(client, rfq, accepted, request.perp)) };
+    return {
+      rfq, quotes: watch.quotes(), accepted, transport: watch.transport,
+      ...(await perpFillOf(client, rfq, accepted, request.perp)),
+      ...(refusals.length > 0 ? { refusals } : {}),
+    };
   } finally {
     watch.close();
   }
@@ -187,6 +207,7 @@ export async function followRfq(client: RfqClient, rfqId: string, options: { web
 
 async function acceptBest(
   client: RfqClient, watch: RfqWatch, rfqId: string, side: Side, quoteLimit: string | undefined, now: () => number, say: (line: string) => void, perp?: PerpTaker,
+  refusals: AcceptRefusal[] = [],
 ): Promise<TradeResult['accepted']> {
   const refused = new Set<string>();
   for (let attempt = 1; attempt <= MAX_ACCEPT_ATTEMPTS; attempt++) {
@@ -209,21 +230,74 @@ async function acceptBest(
       return { quoteId: best.quoteId, version: best.version };
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
+      refusals.push(refusalOf(error));
       if (error.code === 'QUOTE_VERSION_MISMATCH' || error.code === 'QUOTE_NOT_ACCEPTABLE') {
         // The book moved under us (re-price, maker window, cancel): read it again and choose again.
         say(`${error.code}: re-reading quotes`);
         await watch.refresh();
         continue;
       }
-      if (error.code === 'AUCTION_CLOSED' || error.code === 'RFQ_NOT_PENDING') {
-        say(`${error.code}: too late to accept`);
-        return null;
-      }
+      if (tooLateToAccept(error, say)) return null;
       throw error;
     }
   }
   say(`gave up accepting after ${MAX_ACCEPT_ATTEMPTS} attempts`);
   return null;
+}
+
+/**
+ * Accepts a SWEEP RFQ as the service ranks its quotes (`{ sweep: true }`). A selection short of
+ * `minFillQty` is refused with nothing changed: the CLI then waits for the quotes to change (a new
+ * quote, a re-price, a status) and tries again, until the auction is about to end.
+ */
+async function acceptSweep(
+  client: RfqClient, watch: RfqWatch, rfqId: string, endsAtLocal: number, say: (line: string) => void, refusals: AcceptRefusal[],
+): Promise<TradeResult['accepted']> {
+  for (let attempt = 1; attempt <= MAX_ACCEPT_ATTEMPTS; attempt++) {
+    if (watch.rfq?.status !== 'PENDING') return null;
+    say('accepting the sweep');
+    const seen = quotesSeen(watch);
+    try {
+      const taken = await client.acceptSweep(rfqId, { sweep: true });
+      say(`selected ${taken.quoteIds.length} quote${taken.quoteIds.length === 1 ? '' : 's'}: ${taken.quoteIds.join(', ')}`);
+      const first = watch.quotes().find((q) => q.quoteId === taken.quoteId);
+      return { quoteId: taken.quoteId, version: first?.version ?? 1, quoteIds: taken.quoteIds };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      refusals.push(refusalOf(error));
+      if (error.code === 'QUOTE_NOT_ACCEPTABLE' || error.code === 'QUOTE_VERSION_MISMATCH') {
+        say(`${error.code}: ${error.message}; waiting for the quotes to change`);
+        await watch.refresh();
+        // Trying again on the same quotes would get the same answer: wait for them to move.
+        const changed = await watch.until(() => quotesSeen(watch) !== seen || watch.rfq?.status !== 'PENDING', endsAtLocal - ACCEPT_HEADROOM_MS);
+        if (!changed) {
+          say('the quotes did not change before the auction ends; not accepting');
+          return null;
+        }
+        continue;
+      }
+      if (tooLateToAccept(error, say)) return null;
+      throw error;
+    }
+  }
+  say(`gave up accepting after ${MAX_ACCEPT_ATTEMPTS} attempts`);
+  return null;
+}
+
+/** The auction ended or the RFQ moved on: an accept cannot succeed any more. */
+function tooLateToAccept(error: ApiError, say: (line: string) => void): boolean {
+  if (error.code !== 'AUCTION_CLOSED' && error.code !== 'RFQ_NOT_PENDING') return false;
+  say(`${error.code}: too late to accept`);
+  return true;
+}
+
+/** Every quote seen, at its version and status: changes when any of them does. */
+function quotesSeen(watch: RfqWatch): string {
+  return watch.quotes().map((q) => `${q.quoteId}@${q.version}:${q.status}`).sort().join(',');
+}
+
+function refusalOf(error: ApiError): AcceptRefusal {
+  return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
 }
 
 /** How often a perp accept's outcome is read while the service checks the order. */

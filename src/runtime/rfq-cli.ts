@@ -57,6 +57,9 @@ commands:
       --makers A,B       only these disclosed makers (by alias, see \`makers\`) see it and quote
       --exclude-makers A,B
                          these disclosed makers never see it (not with --makers)
+      --sweep            several makers may fill it (spot): each quotes part of the size and
+                         the service takes the best quotes until the size is filled
+      --min X            with --sweep: the least that must be filled (default: all of it)
     Quotes are shown live as they arrive and re-price; then the best acceptable one is
     accepted and settlement is followed until SETTLED, FAILED or CANCELLED.
     Perps (ETH-USDC-PERP ...): the CLI signs your venue order (IOC) for the quote it accepts
@@ -116,6 +119,8 @@ const options = {
   status: { type: 'string' },
   makers: { type: 'string' },
   'exclude-makers': { type: 'string' },
+  sweep: { type: 'boolean' },
+  min: { type: 'string' },
 } as const;
 
 type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
@@ -131,8 +136,8 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   trades: ['limit', 'cursor', 'status'],
   deposit: ['follow', 'timeout', 'private-key', 'rpc-url'],
   withdraw: ['follow', 'timeout'],
-  buy: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout', 'private-key', 'venue-url', 'makers', 'exclude-makers'],
-  sell: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout', 'private-key', 'venue-url', 'makers', 'exclude-makers'],
+  buy: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout', 'private-key', 'venue-url', 'makers', 'exclude-makers', 'sweep', 'min'],
+  sell: ['limit', 'auto', 'window', 'accept-after', 'no-accept', 'timeout', 'private-key', 'venue-url', 'makers', 'exclude-makers', 'sweep', 'min'],
   accept: ['quote', 'version', 'timeout', 'private-key', 'venue-url'],
   status: ['follow', 'timeout'],
   cancel: [],
@@ -412,6 +417,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       if (values.auto && (values['no-accept'] || values['accept-after'])) throw new UsageError('--auto leaves the choice to the auction: --no-accept and --accept-after do not apply');
       if (values.makers !== undefined && values['exclude-makers'] !== undefined) throw new UsageError('--makers names who may quote, --exclude-makers who may not: give one of them');
       if (values.auto && command === 'buy' && values.limit === undefined) throw new UsageError('buy --auto needs --limit X: the most you pay, fee included, in the quote token');
+      if (values.min !== undefined && !values.sweep) throw new UsageError('--min is the least a sweep must fill: it needs --sweep');
+      if (values.sweep && isPerpInstrument(instrumentOf(instrument!))) throw new UsageError('--sweep is offered on spot instruments only');
       const request = {
         side: command.toUpperCase() as Side,
         baseQty: size!,
@@ -424,6 +431,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         ...(values['accept-after'] !== undefined ? { acceptAfterMs: parseDuration(values['accept-after'], '--accept-after') } : {}),
         ...(values.makers !== undefined ? { makers: aliasList(values.makers, '--makers') } : {}),
         ...(values['exclude-makers'] !== undefined ? { excludeMakers: aliasList(values['exclude-makers'], '--exclude-makers') } : {}),
+        ...(values.sweep ? { sweep: values.min !== undefined ? { minFillQty: values.min } : {} } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       };
       action = async (client) => {

@@ -24,6 +24,12 @@ export async function lockCursor(tx: Tx, name: string): Promise<ChainCursor | nu
   return row ? { name, blockNumber: row.block_number, blockHash: row.block_hash, blockTimestampSecs: row.block_timestamp } : null;
 }
 
+/** The cursor's block, its row read FOR SHARE so the follower cannot pass it before the transaction ends; null if absent. */
+export async function sharedCursorBlock(tx: Tx, name: string): Promise<number | null> {
+  const row = await tx.selectFrom('chain_cursors').select('block_number').where('name', '=', name).forShare().executeTakeFirst();
+  return row ? row.block_number : null;
+}
+
 export async function initCursor(db: Reader, cursor: ChainCursor, at: number): Promise<void> {
   await db
     .insertInto('chain_cursors')

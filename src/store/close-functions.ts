@@ -26,76 +26,6 @@ import { BALANCE_COLUMNS, QUOTE_COLUMNS, RFQ_COLUMNS } from './row-columns.ts';
 import type { BalancesTable, QuotesTable, RfqsTable } from './schema.ts';
 import type { Tx } from './transaction.ts';
 
-export const RFQ_CLOSE_LOCK_SQL = `
-create or replace function rfq_close_lock(p_ids text[], p_now int8)
-returns jsonb
-language plpgsql as $fn$
-declare
-  v_rfqs jsonb := '[]';
-  v_locked text[];
-  v_quotes jsonb := '[]';
-  v_protections jsonb := '[]';
-  v_makers uuid[] := '{}';
-  v_pair record;
-begin
-  select coalesce(jsonb_agg(to_jsonb(r) order by r.id), '[]'), array_agg(r.id order by r.id) into v_rfqs, v_locked
-    from (select r.* from rfqs r
-          where r.id = any(p_ids) and r.status = 'PENDING' and r.auction_ends_at <= p_now
-            and not exists (select 1 from perp_executions e where e.rfq_id = r.id and e.phase = 'checking')
-          order by r.id
-          for update of r skip locked) as r;
-  if v_locked is null then
-    return jsonb_build_object('rfqs', v_rfqs, 'quotes', v_quotes, 'protections', v_protections, 'barred', '[]'::jsonb);
-  end if;
-  select coalesce(jsonb_agg((to_jsonb(q) || jsonb_build_object('xchange', q.xchange::text)) order by q.id), '[]') into v_quotes
-    from (select q.* from quotes q where q.rfq_id = any(v_locked) order by q.id for update of q) as q;
-  for v_pair in
-    select distinct q.maker_account_id as maker, r.instrument_id as instrument
-      from quotes q join rfqs r on r.id = q.rfq_id
-      where q.rfq_id = any(v_locked) and r.id = any(v_locked) and r.auto_accept and q.status = 'SUBMITTED'
-      order by 1, 2
-  loop
-    v_protections := v_protections || rfq_locked_protections(v_pair.maker, v_pair.instrument, p_now);
-    v_makers := v_makers || v_pair.maker;
-  end loop;
-  return jsonb_build_object('rfqs', v_rfqs, 'quotes', v_quotes, 'protections', v_protections,
-    'barred', rfq_barred_makers(v_makers, p_now));
-end
-$fn$;
-`;
-
-export const RFQ_CLOSE_WRITE_SQL = `
-create or replace function rfq_close_write(
-  p_now int8,
-  p_lock_owners text[], p_lock_reasons text[], p_new_lock_ids uuid[], p_kept numeric[],
-  p_rfq_ids text[], p_rfq_from text[], p_rfq_to text[], p_quoted_at int8[], p_selected text[], p_failure_codes text[], p_failure_reasons text[],
-  p_quote_ids text[], p_quote_from text[], p_quote_to text[], p_quote_deadlines int8[], p_quote_fields text[])
-returns jsonb
-language plpgsql as $fn$
-declare
-  v_ended jsonb := '[]';
-  v_rfqs jsonb;
-  v_quotes jsonb;
-  v_written int;
-  v_balances jsonb;
-begin
-  if coalesce(cardinality(p_lock_owners), 0) > 0 then
-    select coalesce(jsonb_agg(to_jsonb(e)), '[]') into v_ended
-      from rfq_relock_many(p_now, p_lock_owners, p_lock_reasons, p_new_lock_ids, p_kept) as e;
-  end if;
-  select count(*), coalesce(jsonb_agg(to_jsonb(r)), '[]') into v_written, v_rfqs
-    from rfq_write_rfq_statuses(p_now, p_rfq_ids, p_rfq_from, p_rfq_to, p_quoted_at, p_selected, p_failure_codes, p_failure_reasons) as r;
-  if v_written <> coalesce(cardinality(p_rfq_ids), 0) then
-    raise exception 'RFQ batch wrote % of % rows: some changed under their locks', v_written, cardinality(p_rfq_ids);
-  end if;
-  v_quotes := rfq_write_quote_batch(p_now, p_quote_ids, p_quote_from, p_quote_to, p_quote_deadlines, p_quote_fields);
-  -- Under the accounts' frame locks (balance-frames.ts): each frame built from these rows is numbered after every commit they include.
-  v_balances := rfq_balance_frame_rows(array(select (e ->> 'account_id')::uuid from jsonb_array_elements(v_ended) as e));
-  return jsonb_build_object('ended', v_ended, 'rfqs', v_rfqs, 'quotes', v_quotes, 'balances', v_balances);
-end
-$fn$;
-`;
-
 export interface CloseLocked {
   /** The RFQs this close took, in id order. */
   rfqs: Array<Selectable<RfqsTable>>;
@@ -139,12 +69,12 @@ type Json = Record<string, unknown>;
 
 export async function writeClose(tx: Tx, write: CloseWrite): Promise<CloseWritten> {
   const [owners, reasons, lockIds, kept] = relockArguments(write.locks);
-  const [rfqIds, rfqFrom, rfqTo, quotedAt, selected, failureCodes, failureReasons] = rfqStatusArguments(write.rfqs);
+  const [rfqIds, rfqFrom, rfqTo, rfqFields] = rfqStatusArguments(write.rfqs);
   const [quoteIds, quoteFrom, quoteTo, deadlines, fields] = quoteStatusArguments(write.quotes);
   const { rows } = await sql<{ written: string }>`
     select rfq_close_write(${write.now}::int8,
       ${owners}::text[], ${reasons}::text[], ${lockIds}::uuid[], ${kept}::numeric[],
-      ${rfqIds}::text[], ${rfqFrom}::text[], ${rfqTo}::text[], ${quotedAt}::int8[], ${selected}::text[], ${failureCodes}::text[], ${failureReasons}::text[],
+      ${rfqIds}::text[], ${rfqFrom}::text[], ${rfqTo}::text[], ${rfqFields}::text[],
       ${quoteIds}::text[], ${quoteFrom}::text[], ${quoteTo}::text[], ${deadlines}::int8[], ${fields}::text[])::text as written
   `.execute(tx);
   const written = parseExactJson<{ ended: Json[]; rfqs: Json[]; quotes: Json[]; balances: Json[] }>(rows[0]!.written);

@@ -1,8 +1,10 @@
 /**
- * Applies the schema migrations in order, the same on PGlite and PostgreSQL. Runs at start;
- * concurrent starters on one PostgreSQL are serialised by Kysely's migration lock.
+ * Applies the schema migrations in order, the same on PGlite and PostgreSQL, then installs the SQL
+ * function set (sql-functions.ts). Runs at start; concurrent starters on one PostgreSQL are
+ * serialised by Kysely's migration lock and the installer's advisory lock.
  */
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { installSqlFunctions } from './sql-functions.ts';
 import * as foundation from './migrations/0001-foundation.ts';
 import * as outboxNotify from './migrations/0002-outbox-notify.ts';
 import * as notifyOffCommitPath from './migrations/0003-outbox-notify-off-commit-path.ts';
@@ -57,6 +59,8 @@ import * as lateRelays from './migrations/0199-late-relays.ts';
 import * as priceMarks from './migrations/0201-price-marks.ts';
 import * as makerFailuresByTime from './migrations/0202-maker-failures-by-time.ts';
 import * as counterparties from './migrations/0203-counterparties.ts';
+import * as sqlFunctionSets from './migrations/0204-sql-function-sets.ts';
+import * as sweepFills from './migrations/0205-sweep-fills.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -113,6 +117,8 @@ const migrations: Record<string, Migration> = {
   '0201-price-marks': priceMarks,
   '0202-maker-failures-by-time': makerFailuresByTime,
   '0203-counterparties': counterparties,
+  '0204-sql-function-sets': sqlFunctionSets,
+  '0205-sweep-fills': sweepFills,
 };
 
 class InCodeMigrations implements MigrationProvider {
@@ -121,10 +127,12 @@ class InCodeMigrations implements MigrationProvider {
   }
 }
 
+/** Migrates, then installs the function set; answers the names of the migrations applied now. */
 export async function migrateToLatest<T>(db: Kysely<T>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new InCodeMigrations() });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
+  await installSqlFunctions(db);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 

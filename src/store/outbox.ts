@@ -12,7 +12,6 @@
  * (outbox-dispatcher.ts `committed`), the outbox stays the record other nodes read.
  */
 import { sql } from 'kysely';
-import { GENERIC_PLANS } from './generic-plans.ts';
 import type { Db, Tx } from './transaction.ts';
 import { readBalanceFrameRows } from './balance-frames.ts';
 import type { BalanceRow } from './ledger.ts';
@@ -157,7 +156,7 @@ const eventsPayload = (events: readonly Buffered[]) => JSON.stringify(events.map
 async function writeEvents(tx: Tx, events: Buffered[]): Promise<CommittedEvent[]> {
   if (events.length === 0) return [];
   await buildBalancesFrames(tx, events);
-  // rfq_append_events (APPEND_EVENTS_SQL): sequence rows in (account, topic) order, numbered in append order.
+  // rfq_append_events (sql/rfq_append_events.sql): sequence rows in (account, topic) order, numbered in append order.
   const { rows } = await sql<{ rows: AppendedRow[] }>`select rfq_append_events(${eventsPayload(events)}::jsonb) as rows`.execute(tx);
   return committedRows(events, rows[0]?.rows ?? []);
 }
@@ -188,59 +187,6 @@ export function eventsWritten(tx: Tx, taken: TakenEvents, appended: readonly App
   if (!early) throw new Error('eventsWritten outside inTransaction');
   early.push(...committedRows(taken.events, appended));
 }
-
-/**
- * The live definition of `rfq_append_events(events jsonb)` (migration 0008 wrote it returning
- * nothing; 0160 loads this one, 0176 again with `GENERIC_PLANS`: generic-plans.ts). Events arrive in append order; sequence rows are taken in
- * (account, topic) order, as every writer does, and each (account, topic) numbers its events in
- * append order. Broadcast events (no account) carry no sequence. Returns `[id, seq]` of each event
- * in append order (ids are given in that order; it returned whole rows, frames too, before
- * migration 0187): the writer joins them with its frames (`committedRows`) and hands the rows to
- * the node's dispatcher once committed.
- */
-export const APPEND_EVENTS_SQL = `
-create or replace function rfq_append_events(p_events jsonb) returns jsonb
-language plpgsql ${GENERIC_PLANS} as $fn$
-declare
-  grp record;
-  v_last int8;
-  v_accounts uuid[] := '{}';
-  v_topics text[] := '{}';
-  v_bases int8[] := '{}';
-  v_rows jsonb;
-begin
-  for grp in
-    select account_id, topic, count(*)::int8 as n
-    from jsonb_to_recordset(p_events) as e(account_id uuid, topic text)
-    where account_id is not null
-    group by account_id, topic
-    order by account_id, topic
-  loop
-    insert into event_seqs as s (account_id, topic, last_seq) values (grp.account_id, grp.topic, grp.n)
-    on conflict (account_id, topic) do update set last_seq = s.last_seq + excluded.last_seq
-    returning s.last_seq into v_last;
-    v_accounts := v_accounts || grp.account_id;
-    v_topics := v_topics || grp.topic;
-    v_bases := v_bases || (v_last - grp.n);
-  end loop;
-  with written as (
-    insert into outbox (account_id, topic, seq, frame, created_at)
-    select e.account_id, e.topic,
-           case when e.account_id is null then null
-                else b.base + row_number() over (partition by e.account_id, e.topic order by e.ord) end,
-           e.frame, e.at
-    from jsonb_to_recordset(p_events) as e(ord int, account_id uuid, topic text, frame jsonb, at int8)
-    left join unnest(v_accounts, v_topics, v_bases) as b(account_id, topic, base)
-      on b.account_id = e.account_id and b.topic = e.topic
-    order by e.ord
-    returning id, seq
-  )
-  select coalesce(jsonb_agg(jsonb_build_array(id, seq) order by id), '[]')
-    into v_rows from written;
-  return v_rows;
-end
-$fn$;
-`;
 
 /** Deletes outbox rows created before `before` (UnixMillis), at most `limit` per call. */
 export async function pruneOutbox(db: Db, before: number, limit: number): Promise<number> {

@@ -1,6 +1,6 @@
 /**
  * A perp execution's lease, and what its checks read, in one call of a PL/pgSQL function
- * (`rfq_perp_acquire`, migration 0180). As a plain statement the same update and
+ * (`rfq_perp_acquire`, src/store/sql/rfq_perp_acquire.sql). As a plain statement the same update and
  * six-table read cost about 3.6 ms a call on PGlite, nearly all of it parsing and planning on the
  * node's own thread; the function keeps its plans.
  *
@@ -13,47 +13,9 @@
 import { sql } from 'kysely';
 import type { Side } from '../domain/rfq/types.ts';
 import { TERMINAL_EXECUTION_PHASES } from '../domain/perp/execution.ts';
-import { GENERIC_PLANS } from './generic-plans.ts';
 import { decodeRow, parseExactJson, type NumericColumns } from './json-rows.ts';
 import { EXECUTION_COLUMNS, type ExecutionRow } from './perp-commit-functions.ts';
 import type { Db } from './transaction.ts';
-
-export const RFQ_PERP_ACQUIRE_SQL = `
-create or replace function rfq_perp_acquire(p_id text, p_owner text, p_now int8, p_until int8, p_terminal text[])
-returns text
-language plpgsql ${GENERIC_PLANS} as $fn$
-declare
-  v_row perp_executions;
-  v_checks jsonb;
-begin
-  update perp_executions set lease_owner = p_owner, lease_until = p_until
-    where id = (
-      select id from perp_executions
-      where id = p_id and phase <> all(p_terminal) and next_at <= p_now and lease_until <= p_now
-      for update skip locked)
-    returning * into v_row;
-  if v_row.id is null then
-    return null;
-  end if;
-  if v_row.phase = 'checking' then
-    select jsonb_build_object(
-        'account_id', r.account_id, 'instrument_id', r.instrument_id, 'side', r.side, 'taker_fee_tenth_bp', r.taker_fee_tenth_bp,
-        'taker_address', ta.address, 'maker_account_id', q.maker_account_id,
-        'maker_pays_amount', q.maker_pays_amount, 'maker_receives_amount', q.maker_receives_amount,
-        'maker_address', ma.address, 'maker_order', o.maker_order, 'maker_cancel', o.maker_cancel)
-      into v_checks
-      from rfqs r
-      join accounts ta on ta.id = r.account_id
-      join quotes q on q.id = v_row.quote_id
-      join accounts ma on ma.id = q.maker_account_id
-      left join perp_quote_orders o on o.quote_id = q.id
-      where r.id = v_row.rfq_id;
-  end if;
-  -- The state as its text, parsed as the driver parses a JSON column (json-rows.ts).
-  return jsonb_build_object('execution', to_jsonb(v_row) || jsonb_build_object('state', v_row.state::text), 'checks', v_checks)::text;
-end
-$fn$;
-`;
 
 /** What the checks of an execution in `checking` read (see above). */
 export interface ChecksRead {

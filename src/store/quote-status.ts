@@ -2,7 +2,7 @@
  * The one writer of a quote's status: every change is a compare-and-set on the status the caller
  * decided from with `transitionQuote` (src/domain/rfq/quote-state.ts), under the row locks the
  * caller holds (RFQ first, then its quotes).
- * A re-quote (SUBMITTED -> SUBMITTED) is written by `rfq_write_quotes` (quote-write-function.ts),
+ * A re-quote (SUBMITTED -> SUBMITTED) is written by `rfq_write_quotes` (sql/rfq_write_quotes.sql),
  * which guards it the same way (`where q.status = 'SUBMITTED'`).
  */
 import { sql, type Selectable, type Updateable } from 'kysely';
@@ -23,56 +23,6 @@ export async function writeQuoteStatus(tx: Tx, change: QuoteStatusChange, now: n
 
 /** What a settlement mode attaches to a selected quote (settlement-gateway.ts); an absent key leaves the column as it is. */
 export type QuoteSettlementFields = Pick<QuoteOutcomeFields, 'permit_signature' | 'spender' | 'quote_hash' | 'delivery_deadline_secs' | 'window_starts_at' | 'window_ends_at'>;
-
-/**
- * The batch compare-and-set as one SQL function (PL/pgSQL: its plan is kept per connection, where
- * a `language sql` function is planned again on every call), so the accept's one write (rfq_accept_write,
- * accept-functions.ts) writes statuses through the same definition. Per row, `p_fields` is a JSON
- * object of the settlement fields to set: `?` tells "set to null" from "leave".
- */
-export const RFQ_WRITE_QUOTE_STATUSES_SQL = `
-create or replace function rfq_write_quote_statuses(p_now int8, p_ids text[], p_from text[], p_to text[], p_deadlines int8[], p_fields text[])
-returns setof quotes
-language plpgsql as $fn$
-begin
-  return query
-  update quotes q set status = d.status, updated_at = p_now,
-    settlement_deadline_secs = coalesce(d.deadline, q.settlement_deadline_secs),
-    permit_signature = case when d.f ? 'permit_signature' then d.f ->> 'permit_signature' else q.permit_signature end,
-    spender = case when d.f ? 'spender' then d.f ->> 'spender' else q.spender end,
-    quote_hash = case when d.f ? 'quote_hash' then d.f ->> 'quote_hash' else q.quote_hash end,
-    delivery_deadline_secs = case when d.f ? 'delivery_deadline_secs' then (d.f ->> 'delivery_deadline_secs')::int8 else q.delivery_deadline_secs end,
-    window_starts_at = case when d.f ? 'window_starts_at' then (d.f ->> 'window_starts_at')::int8 else q.window_starts_at end,
-    window_ends_at = case when d.f ? 'window_ends_at' then (d.f ->> 'window_ends_at')::int8 else q.window_ends_at end
-  from (select u.id, u.prior, u.status, u.deadline, u.f::jsonb as f from unnest(p_ids, p_from, p_to, p_deadlines, p_fields) as u(id, prior, status, deadline, f)) as d
-  where q.id = d.id and q.status = d.prior
-  returning q.*;
-end
-$fn$;
-`;
-
-/**
- * The batch write as the accept's and the close's one-call writes use it (accept-functions.ts,
- * close-functions.ts): every row written or the call raises (a row that moved under its lock),
- * answered as a JSON array with `xchange` as text (its exact numbers, json-rows.ts).
- */
-export const RFQ_WRITE_QUOTE_BATCH_SQL = `
-create or replace function rfq_write_quote_batch(p_now int8, p_ids text[], p_from text[], p_to text[], p_deadlines int8[], p_fields text[])
-returns jsonb
-language plpgsql as $fn$
-declare
-  v_written int;
-  v_quotes jsonb;
-begin
-  select count(*), coalesce(jsonb_agg((to_jsonb(q) || jsonb_build_object('xchange', q.xchange::text))), '[]') into v_written, v_quotes
-    from rfq_write_quote_statuses(p_now, p_ids, p_from, p_to, p_deadlines, p_fields) as q;
-  if v_written <> coalesce(cardinality(p_ids), 0) then
-    raise exception 'quote batch wrote % of % rows: some changed under their locks', v_written, cardinality(p_ids);
-  end if;
-  return v_quotes;
-end
-$fn$;
-`;
 
 export interface QuoteStatusWrite {
   id: string;

@@ -3,17 +3,13 @@
  * raw SQL and typed queries read the same. NUMERIC -> bigint, INT8 -> number (see database.ts).
  */
 import type { ColumnType, Generated } from 'kysely';
-import type { QuoteStatus, RfqStatus } from '../domain/rfq/types.ts';
+import type { QuoteStatus, RfqFill, RfqStatus } from '../domain/rfq/types.ts';
 import type { DepositStatus } from '../domain/funds/deposit-state.ts';
 import type { WithdrawalStatus } from '../domain/funds/withdrawal-state.ts';
 import type { V0OrderStatus } from '../domain/v0/order-status.ts';
-
-/**
- * The custody broadcaster's queue (src/chain/custody/custody-broadcaster.ts): QUEUED (nothing
- * signed) -> SIGNED (nonce, raw transaction and hash persisted) -> SENT -> CONFIRMED | REVERTED |
- * UNRESOLVED.
- */
-export type CustodyTransferStatus = 'QUEUED' | 'SIGNED' | 'SENT' | 'CONFIRMED' | 'REVERTED' | 'CANCELLED' | 'UNRESOLVED' | 'EXPIRED';
+import type { CustodyTransferStatus } from '../domain/funds/custody-transfer-state.ts';
+import type { VenueActionStatus } from '../domain/venue/venue-action-status.ts';
+import type { V0WithdrawalState } from '../domain/v0/withdrawal-status.ts';
 
 type Json<T> = ColumnType<T, string, string>;
 
@@ -113,6 +109,12 @@ export interface RfqsTable {
   audience_only: Generated<string[] | null>;
   /** Maker account ids it never reaches: excluded by the taker, or denying it at creation. */
   audience_except: Generated<string[]>;
+  /** `ALL`: one maker fills the whole size; `SWEEP`: several makers may (src/domain/rfq/sweep-selection.ts). */
+  fill: Generated<RfqFill>;
+  /** SWEEP: the least the selection must fill, in base units; null on an ALL RFQ. */
+  min_fill_qty: Generated<bigint | null>;
+  /** SWEEP: its selected legs in rank order, each with its quote's status; null until selected. */
+  sweep_fills: ColumnType<SweepFillRecord[], string | undefined, string> | null;
 }
 export interface QuotesTable {
   id: string;
@@ -147,6 +149,26 @@ export interface QuotesTable {
   perp_filled_size: string | null;
   perp_fill_avg_px: string | null;
   perp_maker_filled_size: string | null;
+  /** SWEEP: the version at which the maker let this quote be cut; at any other version it is all-or-none. */
+  divisible_version: Generated<number | null>;
+  /** SWEEP: the base a cut quote was selected for (its legs are then written as cut). */
+  selected_qty: Generated<bigint | null>;
+}
+/**
+ * One leg of a SWEEP RFQ as `rfqs.sweep_fills` keeps it: amounts in smallest units as integer
+ * strings (exact through JSON); `status` and `txHash` are its quote's, written with them.
+ */
+export interface SweepFillRecord {
+  quoteId: string;
+  baseQty: string;
+  /** Quote-token amount the leg moves between maker and taker, before the fee. */
+  quoteQty: string;
+  takerFee: string;
+  /** BUY what the taker pays on the leg (fee included); SELL what it receives (fee taken). */
+  takerQuoteAmount: string;
+  cut: boolean;
+  status: QuoteStatus;
+  txHash: string | null;
 }
 /** One (signer, nonce) of a signed venue action, claimed once across quotes and accepts (migration 0020). */
 export interface VenueNonceClaimsTable { signer: string; nonce: number; claimed_at: number; purpose: string; quote_id: string | null }
@@ -311,7 +333,7 @@ export interface VenueActionsTable {
   owner_id: string;
   /** The exact body sent to `/exchange` ({ action, nonce, signature, ... }); a resend reuses it. */
   request: Json<Record<string, unknown>>;
-  status: 'SIGNED' | 'SENT' | 'ACKED' | 'REFUSED';
+  status: VenueActionStatus;
   response: Json<unknown> | null;
   send_attempts: Generated<number>;
   created_at: number;
@@ -365,7 +387,7 @@ export interface V0WithdrawalsTable {
   token: string;
   amount: bigint;
   to_address: string;
-  state: 'pending' | 'completed' | 'failed';
+  state: V0WithdrawalState;
   tx_hash: string | null;
   error_message: string | null;
   created_at: number;
@@ -391,6 +413,8 @@ export interface MakerCancelAllAfterTable { maker_account_id: string; fires_at: 
 export interface MakerProtectionSelectionsTable { quote_id: string; maker_account_id: string; instrument_id: string; notional: bigint; selected_at: number }
 export interface WsNodesTable { node_id: string; heartbeat_at: number }
 export interface ServiceLivenessTable { id: Generated<number>; alive_at: number }
+/** One install of the SQL function set (sql-functions.ts); `functions` are its function names. */
+export interface SqlFunctionSetsTable { id: Generated<number>; checksum: string; functions: string[]; installed_at: number }
 export interface ServiceOutagesTable { started_at: number; ended_at: number }
 export interface MakerSessionsTable { session_id: string; node_id: string; maker_account_id: string; cancel_on_disconnect: boolean; opened_at: number; ended_at: number | null }
 export interface V0FeeRatesTable { account_id: string; taker_ppm: number; maker_ppm: number; updated_at: number }
@@ -444,5 +468,6 @@ export interface DB {
   ws_nodes: WsNodesTable;
   maker_sessions: MakerSessionsTable;
   service_liveness: ServiceLivenessTable;
+  sql_function_sets: SqlFunctionSetsTable;
   service_outages: ServiceOutagesTable;
 }

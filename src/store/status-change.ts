@@ -1,9 +1,11 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Reader, Tx } from './transaction.ts';
 
 /**
- * What the status writers (rfq-status.ts, quote-status.ts, v0-order-status.ts) persist: one entity's transition as
- * decided by its state machine in src/domain, written as a compare-and-set on `from`.
+ * What the status writers (rfq-status.ts, quote-status.ts, v0-order-status.ts,
+ * custody-transfer-status.ts, venue-action-status.ts, v0-withdrawal-status.ts) persist: one
+ * entity's transition as decided by its state machine in src/domain, written as a compare-and-set
+ * on `from`.
  */
 export interface StatusChange<Status extends string, Fields> {
   id: string;
@@ -13,7 +15,22 @@ export interface StatusChange<Status extends string, Fields> {
   fields?: Fields;
 }
 
-type StatusTable = 'rfqs' | 'quotes' | 'v0_orders';
+/**
+ * A transition written without the row's lock: `from` may name every status the event applies to
+ * (the caller read the row, but it may have moved on among them since).
+ */
+export type StatusChangeIfStill<Status extends string, Fields> = Omit<StatusChange<Status, Fields>, 'from'> & { from: Status | readonly Status[] };
+
+/** Each table with a status and the column that holds it (`/v0` withdrawals call it `state`, as the spec does). */
+const STATUS_COLUMNS = { rfqs: 'status', quotes: 'status', v0_orders: 'status', custody_transfers: 'status', venue_actions: 'status', v0_withdrawals: 'state' } as const;
+
+export type StatusTable = keyof typeof STATUS_COLUMNS;
+
+/**
+ * A transition that counts a send (custody transfers, venue actions) sets `send_attempts` to this:
+ * counted in the statement, so two racing sends are both counted.
+ */
+export const ONE_MORE_SEND: RawBuilder<number> = sql<number>`send_attempts + 1`;
 
 /**
  * Writes one transition and its fields as a compare-and-set on `from`, and returns the row. The
@@ -31,13 +48,15 @@ export async function compareAndSetStatus<Row>(tx: Tx, target: { table: StatusTa
  * The compare-and-set without a row lock held: a row that has moved on from `from` is left as
  * it is, and undefined is returned (the caller's transition lost a race it may lose).
  */
-export async function compareAndSetStatusIfStill<Row>(db: Reader, table: StatusTable, change: StatusChange<string, object>, now: number): Promise<Row | undefined> {
-  const assignments = Object.entries({ ...change.fields, status: change.to, updated_at: now })
+export async function compareAndSetStatusIfStill<Row>(db: Reader, table: StatusTable, change: StatusChangeIfStill<string, object>, now: number): Promise<Row | undefined> {
+  const column = STATUS_COLUMNS[table];
+  const assignments = Object.entries({ ...change.fields, [column]: change.to, updated_at: now })
     .filter(([, value]) => value !== undefined)
-    .map(([column, value]) => sql`${sql.ref(column)} = ${value}`);
+    .map(([name, value]) => sql`${sql.ref(name)} = ${value}`);
+  const from: readonly string[] = typeof change.from === 'string' ? [change.from] : change.from;
   const written = await sql<Row>`
     update ${sql.table(table)} set ${sql.join(assignments)}
-    where id = ${change.id} and status = ${change.from}
+    where id = ${change.id} and ${sql.ref(column)} in (${sql.join(from)})
     returning *
   `.execute(db);
   return written.rows[0];

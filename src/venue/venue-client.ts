@@ -87,7 +87,7 @@ export class VenueClient implements PerpVenue {
     this.#shared = shared ?? { transport: new VenueTransport({ apiUrl: options.url, isTestnet: options.network === 'testnet', timeout: null, budget: options.budget ?? null }), meta: null, agents: new Map() };
     this.#priorities = priorities;
     this.#timeoutMs = options.requestTimeoutMs ?? 2_000;
-    this.#metaCacheMs = options.metaCacheMs ?? 5_000;
+    this.#metaCacheMs = options.metaCacheMs ?? 60_000;
     this.#agentsCacheMs = options.agentsCacheMs ?? 2_000;
     this.#now = options.now ?? Date.now;
   }

@@ -95,7 +95,7 @@ async function quotesBaseline(tx: Reader, deps: ServiceDeps, accountId: string):
       .selectFrom('quotes')
       .innerJoin('rfqs', 'rfqs.id', 'quotes.rfq_id')
       .selectAll('quotes')
-      .select(['rfqs.instrument_id', 'rfqs.side', 'rfqs.taker_fee_tenth_bp'])
+      .select(['rfqs.instrument_id', 'rfqs.side', 'rfqs.taker_fee_tenth_bp', 'rfqs.fill'])
       .where('rfqs.account_id', '=', accountId)
       .where('rfqs.status', 'in', OPEN_RFQ)
       .orderBy('quotes.received_at', 'desc')
@@ -114,7 +114,7 @@ async function quoteStatusBaseline(tx: Reader, deps: ServiceDeps, accountId: str
       .selectFrom('quotes')
       .innerJoin('rfqs', 'rfqs.id', 'quotes.rfq_id')
       .selectAll('quotes')
-      .select(['rfqs.instrument_id', 'rfqs.side'])
+      .select(['rfqs.instrument_id', 'rfqs.side', 'rfqs.fill'])
       // By maker_id: the (maker_id, created_at desc) index serves the newest-first read.
       .where('quotes.maker_id', '=', (eb) => eb.selectFrom('makers').select('maker_id').where('account_id', '=', accountId))
       .orderBy('quotes.created_at', 'desc')

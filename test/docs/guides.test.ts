@@ -49,6 +49,7 @@ const SKIPPED: Record<string, Array<{ starts: string; reason: string }>> = {
   ],
   'taker-quickstart.md': [
     { starts: 'npm start', reason: 'the embedded stack has its own end-to-end test; the guide runs against a harness node seeded the same way' },
+    { starts: 'npm run rfq -- buy 3 ETH-USDC --sweep', reason: "needs npm start's three demo makers, which the harness node does not run: test/runtime/embedded-start.test.ts runs this sweep" },
   ],
   'http-reference.md': [],
   'v0-guide.md': [

@@ -92,7 +92,8 @@ export class PerpFixture {
     const control = new VenueSimControl(sim.url);
     // The venue approves a builder holding 100 USDC of perps account value (realistic profile).
     await control.fund({ user: BUILDER, account: 'perp', token: 'USDC', amount: '100' });
-    if (sim.profile.movingBook && venue.movingBook !== true) await control.book({ coin: 'ETH', moving: false });
+    // Pinned at 3500 itself: the walk may have moved the mid before the pin (a slow start).
+    if (sim.profile.movingBook && venue.movingBook !== true) await control.book({ coin: 'ETH', moving: false, mid: '3500' });
     const h = await startHarness(backend, { ...options, venue: { url: sim.url, network: 'mainnet', builderAddress: BUILDER }, perpExecution: TEST_PERP_EXECUTION });
     await h.admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 20, minQuoteNotional: '10' });
     return new PerpFixture(h, sim);

@@ -64,6 +64,8 @@ export async function startV0Stack(backend: Backend, options: HarnessOptions & {
   network?: 'mainnet' | 'testnet';
   /** Its longest idle read pause (V0_TEST_LEDGER_IDLE_MAX_MS). */
   ledgerIdleMaxMs?: number;
+  /** While pushing, its reconciliation read's period (the node's default, 60 s). */
+  ledgerReconcileMs?: number;
   /** False: the worker polls only, without the venue's WebSocket pushes (default true). */
   push?: boolean;
 } = {}): Promise<V0Stack> {
@@ -87,8 +89,8 @@ export async function startV0Stack(backend: Backend, options: HarnessOptions & {
       await simControl('/_sim/fund', { user: omnibus.address, account: 'spot', token: 'USDC', amount: '1' });
       await exchangeOf(omnibus).approveAgent({ agentAddress: privateKeyToAccount(agentKey).address, agentName: 'rfq-v0' });
     }
-    const { sim: _sim, omnibusKey: _o, agentKey: _a, pollIntervalMs, network: _n, ledgerIdleMaxMs, push, ...harnessOptions } = options;
-    harness = await startHarness(backend, { ...harnessOptions, v0: { venue: { url: sim.url, omnibusKey, agentKey, network, pollIntervalMs: pollIntervalMs ?? 100, ledgerIdleMaxMs: ledgerIdleMaxMs ?? V0_TEST_LEDGER_IDLE_MAX_MS, push }, ...harnessOptions.v0 } });
+    const { sim: _sim, omnibusKey: _o, agentKey: _a, pollIntervalMs, network: _n, ledgerIdleMaxMs, ledgerReconcileMs, push, ...harnessOptions } = options;
+    harness = await startHarness(backend, { ...harnessOptions, v0: { venue: { url: sim.url, omnibusKey, agentKey, network, pollIntervalMs: pollIntervalMs ?? 100, ledgerIdleMaxMs: ledgerIdleMaxMs ?? V0_TEST_LEDGER_IDLE_MAX_MS, ...(ledgerReconcileMs !== undefined ? { ledgerReconcileMs } : {}), push }, ...harnessOptions.v0 } });
   } catch (error) {
     if (!options.sim) await sim.stop();
     throw error;

@@ -175,7 +175,7 @@ describe('config', () => {
     assert.equal(config.adminToken, ADMIN_TOKEN);
     assert.equal(config.secretKey, SECRET_KEY);
     assert.equal(config.demoMakers, false, 'no demo makers in production unless asked for');
-    assert.deepEqual(config.venue, { network: 'mainnet', builderAddress: PRODUCTION.RFQ_VENUE_BUILDER_ADDRESS, requestTimeoutMs: 2000, metaCacheMs: 5000, perpResolveWindowMs: 30_000, weightPerMin: 900 });
+    assert.deepEqual(config.venue, { network: 'mainnet', builderAddress: PRODUCTION.RFQ_VENUE_BUILDER_ADDRESS, requestTimeoutMs: 2000, metaCacheMs: 60_000, perpResolveWindowMs: 30_000, weightPerMin: 900 });
     assert.equal(loadConfig({}, CWD).venue.network, 'testnet', 'the embedded simulator runs as testnet');
   });
 

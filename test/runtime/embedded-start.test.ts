@@ -109,7 +109,7 @@ function v0Cli(url: string, args: string[]): Promise<{ status: number | null; js
 }
 
 describe('npm start: a living venue', { timeout: 8 * 60_000 }, () => {
-  it('trades on both spot pairs and both perps against the demo makers, settles, stops cleanly and resumes', async () => {
+  it('trades on both spot pairs, a three-maker sweep and both perps against the demo makers, settles, stops cleanly and resumes', async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-embedded-start-'));
     const credentials = path.join(dataDir, 'cli-credential.json');
     const port = await freePort();
@@ -118,6 +118,7 @@ describe('npm start: a living venue', { timeout: 8 * 60_000 }, () => {
     process.stdout.write(`# spawn to ready: ${(first.readyMs / 1000).toFixed(1)} s\n`);
     assert.match(first.output(), /• demo-maker-1 0x[0-9a-fA-F]{40}/);
     assert.match(first.output(), /• demo-maker-2 0x[0-9a-fA-F]{40}/);
+    assert.match(first.output(), /• demo-maker-3 0x[0-9a-fA-F]{40}/);
     assert.match(first.output(), /• demo taker 0x[0-9a-fA-F]{40}: deposited/);
 
     // The embedded venue simulator: answers meta, lists both perps, the demo taker is funded there
@@ -168,6 +169,19 @@ describe('npm start: a living venue', { timeout: 8 * 60_000 }, () => {
       if (side === 'buy') assert.equal(rfq.executedRecvAmount, size);
       else assert.equal(rfq.executedPayAmount, size);
     }
+    // A sweep, as the taker quickstart shows it: each demo maker quotes at most 1-1.5 ETH of it, so
+    // 3 ETH takes all three, each leg settled on-chain on its own.
+    const sweep = await cli(['--json', 'buy', '3', 'ETH-USDC-SPOT', '--sweep', '--min', '1', '--window', '3s'], credentials);
+    assert.equal(sweep.status, 0, `sweep: ${sweep.stderr}\n${sweep.stdout}`);
+    const swept = await taker.getRfq((JSON.parse(sweep.stdout) as { rfq: Rfq }).rfq.id);
+    assert.equal(swept.status, 'SETTLED', JSON.stringify(swept));
+    assert.equal(swept.fills?.length, 3, JSON.stringify(swept.fills));
+    assert.ok(swept.fills!.every((leg) => leg.status === 'SETTLED' && /^0x[0-9a-f]{64}$/.test(leg.txHash ?? '')), JSON.stringify(swept.fills));
+    assert.equal(swept.executedRecvAmount, '3');
+    assert.equal(swept.fills!.reduce((sum, leg) => sum + units('ETH', leg.baseQty), 0n), units('ETH', '3'));
+    process.stdout.write(`# sweep buy 3 ETH-USDC-SPOT: legs ${swept.fills!.map((leg) => leg.baseQty).join(' + ')}\n`);
+    expected['USDC'] = expected['USDC']! - units('USDC', swept.executedPayAmount!);
+    expected['ETH'] = expected['ETH']! + units('ETH', swept.executedRecvAmount!);
     const afterTrades = totals((await taker.balances()).balances);
     assert.deepEqual(afterTrades, expected);
 

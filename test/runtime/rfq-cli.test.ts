@@ -48,7 +48,7 @@ for (const backend of backends()) {
 
     it('--help names every command and the credential file; usage mistakes exit 2', async () => {
       const help = exited(await cli(['--help']), 0);
-      for (const command of ['login', 'logout', 'balances', 'instruments', 'ledger', 'buy', 'sell', 'accept', 'status', 'cancel', '--json', '--auto', '--limit']) {
+      for (const command of ['login', 'logout', 'balances', 'instruments', 'ledger', 'buy', 'sell', 'accept', 'status', 'cancel', '--json', '--auto', '--limit', '--sweep', '--min']) {
         assert.ok(help.stdout.includes(command), `usage mentions ${command}`);
       }
       assert.match(help.stdout, /RFQ_DATA_DIR, else \.\/\.rfq-data\/cli-credentials\.json/);
@@ -60,6 +60,9 @@ for (const backend of backends()) {
       failed(await cli(['balances', '--limit', '3']), 2, 'USAGE');
       // A BUY left to the auction needs a price cap: the message names the flag to add.
       assert.match(failed(await cli(['buy', '1', 'ETH-USDC', '--auto']), 2, 'USAGE'), /needs --limit X/);
+      // A sweep's least fill needs the sweep; a perp has no sweep.
+      assert.match(failed(await cli(['buy', '1', 'ETH-USDC', '--min', '0.5']), 2, 'USAGE'), /needs --sweep/);
+      assert.match(failed(await cli(['buy', '1', 'ETH-USDC-PERP', '--sweep']), 2, 'USAGE'), /spot instruments only/);
       failed(await cli(['login', '--private-key', '0x1234']), 2, 'USAGE');
       assert.match(failed(await cli(['--url', h.url, 'balances'], { RFQ_CREDENTIALS: path.join(scratch, 'none.json') }), 2, 'NOT_LOGGED_IN'), /login/);
     });

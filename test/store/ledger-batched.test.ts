@@ -14,7 +14,7 @@ import type { Store } from '../../src/store/database.ts';
 import { applyBalanceDeltas, consumeAndMaybeEndLock, recordMovement } from '../../src/store/ledger-batched.ts';
 import { lockFunds, postMovement } from '../../src/store/ledger.ts';
 import { recordV0OrderLocked, type NewV0Order } from '../../src/store/v0-order-record.ts';
-import { storeSignedAction } from '../../src/venue/omnibus/signed-actions.ts';
+import { storeSignedAction } from '../../src/services/v0/venue-actions.ts';
 import { ServiceError } from '../../src/domain/errors.ts';
 
 for (const backend of backends()) {

@@ -6,7 +6,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -218,6 +218,20 @@ for (const backend of backends()) {
     });
   });
 }
+
+describe('migrations are history', () => {
+  it('import nothing of the project but types, so a migration runs the same however the code moves on', () => {
+    const folder = path.resolve(path.dirname(SCHEMA_FILE), 'migrations');
+    for (const file of readdirSync(folder)) {
+      const source = ts.createSourceFile(file, readFileSync(path.join(folder, file), 'utf8'), ts.ScriptTarget.Latest, true);
+      for (const statement of source.statements) {
+        if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+        const from = statement.moduleSpecifier.text;
+        assert.ok(from === 'kysely' || statement.importClause?.isTypeOnly, `${file} imports values from ${from}`);
+      }
+    }
+  });
+});
 
 describe('migrations: PGlite and PostgreSQL agree', () => {
   it('produce identical columns, types, defaults and indexes', (t) => {

@@ -1,5 +1,5 @@
 /**
- * `rfq_write_quotes`' replay claims (src/store/quote-write-function.ts), claimed for the whole
+ * `rfq_write_quotes`' replay claims (src/store/sql/rfq_write_quotes.sql), claimed for the whole
  * batch in one call: a pair repeated inside one batch is won by its first item only (the rest are
  * `out_reused` and write nothing), a pair claimed by an earlier batch is reused, a revoked key is
  * refused `keyRevoked`, and an item without a claim is written. Asked (`p_events`), it also
@@ -7,7 +7,7 @@
  * without reading them back.
  * An item whose maker's protection on its instrument has tripped is refused `protectionTriggered`
  * (its claim made) and writes nothing; other instruments and a reset protection are unaffected.
- * The write and the functions it calls keep their plans (src/store/generic-plans.ts).
+ * The write and the functions it calls keep their plans (src/store/sql/README.md, "Generic plans").
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,8 +1,9 @@
 /** The operator's view of the custody broadcaster's transfers (docs/operator-guide.md). */
 import { Type } from 'typebox';
+import { CUSTODY_TRANSFER_STATUSES } from '../../domain/funds/custody-transfer-state.ts';
 import { DecimalString, EvmAddress, Literals, Nullable, Page, TokenSymbol, UnixMillis } from './common.ts';
 
-export const CustodyTransferStatus = Literals(['QUEUED', 'SIGNED', 'SENT', 'CONFIRMED', 'REVERTED', 'CANCELLED', 'UNRESOLVED', 'EXPIRED']);
+export const CustodyTransferStatus = Literals(CUSTODY_TRANSFER_STATUSES);
 export const CustodyTransferPurpose = Literals(['withdrawal', 'payout', 'xchange', 'approval']);
 const TxHash = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
 

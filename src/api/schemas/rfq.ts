@@ -46,6 +46,10 @@ function MakerAliases(description: string) {
 
 export const TakerPseudonym = Type.String({ pattern: '^tkr_[a-z2-7]{16}$', description: "The viewing maker's own pseudonym for a taker: stable, different for every maker, never an address." });
 
+export const RfqFill = Type.Union([Type.Literal('ALL'), Type.Literal('SWEEP')], {
+  description: 'ALL (default): one maker fills the whole size. SWEEP: several makers may fill it, each quote its own leg.',
+});
+
 export const CreateRfqRequest = Type.Object(
   {
     instrumentId: InstrumentId,
@@ -58,10 +62,22 @@ export const CreateRfqRequest = Type.Object(
     idempotencyKey: Type.Optional(Nullable(Type.String({ format: 'uuid' }))),
     makers: Type.Optional(Nullable(MakerAliases('Only these disclosed makers see the RFQ and may quote (GET /v1/rfq/makers lists them).'))),
     excludeMakers: Type.Optional(Nullable(MakerAliases('The RFQ never reaches these disclosed makers. Not together with makers.'))),
+    fill: Type.Optional(RfqFill),
+    minFillQty: Type.Optional(Nullable(PositiveDecimalString)),
   },
   { additionalProperties: false },
 );
 export const CreateRfqResponse = Type.Object({ rfqId: Type.String(), status: RfqStatus, auctionEndsAt: UnixMillis, expiresAt: UnixMillis });
+
+export const SweepFill = Type.Object({
+  quoteId: Type.String(),
+  /** The base the leg moves. */
+  baseQty: DecimalString,
+  /** The quote-token amount the leg moves between maker and taker, before the taker fee. */
+  quoteQty: DecimalString,
+  status: QuoteStatus,
+  txHash: Type.Optional(Type.String()),
+});
 
 export const Rfq = Type.Object({
   id: Type.String(),
@@ -85,6 +101,11 @@ export const Rfq = Type.Object({
   failureReason: Type.Optional(Type.String()),
   /** Additive, perp only: the quote that executed (after a cascade, the promoted backup). */
   selectedQuoteId: Type.Optional(Type.String()),
+  /** Additive, SWEEP only (absent on an ALL RFQ). */
+  fill: Type.Optional(Type.Literal('SWEEP')),
+  minFillQty: Type.Optional(DecimalString),
+  /** Additive, SWEEP only, once selected: one per selected quote in rank order. */
+  fills: Type.Optional(Type.Array(SweepFill)),
 });
 
 export const Quote = Type.Object({
@@ -103,6 +124,8 @@ export const Quote = Type.Object({
   builderFeeTenthBp: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   perpFilledSize: Type.Optional(DecimalString),
   perpFillAvgPx: Type.Optional(DecimalString),
+  /** Additive, on a SWEEP RFQ: false when the quote may be cut to what a sweep has left. */
+  allOrNone: Type.Optional(Type.Boolean()),
 });
 
 export const MakerQuote = Type.Object({
@@ -137,6 +160,10 @@ export const MakerQuote = Type.Object({
   perpFillAvgPx: Type.Optional(DecimalString),
   /** Additive: the maker's own order's fill as the venue reports it. */
   perpMakerFilledSize: Type.Optional(DecimalString),
+  /** Additive, on a SWEEP RFQ: false when the quote may be cut to what a sweep has left. */
+  allOrNone: Type.Optional(Type.Boolean()),
+  /** Additive, on a SWEEP RFQ: the base a cut quote was selected for (its legs show the cut). */
+  selectedQty: Type.Optional(DecimalString),
 });
 
 export const OpenRfq = Type.Object({
@@ -150,17 +177,35 @@ export const OpenRfq = Type.Object({
   expiresAt: UnixMillis,
   settlementDeadline: UnixSeconds,
   taker: TakerPseudonym,
+  /** Additive, SWEEP only: a quote's base leg may be any part of baseQty (see CreateQuoteRequest.allOrNone). */
+  fill: Type.Optional(Type.Literal('SWEEP')),
+  minFillQty: Type.Optional(DecimalString),
 });
 
 export const AcceptRequest = Type.Object(
   {
-    quoteId: Id,
+    /** One quote. Exactly one of quoteId, sweep and quotes. */
+    quoteId: Type.Optional(Id),
     expectedVersion: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
     perpTakerOrder: Type.Optional(Type.Unknown()),
+    /** SWEEP RFQ: take the sweep as the service ranks it. */
+    sweep: Type.Optional(Type.Literal(true)),
+    /** SWEEP RFQ: rank only these quotes, each at the version the taker saw. */
+    quotes: Type.Optional(Type.Array(
+      Type.Object({ quoteId: Id, expectedVersion: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))) }, { additionalProperties: false }),
+      { minItems: 1, maxItems: 64 },
+    )),
   },
   { additionalProperties: false },
 );
-export const AcceptResponse = Type.Object({ rfqId: Type.String(), quoteId: Type.String(), status: RfqStatus });
+export const AcceptResponse = Type.Object({
+  rfqId: Type.String(),
+  /** On a sweep, the first selected quote. */
+  quoteId: Type.String(),
+  status: RfqStatus,
+  /** Additive, on a sweep: every selected quote in rank order. */
+  quoteIds: Type.Optional(Type.Array(Type.String())),
+});
 
 export const CreateQuoteRequest = Type.Object(
   {
@@ -175,6 +220,8 @@ export const CreateQuoteRequest = Type.Object(
     // Perp only: the maker's signed venue order and cancel, checked strictly by the service (key order is signed, so no schema coercion here).
     perpMakerOrder: Type.Optional(Type.Unknown()),
     perpMakerCancel: Type.Optional(Type.Unknown()),
+    /** SWEEP RFQ only: false lets the quote be cut to what the sweep has left (default true). */
+    allOrNone: Type.Optional(Nullable(Type.Boolean())),
   },
   { additionalProperties: false },
 );

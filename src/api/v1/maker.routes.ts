@@ -25,7 +25,7 @@ export function makerRoutes(context: ApiContext) {
     }
 
     app.post('/v1/rfq/quotes', {
-      config: { ...maker, deferTimestampClaim: true, makerStandingInWrite: true },
+      config: { ...maker, deferTimestampClaim: true },
       schema: { summary: 'Submit a quote or re-quote', tags, body: CreateQuoteRequest, response: { 202: CreateQuoteResponse, ...errorResponses } },
     }, async (request, reply) => {
       const auth = request.auth!;

@@ -23,11 +23,11 @@
  */
 import type { Logger } from 'pino';
 import { encodeFunctionData, erc20Abi, getAddress, keccak256, parseGwei, parseTransaction, type Hex } from 'viem';
-import { sql } from 'kysely';
 import { inTransaction } from '../../store/outbox.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
-import { applyCustodyOutcome, statusAfter, type EndingOutcome } from '../../services/funds/custody-outcomes.ts';
+import type { EndingOutcome } from '../../services/funds/custody-outcomes.ts';
+import { claimCustodyNonce, endSentTransfer, escalateSentTransfer, expireQueuedTransfer, noteTransferError, recordTransferReplaced, recordTransferSent, recordTransferSigned } from '../../services/funds/custody-transfer-progress.ts';
 import type { CustodyTransferRow } from '../../services/funds/custody-transfers.ts';
 import { finalBlock, type ChainContext } from '../chain-context.ts';
 import { PollLoop } from '../poll-loop.ts';
@@ -146,10 +146,7 @@ export class CustodyBroadcaster {
           await this.#expire(tx, row, `not signed: its deadline ${row.not_after_secs} passed while queued (the next block is at ${nextBlockSecs} or later)`);
           return false;
         }
-        await tx.insertInto('custody_nonces').values({ address: from, next_nonce: pendingCount }).onConflict((oc) => oc.column('address').doNothing()).execute();
-        const stored = await tx.selectFrom('custody_nonces').select('next_nonce').where('address', '=', from).forUpdate().executeTakeFirstOrThrow();
-        // Nonces below the mined count were used by someone else: never sign into them.
-        const nonce = Math.max(stored.next_nonce, minedCount);
+        const nonce = await claimCustodyNonce(tx, from, { pendingCount, minedCount });
         const call = row.call_data !== null;
         const raw = await chain.custody.account.signTransaction!({
           type: 'eip1559',
@@ -164,15 +161,7 @@ export class CustodyBroadcaster {
         });
         const hash = keccak256(raw);
         const now = deps.clock.now();
-        await tx.updateTable('custody_nonces').set({ next_nonce: nonce + 1 }).where('address', '=', from).execute();
-        await tx.insertInto('custody_tx_attempts').values({ transfer_id: row.id, attempt: 0, kind: 'original', nonce, raw_tx: raw, tx_hash: hash, signed_at: now }).execute();
-        const updated = await tx
-          .updateTable('custody_transfers')
-          .set({ status: 'SIGNED', from_address: from, nonce, raw_tx: raw, tx_hash: hash, signed_at: now, updated_at: now })
-          .where('id', '=', row.id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await applyCustodyOutcome(tx, deps, updated, { kind: 'signed' }, now);
+        await recordTransferSigned(tx, deps, row, { fromAddress: from, nonce, rawTx: raw, txHash: hash }, now);
         return true;
       });
       if (done) signed++;
@@ -218,7 +207,7 @@ export class CustodyBroadcaster {
       const maxFeePerGas = maxOf(maxOf(estimate.maxFeePerGas, floorMax), maxPriorityFeePerGas);
       if (maxFeePerGas > this.#o.maxFeePerGasWei) {
         const reason = `cannot replace ${latest.tx_hash}: a replacement needs maxFeePerGas ${maxFeePerGas} wei, above the cap ${this.#o.maxFeePerGasWei}`;
-        await deps.db.updateTable('custody_transfers').set({ last_error: reason, updated_at: now }).where('id', '=', row.id).where('last_error', 'is distinct from', reason).execute();
+        await noteTransferError(deps.db, row.id, reason, now);
         continue;
       }
       const done = await inTransaction(deps.db, async (tx) => {
@@ -239,8 +228,7 @@ export class CustodyBroadcaster {
         });
         const hash = keccak256(raw);
         const at = deps.clock.now();
-        await tx.insertInto('custody_tx_attempts').values({ transfer_id: row.id, attempt: latest.attempt + 1, kind, nonce: locked.nonce!, raw_tx: raw, tx_hash: hash, signed_at: at }).execute();
-        await tx.updateTable('custody_transfers').set({ status: 'SIGNED', raw_tx: raw, tx_hash: hash, last_error: null, updated_at: at }).where('id', '=', row.id).execute();
+        await recordTransferReplaced(tx, locked, { attempt: latest.attempt + 1, kind, nonce: locked.nonce!, rawTx: raw, txHash: hash }, at);
         return true;
       });
       if (done) {
@@ -271,12 +259,7 @@ export class CustodyBroadcaster {
         // "already known" / "nonce too low" are expected on a resend: the confirm phase decides.
         error = e instanceof Error ? e.message.slice(0, 500) : String(e);
       }
-      await deps.db
-        .updateTable('custody_transfers')
-        .set({ status: 'SENT', send_attempts: sql`send_attempts + 1`, last_sent_at: deps.clock.now(), last_error: error, updated_at: deps.clock.now() })
-        .where('id', '=', row.id)
-        .where('status', 'in', ['SIGNED', 'SENT'])
-        .execute();
+      await recordTransferSent(deps.db, row.id, error, deps.clock.now());
     }
     return rows.length;
   }
@@ -320,25 +303,7 @@ export class CustodyBroadcaster {
       }
       if (!outcome) continue;
       const final = outcome;
-      const done = await inTransaction(deps.db, async (tx) => {
-        const now = deps.clock.now();
-        const updated = await tx
-          .updateTable('custody_transfers')
-          .set({
-            status: statusAfter(final),
-            ...(minedHash ? { tx_hash: minedHash } : {}),
-            confirmed_block: 'blockNumber' in final ? final.blockNumber : null,
-            last_error: 'reason' in final ? final.reason : row.last_error,
-            updated_at: now,
-          })
-          .where('id', '=', row.id)
-          .where('status', '=', 'SENT')
-          .returningAll()
-          .executeTakeFirst();
-        if (!updated) return false;
-        await applyCustodyOutcome(tx, deps, updated as CustodyTransferRow, final, now);
-        return true;
-      });
+      const done = await endSentTransfer(deps, row, final, minedHash);
       if (done) {
         ended++;
         if (final.kind !== 'confirmed') this.#o.logger.warn({ transfer: row.id, purpose: row.purpose, outcome: final }, 'custody transfer did not complete');
@@ -349,9 +314,7 @@ export class CustodyBroadcaster {
 
   /** Ends a queued call unsigned: its deadline passed before its turn. */
   async #expire(tx: Tx, row: CustodyTransferRow, reason: string): Promise<void> {
-    const now = this.#o.deps.clock.now();
-    const updated = await tx.updateTable('custody_transfers').set({ status: 'EXPIRED', last_error: reason, updated_at: now }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
-    await applyCustodyOutcome(tx, this.#o.deps, updated, { kind: 'expired', reason }, now);
+    await expireQueuedTransfer(tx, this.#o.deps, row, reason, this.#o.deps.clock.now());
     this.#o.logger.warn({ transfer: row.id, purpose: row.purpose, ownerId: row.owner_id, notAfterSecs: row.not_after_secs }, 'custody call expired unsigned');
   }
 
@@ -359,20 +322,7 @@ export class CustodyBroadcaster {
   async #escalate(row: CustodyTransferRow): Promise<void> {
     const { deps } = this.#o;
     const reason = `${row.tx_hash} not mined after ${row.send_attempts} sends; still replaceable: the operator may cancel it (POST /admin/v1/custody/transfers/${row.id}/cancel)`;
-    const done = await inTransaction(deps.db, async (tx) => {
-      const now = deps.clock.now();
-      const updated = await tx
-        .updateTable('custody_transfers')
-        .set({ escalated_at: now, last_error: reason, updated_at: now })
-        .where('id', '=', row.id)
-        .where('status', '=', 'SENT')
-        .where('escalated_at', 'is', null)
-        .returningAll()
-        .executeTakeFirst();
-      if (!updated) return false;
-      await applyCustodyOutcome(tx, deps, updated as CustodyTransferRow, { kind: 'stuck', reason }, now);
-      return true;
-    });
+    const done = await escalateSentTransfer(deps, row, reason);
     if (done) this.#o.logger.warn({ transfer: row.id, purpose: row.purpose, nonce: row.nonce, txHash: row.tx_hash }, 'custody transaction stuck: escalated to the operator');
   }
 }

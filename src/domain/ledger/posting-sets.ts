@@ -36,6 +36,24 @@ export function spotSettlementPostings(s: { taker: string; paid: Amount; receive
 }
 
 /**
+ * One settled leg of a SWEEP RFQ: on chain (permit2, `paidTo` custody) as a spot settlement, or a
+ * promised delivery (`paidTo` maker_settlement, paid out later), except that on a SELL the fee is
+ * in the quote token, taken from what the taker just received rather than from its lock (no base
+ * is carved out of a sweep).
+ */
+export function sweepLegPostings(s: { side: 'BUY' | 'SELL'; taker: string; paid: Amount; received: Amount; fee: bigint; paidTo?: 'custody' | 'maker_settlement' }): Posting[] {
+  const settle = s.paidTo === 'maker_settlement' ? promisedDeliveryPostings : spotSettlementPostings;
+  if (s.side === 'BUY') return settle(s);
+  const postings = settle({ ...s, fee: 0n });
+  if (s.fee === 0n) return postings;
+  return [
+    ...postings,
+    { book: 'user', accountId: s.taker, token: s.received.token, rail: 'EVM', delta: -s.fee, source: 'FEE' },
+    { book: 'fees', token: s.received.token, rail: 'EVM', delta: s.fee, source: 'FEE' },
+  ];
+}
+
+/**
  * A promised delivery: the maker's leg arrived in custody for the taker; the taker's pay leg
  * (from its consumed lock) is now owed to the maker (`maker_settlement`, paid out later); the fee.
  */

@@ -20,6 +20,16 @@ export type ExecutionPhase = 'checking' | 'makerSending' | 'takerSending' | 'res
 
 export const EXECUTION_PHASES = ['checking', 'makerSending', 'takerSending', 'resolving', 'cleanup', 'refused', 'ignored', 'done'] as const satisfies readonly ExecutionPhase[];
 
+/**
+ * While an execution is `checking` the taker's order, its RFQ is being accepted: another accept
+ * of it is refused and the auction close passes it over (the check ends in QUOTED or a refusal).
+ * Checked inside the database as `rfq_accepting_execution` (src/store/sql/rfq_accepting_execution.sql),
+ * held to this one by test/store/sql-checks.test.ts.
+ */
+export function holdsRfqForAccept(phase: ExecutionPhase): boolean {
+  return phase === 'checking';
+}
+
 export type PerpFailureCode = 'EXECUTION_NOT_FILLED' | 'SETTLEMENT_FAILED' | 'EXECUTION_UNCONFIRMED';
 
 export interface ExecutionState {

@@ -8,6 +8,7 @@ export * from './selection.ts';
 export * from './window.ts';
 export * from './rfq-state.ts';
 export * from './quote-state.ts';
+export * from './quote-fates.ts';
 export * from './quote-admission.ts';
 export * from './sweep-selection.ts';
 export * from './scorecard.ts';

@@ -25,6 +25,26 @@ export function checkQuoteLegs(
   rfq: Pick<RfqTerms, 'side' | 'baseQty' | 'takerFeeTenthBp' | 'instrumentType' | 'base' | 'quote'>,
   legs: QuoteLegs,
 ): void {
+  const { baseLeg, baseLegName } = checkTokensAndAmounts(rfq, legs);
+  if (baseLeg.amount !== makerBaseQty(rfq)) {
+    throw mismatch('baseQty', `${baseLegName}.amount`, `${baseLegName}.amount must equal the RFQ's baseQty as shown to makers`);
+  }
+}
+
+/**
+ * The legs of a quote on a SWEEP RFQ: the same checks, except that the base leg may be part of
+ * the size, at most `baseQty` (on a SWEEP SELL no base is carved out for the fee, so makers see
+ * the full size).
+ * @throws ServiceError LEGS_MISMATCH as `checkQuoteLegs`.
+ */
+export function checkSweepQuoteLegs(rfq: Pick<RfqTerms, 'side' | 'baseQty' | 'base' | 'quote'>, legs: QuoteLegs): void {
+  const { baseLeg, baseLegName } = checkTokensAndAmounts(rfq, legs);
+  if (baseLeg.amount > rfq.baseQty) {
+    throw mismatch('baseQty', `${baseLegName}.amount`, `${baseLegName}.amount must be at most the RFQ's baseQty`);
+  }
+}
+
+function checkTokensAndAmounts(rfq: Pick<RfqTerms, 'side' | 'base' | 'quote'>, legs: QuoteLegs): { baseLeg: QuoteLeg; baseLegName: 'makerPays' | 'makerReceives' } {
   const [baseLegName, quoteLegName] = rfq.side === 'BUY' ? (['makerPays', 'makerReceives'] as const) : (['makerReceives', 'makerPays'] as const);
   const baseLeg: QuoteLeg = legs[baseLegName];
   const quoteLeg: QuoteLeg = legs[quoteLegName];
@@ -37,9 +57,7 @@ export function checkQuoteLegs(
   for (const name of ['makerPays', 'makerReceives'] as const) {
     if (legs[name].amount <= 0n) throw mismatch('amount', `${name}.amount`, `${name}.amount must be positive`);
   }
-  if (baseLeg.amount !== makerBaseQty(rfq)) {
-    throw mismatch('baseQty', `${baseLegName}.amount`, `${baseLegName}.amount must equal the RFQ's baseQty as shown to makers`);
-  }
+  return { baseLeg, baseLegName };
 }
 
 /**

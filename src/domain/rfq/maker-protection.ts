@@ -26,6 +26,15 @@ export function quoteNotional(instrument: Pick<Instrument, 'quote'>, legs: Quote
   return legs.makerPays.token === instrument.quote ? legs.makerPays.amount : legs.makerReceives.amount;
 }
 
+/**
+ * A tripped protection refuses the maker's quotes and selections on its instrument until the
+ * maker resets it, whatever its count. Checked inside the database as `rfq_protection_tripped`
+ * (src/store/sql/rfq_protection_tripped.sql), held to this one by test/store/sql-checks.test.ts.
+ */
+export function isProtectionTripped(protection: { triggeredAt: number | null }): boolean {
+  return protection.triggeredAt !== null;
+}
+
 /** Which limit the selections within the window reached, count first; null while below both. */
 export function protectionTrip(limits: ProtectionLimits, selected: SelectedInWindow): ProtectionReason | null {
   if (limits.maxSelectedQuotes !== null && selected.count >= limits.maxSelectedQuotes) return 'maxSelectedQuotes';

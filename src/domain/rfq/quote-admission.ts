@@ -3,7 +3,7 @@
  * not suspended, approved for the instrument's pair, and offers a settlement mode that settles the
  * quote: `perp` for a perp; for spot, `xchange` when the quote carries a bundle, else an inventory
  * mode (permit2 when offered, else promised). The quote-write SQL function
- * (src/store/quote-write-function.ts) re-checks the same standing on the live row, inside the
+ * (src/store/sql/rfq_write_quotes.sql) re-checks the same standing on the live row, inside the
  * write, since a suspension must bite at once; a refusal there is explained by this rule on a
  * fresh read (src/services/rfq/submit-quote.ts).
  */
@@ -29,11 +29,24 @@ export function pairOf(instrument: Pick<Instrument, 'base' | 'quote'>): string {
   return `${instrument.base}-${instrument.quote}`;
 }
 
+/**
+ * Why a maker may not act now (quote, be selected, use maker routes), or null when it may: not a
+ * maker or inactive, else suspended until after `now`. The database checks the same rule as
+ * `rfq_maker_standing` (src/store/sql/rfq_maker_standing.sql); test/store/sql-checks.test.ts
+ * holds the two to the same verdicts.
+ */
+export function makerStandingRefusal(maker: Pick<MakerStanding, 'active' | 'suspendedUntil'> | null, now: number): 'inactive' | 'suspended' | null {
+  if (!maker || !maker.active) return 'inactive';
+  if (maker.suspendedUntil !== null && maker.suspendedUntil > now) return 'suspended';
+  return null;
+}
+
 /** @throws ServiceError MAKER_NOT_APPROVED (with `suspendedUntil` when suspended). */
 export function assertMakerActive<M extends MakerStanding>(maker: M | null, now: number): asserts maker is M {
-  if (!maker || !maker.active) throw new ServiceError('MAKER_NOT_APPROVED', 'this account is not an active maker');
-  if (maker.suspendedUntil !== null && maker.suspendedUntil > now) {
-    throw new ServiceError('MAKER_NOT_APPROVED', 'this maker is suspended after failed settlements', { suspendedUntil: maker.suspendedUntil });
+  const refusal = makerStandingRefusal(maker, now);
+  if (refusal === 'inactive') throw new ServiceError('MAKER_NOT_APPROVED', 'this account is not an active maker');
+  if (refusal === 'suspended') {
+    throw new ServiceError('MAKER_NOT_APPROVED', 'this maker is suspended after failed settlements', { suspendedUntil: maker!.suspendedUntil });
   }
 }
 

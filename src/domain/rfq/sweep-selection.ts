@@ -89,6 +89,15 @@ export function sweepTakerQuoteAmount(terms: Pick<SweepTerms, 'side' | 'takerFee
 }
 
 /**
+ * A SWEEP quote's own `takerTotal`, in the taker's pay token: BUY what the taker pays for its
+ * base, fee included; SELL the base it takes from the taker (the fee is in the quote token,
+ * deducted from what the taker receives).
+ */
+export function sweepQuoteTakerTotal(terms: Pick<SweepTerms, 'side' | 'takerFeeTenthBp' | 'instrumentType'>, quote: Pick<QuoteTerms, 'makerPays' | 'makerReceives'>): bigint {
+  return terms.side === 'BUY' ? sweepTakerQuoteAmount(terms, quoteQuoteAmount(terms.side, quote)) : quoteBase(terms.side, quote);
+}
+
+/**
  * Whether a leg of `base` for `takerQuoteAmount` keeps the taker's bound pro rata: BUY at most
  * `quoteLimit / baseQty` per unit, SELL at least. Exact: both sides multiplied out.
  */

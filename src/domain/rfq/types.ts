@@ -13,6 +13,9 @@ export type UnixSeconds = number;
 
 export type Side = 'BUY' | 'SELL';
 
+/** `ALL`: one maker fills the whole size (the spec's RFQ); `SWEEP`: several makers may fill it (sweep-selection.ts). */
+export type RfqFill = 'ALL' | 'SWEEP';
+
 /** Spec, "States and transitions". Terminal: SETTLED, FAILED, CANCELLED. */
 export type RfqStatus = 'PENDING' | 'QUOTED' | 'SETTLED' | 'FAILED' | 'CANCELLED';
 export const RFQ_STATUSES = ['PENDING', 'QUOTED', 'SETTLED', 'FAILED', 'CANCELLED'] as const satisfies readonly RfqStatus[];

@@ -4,11 +4,12 @@
  */
 import { ServiceError, invalidField } from '../../domain/errors.ts';
 import { formatAmount, parseAmount } from '../../domain/money/index.ts';
-import { postMovement, type Rail } from '../../store/ledger.ts';
+import { ensureAccount } from '../../store/accounts.ts';
+import { postMovement, readBalanceRow, type Rail } from '../../store/ledger.ts';
 import { inTransaction } from '../../store/outbox.ts';
 import { pushBalances } from '../frames.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { ensureAccount, normaliseAddress } from './makers.ts';
+import { normaliseAddress } from './makers.ts';
 
 export interface AdjustInput { address: string; token: string; amount: string; rail?: Rail; memo: string }
 
@@ -23,7 +24,7 @@ export async function adjustBalance(deps: ServiceDeps, input: AdjustInput) {
   const now = deps.clock.now();
   const movementId = deps.ids.uuid();
   return inTransaction(deps.db, async (tx) => {
-    const accountId = await ensureAccount(tx, deps, address);
+    const accountId = await ensureAccount(tx, address, deps.ids.uuid(), now);
     await postMovement(tx, {
       movementId,
       kind: 'ADJUSTMENT',
@@ -36,13 +37,7 @@ export async function adjustBalance(deps: ServiceDeps, input: AdjustInput) {
       ],
     });
     pushBalances(tx, deps, accountId, now);
-    const row = await tx
-      .selectFrom('balances')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('token', '=', token.symbol)
-      .where('rail', '=', rail)
-      .executeTakeFirstOrThrow();
+    const row = await readBalanceRow(tx, accountId, token.symbol, rail);
     return {
       movementId,
       accountId,

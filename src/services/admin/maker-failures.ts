@@ -3,26 +3,15 @@
  * what the operator reads before lifting a suspension. Newest first, at most `limit` rows.
  */
 import { ServiceError } from '../../domain/errors.ts';
+import { makerSuspensionByAddress, recentMakerFailures } from '../../store/maker-registry.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { normaliseAddress } from './makers.ts';
 
 export async function listMakerFailures(deps: ServiceDeps, rawAddress: string, limit: number) {
   const address = normaliseAddress(rawAddress, 'address');
-  const maker = await deps.db
-    .selectFrom('makers')
-    .innerJoin('accounts', 'accounts.id', 'makers.account_id')
-    .select(['makers.maker_id', 'makers.suspended_until', 'makers.suspension_count', 'makers.last_suspended_at'])
-    .where('accounts.address', '=', address)
-    .executeTakeFirst();
+  const maker = await makerSuspensionByAddress(deps.db, address);
   if (!maker) throw new ServiceError('NOT_FOUND', 'no maker with this address');
-  const failures = await deps.db
-    .selectFrom('maker_failures')
-    .selectAll()
-    .where('maker_id', '=', maker.maker_id)
-    .orderBy('created_at', 'desc')
-    .orderBy('quote_id', 'desc')
-    .limit(limit)
-    .execute();
+  const failures = await recentMakerFailures(deps.db, maker.maker_id, limit);
   return {
     makerId: maker.maker_id,
     address,

@@ -6,7 +6,8 @@
 import { getAddress, isAddress } from 'viem';
 import { ServiceError, invalidField } from '../../domain/errors.ts';
 import { liftSuspension } from '../settlement/maker-failures.ts';
-import type { Tx } from '../../store/transaction.ts';
+import { ensureAccount } from '../../store/accounts.ts';
+import { makerById, makerIdByAddress, makersWithAddress, upsertMaker } from '../../store/maker-registry.ts';
 import type { ServiceDeps } from '../deps.ts';
 
 /** `perp`: the maker quotes perp instruments, settled by matched execution at the venue (DESIGN.md 9.1). */
@@ -43,16 +44,6 @@ export interface MakerView {
   updatedAt: number;
 }
 
-export async function ensureAccount(tx: Tx, deps: ServiceDeps, address: string): Promise<string> {
-  await tx
-    .insertInto('accounts')
-    .values({ id: deps.ids.uuid(), address, created_at: deps.clock.now() })
-    .onConflict((oc) => oc.column('address').doNothing())
-    .execute();
-  const row = await tx.selectFrom('accounts').select('id').where('address', '=', address).executeTakeFirstOrThrow();
-  return row.id;
-}
-
 /** Refuses a spender other than wrapperOf(maker), naming the expected one or how to deploy it. */
 async function assertFactoryWrapper(address: string, spender: string, spenderCheck: SpenderCheck): Promise<void> {
   const { wrapper, factory } = await spenderCheck(address);
@@ -86,35 +77,18 @@ export async function putMaker(deps: ServiceDeps, rawAddress: string, input: Mak
   if (spender && spenderCheck) await assertFactoryWrapper(address, spender, spenderCheck);
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (tx) => {
-    const accountId = await ensureAccount(tx, deps, address);
-    const values = {
-      maker_id: deps.ids.uuid(),
-      account_id: accountId,
+    const accountId = await ensureAccount(tx, address, deps.ids.uuid(), now);
+    const row = await upsertMaker(tx, {
+      newMakerId: deps.ids.uuid(),
+      accountId,
       active: input.active,
-      pairs: JSON.stringify(pairs),
-      settlement_modes: JSON.stringify([...new Set(input.settlementModes)]),
+      pairs,
+      settlementModes: [...new Set(input.settlementModes)],
       spender,
-      adapter_signer: adapterSigner,
-      suspended_until: null,
-      created_at: now,
-      updated_at: now,
-    };
-    const row = await tx
-      .insertInto('makers')
-      .values(values)
-      .onConflict((oc) =>
-        oc.column('account_id').doUpdateSet({
-          active: values.active,
-          pairs: values.pairs,
-          settlement_modes: values.settlement_modes,
-          spender,
-          adapter_signer: adapterSigner,
-          updated_at: now,
-          ...(input.suspended === false ? { suspended_until: null } : {}),
-        }),
-      )
-      .returningAll()
-      .executeTakeFirstOrThrow();
+      adapterSigner,
+      liftSuspension: input.suspended === false,
+      now,
+    });
     return toMakerView(row, address);
   });
 }
@@ -152,26 +126,15 @@ export async function unsuspendMaker(deps: ServiceDeps, rawAddress: string): Pro
   const address = normaliseAddress(rawAddress, 'address');
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (tx) => {
-    const maker = await tx
-      .selectFrom('makers')
-      .innerJoin('accounts', 'accounts.id', 'makers.account_id')
-      .select('makers.maker_id')
-      .where('accounts.address', '=', address)
-      .executeTakeFirst();
-    if (!maker) throw new ServiceError('NOT_FOUND', 'no maker with this address');
-    await liftSuspension(tx, maker.maker_id, now);
-    const row = await tx.selectFrom('makers').selectAll().where('maker_id', '=', maker.maker_id).executeTakeFirstOrThrow();
+    const makerId = await makerIdByAddress(tx, address);
+    if (makerId === undefined) throw new ServiceError('NOT_FOUND', 'no maker with this address');
+    await liftSuspension(tx, makerId, now);
+    const row = await makerById(tx, makerId);
     return toMakerView(row, address);
   });
 }
 
 export async function listMakers(deps: ServiceDeps): Promise<MakerView[]> {
-  const rows = await deps.db
-    .selectFrom('makers')
-    .innerJoin('accounts', 'accounts.id', 'makers.account_id')
-    .selectAll('makers')
-    .select('accounts.address')
-    .orderBy('makers.created_at')
-    .execute();
+  const rows = await makersWithAddress(deps.db);
   return rows.map((row) => toMakerView(row, row.address));
 }

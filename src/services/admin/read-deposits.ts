@@ -4,6 +4,7 @@
  * with no account (also listed by GET /admin/v1/deposits/unattributed).
  */
 import type { DepositStatus } from '../../domain/funds/deposit-state.ts';
+import { listedDeposits } from '../../store/deposit-listing.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { decodeCursor, pageOf } from '../paging.ts';
 import { depositView } from '../funds/deposits.ts';
@@ -16,20 +17,8 @@ export interface AdminDepositFilter {
 
 export async function listAllDeposits(deps: ServiceDeps, filter: AdminDepositFilter) {
   const limit = filter.limit ?? 50;
-  let query = deps.db
-    .selectFrom('deposits')
-    .leftJoin('accounts', 'accounts.id', 'deposits.account_id')
-    .selectAll('deposits')
-    .select('accounts.address as account_address')
-    .orderBy('deposits.created_at', 'desc')
-    .orderBy('deposits.id', 'desc')
-    .limit(limit + 1);
-  if (filter.status) query = query.where('deposits.status', '=', filter.status);
-  if (filter.cursor) {
-    const after = decodeCursor(filter.cursor, 'cursor');
-    query = query.where((eb) => eb.or([eb('deposits.created_at', '<', after.at), eb.and([eb('deposits.created_at', '=', after.at), eb('deposits.id', '<', after.id)])]));
-  }
-  const [rows, reference] = await Promise.all([query.execute(), deps.refdata.current()]);
+  const before = filter.cursor ? decodeCursor(filter.cursor, 'cursor') : undefined;
+  const [rows, reference] = await Promise.all([listedDeposits(deps.db, { status: filter.status, before }, limit + 1), deps.refdata.current()]);
   return pageOf(rows, limit, (r) => ({ at: r.created_at, id: r.id }), (r) => ({
     ...depositView(r, reference),
     accountAddress: r.account_address,

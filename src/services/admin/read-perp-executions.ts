@@ -8,7 +8,9 @@ import type { PerpExecutionCallsTable } from '../../store/schema.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { isTerminalExecution, type ExecutionPhase } from '../../domain/perp/execution.ts';
 import type { RfqStatus } from '../../domain/rfq/types.ts';
-import { callsOf, executionPhase, executionState, type ExecutionRow } from '../perp/execution-rows.ts';
+import { callsOfExecution, callsOfExecutions } from '../../store/perp-execution-calls.ts';
+import { listedPerpExecution, listedPerpExecutions } from '../../store/perp-execution-rows.ts';
+import { executionPhase, executionState, type ExecutionRow } from '../perp/execution-rows.ts';
 import { decodeCursor, pageOf } from '../paging.ts';
 
 export interface PerpExecutionFilter {
@@ -53,32 +55,16 @@ function executionView(row: ListedRow, calls: Selectable<PerpExecutionCallsTable
   };
 }
 
-function listing(deps: ServiceDeps) {
-  return deps.db
-    .selectFrom('perp_executions')
-    .innerJoin('rfqs', 'rfqs.id', 'perp_executions.rfq_id')
-    .innerJoin('accounts', 'accounts.id', 'rfqs.account_id')
-    .selectAll('perp_executions')
-    .select(['rfqs.instrument_id as instrument_id', 'rfqs.status as rfq_status', 'rfqs.failure_code as rfq_failure_code', 'accounts.address as taker_address']);
-}
-
 export async function listPerpExecutions(deps: ServiceDeps, filter: PerpExecutionFilter) {
   const limit = filter.limit ?? 50;
-  let select = listing(deps).orderBy('perp_executions.created_at', 'desc').orderBy('perp_executions.id', 'desc').limit(limit + 1);
-  if (filter.phase) select = select.where('perp_executions.phase', '=', filter.phase);
-  if (filter.rfqId) select = select.where('perp_executions.rfq_id', '=', filter.rfqId);
-  if (filter.cursor) {
-    const after = decodeCursor(filter.cursor, 'cursor');
-    select = select.where((eb) => eb.or([eb('perp_executions.created_at', '<', after.at), eb.and([eb('perp_executions.created_at', '=', after.at), eb('perp_executions.id', '<', after.id)])]));
-  }
-  const rows = (await select.execute()) as ListedRow[];
-  const ids = rows.slice(0, limit).map((r) => r.id);
-  const calls = ids.length === 0 ? [] : await deps.db.selectFrom('perp_execution_calls').selectAll().where('execution_id', 'in', ids).orderBy('id').execute();
+  const before = filter.cursor ? decodeCursor(filter.cursor, 'cursor') : undefined;
+  const rows = (await listedPerpExecutions(deps.db, { phase: filter.phase, rfqId: filter.rfqId, before }, limit + 1)) as ListedRow[];
+  const calls = await callsOfExecutions(deps.db, rows.slice(0, limit).map((r) => r.id));
   return pageOf(rows, limit, (row) => ({ at: row.created_at, id: row.id }), (row) => executionView(row, calls.filter((c) => c.execution_id === row.id)));
 }
 
 export async function getPerpExecution(deps: ServiceDeps, executionId: string) {
-  const row = (await listing(deps).where('perp_executions.id', '=', executionId).executeTakeFirst()) as ListedRow | undefined;
+  const row = (await listedPerpExecution(deps.db, executionId)) as ListedRow | undefined;
   if (!row) throw new ServiceError('NOT_FOUND', `no perp execution ${executionId}`);
-  return executionView(row, await callsOf(deps.db, row.id));
+  return executionView(row, await callsOfExecution(deps.db, row.id));
 }

@@ -4,17 +4,18 @@
  * Disabled instruments are included: the operator is the one who re-enables them.
  */
 import { formatAmount } from '../../domain/money/index.ts';
+import { allInstruments, allTokens } from '../../store/reference-writes.ts';
 import type { ServiceDeps } from '../deps.ts';
 
 export async function listTokens(deps: ServiceDeps) {
-  const rows = await deps.db.selectFrom('tokens').selectAll().orderBy('symbol').execute();
+  const rows = await allTokens(deps.db);
   return rows.map((t) => ({ symbol: t.symbol, decimals: t.decimals, address: t.address, updatedAt: t.updated_at }));
 }
 
 export async function listInstruments(deps: ServiceDeps) {
   const [rows, tokens] = await Promise.all([
-    deps.db.selectFrom('instruments').selectAll().orderBy('instrument_id').execute(),
-    deps.db.selectFrom('tokens').select(['symbol', 'decimals']).execute(),
+    allInstruments(deps.db),
+    allTokens(deps.db),
   ]);
   const decimals = new Map(tokens.map((t) => [t.symbol, t.decimals]));
   return rows.map((i) => ({

@@ -11,6 +11,7 @@ import { decodeCursor, pageOf } from '../paging.ts';
 import type { QuoteRow, RfqRow } from '../rfq/rows.ts';
 import { quoteView, rfqView } from '../rfq/views.ts';
 import { instrumentNotFound } from '../../domain/rfq/instrument-not-found.ts';
+import { listedRfq, listedRfqs, quotesWithMakers } from '../../store/rfq-listings.ts';
 
 export interface AdminRfqFilter {
   status?: RfqStatus | undefined;
@@ -50,17 +51,7 @@ function adminRfqView(row: RfqRow & { taker_address: string }, quotes: AdminQuot
 /** Every version-current quote of these RFQs with its maker's address, newest first, grouped by RFQ. */
 async function quotesOf(deps: ServiceDeps, rfqIds: string[]): Promise<Map<string, AdminQuoteRow[]>> {
   const byRfq = new Map<string, AdminQuoteRow[]>();
-  if (rfqIds.length === 0) return byRfq;
-  const rows = await deps.db
-    .selectFrom('quotes')
-    .innerJoin('accounts', 'accounts.id', 'quotes.maker_account_id')
-    .selectAll('quotes')
-    .select('accounts.address as maker_address')
-    .where('quotes.rfq_id', 'in', rfqIds)
-    .orderBy('quotes.received_at', 'desc')
-    .orderBy('quotes.id', 'desc')
-    .execute();
-  for (const row of rows) {
+  for (const row of await quotesWithMakers(deps.db, rfqIds)) {
     const list = byRfq.get(row.rfq_id) ?? [];
     list.push(row);
     byRfq.set(row.rfq_id, list);
@@ -76,40 +67,17 @@ function instrumentOf(instruments: Map<string, Instrument>, instrumentId: string
 
 export async function listAdminRfqs(deps: ServiceDeps, filter: AdminRfqFilter) {
   const limit = filter.limit ?? 50;
-  let select = deps.db
-    .selectFrom('rfqs')
-    .innerJoin('accounts', 'accounts.id', 'rfqs.account_id')
-    .selectAll('rfqs')
-    .select('accounts.address as taker_address')
-    .orderBy('rfqs.created_at', 'desc')
-    .orderBy('rfqs.id', 'desc')
-    .limit(limit + 1);
-  if (filter.status) select = select.where('rfqs.status', '=', filter.status);
-  if (filter.instrumentId) select = select.where('rfqs.instrument_id', '=', filter.instrumentId);
-  if (filter.account) {
-    if (!isAddress(filter.account, { strict: false })) throw invalidField('account', 'address', 'account must be a 0x address');
-    select = select.where('accounts.address', '=', getAddress(filter.account));
-  }
-  if (filter.from !== undefined) select = select.where('rfqs.created_at', '>=', filter.from);
-  if (filter.to !== undefined) select = select.where('rfqs.created_at', '<', filter.to);
-  if (filter.cursor) {
-    const after = decodeCursor(filter.cursor, 'cursor');
-    select = select.where((eb) => eb.or([eb('rfqs.created_at', '<', after.at), eb.and([eb('rfqs.created_at', '=', after.at), eb('rfqs.id', '<', after.id)])]));
-  }
-  const rows = await select.execute();
+  if (filter.account && !isAddress(filter.account, { strict: false })) throw invalidField('account', 'address', 'account must be a 0x address');
+  const takerAddress = filter.account ? getAddress(filter.account) : undefined;
+  const before = filter.cursor ? decodeCursor(filter.cursor, 'cursor') : undefined;
+  const rows = await listedRfqs(deps.db, { status: filter.status, instrumentId: filter.instrumentId, takerAddress, from: filter.from, to: filter.to, before }, limit + 1);
   const quotes = await quotesOf(deps, rows.slice(0, limit).map((r) => r.id));
   const { instruments } = await deps.refdata.current();
   return pageOf(rows, limit, (row) => ({ at: row.created_at, id: row.id }), (row) => adminRfqView(row, quotes.get(row.id) ?? [], instrumentOf(instruments, row.instrument_id)));
 }
 
 export async function getAdminRfq(deps: ServiceDeps, rfqId: string) {
-  const row = await deps.db
-    .selectFrom('rfqs')
-    .innerJoin('accounts', 'accounts.id', 'rfqs.account_id')
-    .selectAll('rfqs')
-    .select('accounts.address as taker_address')
-    .where('rfqs.id', '=', rfqId)
-    .executeTakeFirst();
+  const row = await listedRfq(deps.db, rfqId);
   if (!row) throw new ServiceError('NOT_FOUND', 'no such rfq');
   const quotes = await quotesOf(deps, [row.id]);
   const { instruments } = await deps.refdata.current();

@@ -7,6 +7,7 @@
  */
 import { getAddress } from 'viem';
 import type { V0OrderStatus } from '../../domain/v0/order-status.ts';
+import { v0OrdersWithOwners } from '../../store/v0-order-reads.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { decodeCursor, pageOf } from '../paging.ts';
 
@@ -20,21 +21,9 @@ export interface AdminV0OrderFilter {
 
 export async function listV0Orders(deps: ServiceDeps, filter: AdminV0OrderFilter) {
   const limit = filter.limit ?? 50;
-  let query = deps.db
-    .selectFrom('v0_orders')
-    .innerJoin('accounts', 'accounts.id', 'v0_orders.account_id')
-    .selectAll('v0_orders')
-    .select('accounts.address as account_address')
-    .orderBy('v0_orders.created_at', 'desc')
-    .orderBy('v0_orders.id', 'desc')
-    .limit(limit + 1);
-  if (filter.status) query = query.where('v0_orders.status', '=', filter.status);
-  if (filter.account) query = query.where('accounts.address', '=', getAddress(filter.account));
-  if (filter.cursor) {
-    const after = decodeCursor(filter.cursor, 'cursor');
-    query = query.where((eb) => eb.or([eb('v0_orders.created_at', '<', after.at), eb.and([eb('v0_orders.created_at', '=', after.at), eb('v0_orders.id', '<', after.id)])]));
-  }
-  const rows = await query.execute();
+  const address = filter.account ? getAddress(filter.account) : undefined;
+  const before = filter.cursor ? decodeCursor(filter.cursor, 'cursor') : undefined;
+  const rows = await v0OrdersWithOwners(deps.db, { status: filter.status, address, before }, limit + 1);
   return pageOf(rows, limit, (r) => ({ at: r.created_at, id: r.id }), (r) => ({
     orderId: r.id,
     orderUuid: r.order_uuid,

@@ -1,6 +1,7 @@
 /** Operator writes of tokens and instruments (PUT = create or update). */
 import { ServiceError, invalidField } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money/index.ts';
+import { lockedTokenDecimals, tokenDecimalsOf, upsertInstrument, upsertToken } from '../../store/reference-writes.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { checkPerpInstrument } from '../perp/perp-instrument.ts';
 
@@ -10,12 +11,12 @@ export async function putToken(deps: ServiceDeps, symbol: string, input: TokenIn
   const now = deps.clock.now();
   const values = { symbol, decimals: input.decimals, address: input.address ?? null, updated_at: now };
   await deps.db.transaction().execute(async (tx) => {
-    const existing = await tx.selectFrom('tokens').select('decimals').where('symbol', '=', symbol).forUpdate().executeTakeFirst();
+    const stored = await lockedTokenDecimals(tx, symbol);
     // Changing decimals would silently rescale every stored amount of this token.
-    if (existing && existing.decimals !== input.decimals) {
-      throw new ServiceError('CONFLICT', `decimals of ${symbol} cannot change (stored ${existing.decimals})`);
+    if (stored !== undefined && stored !== input.decimals) {
+      throw new ServiceError('CONFLICT', `decimals of ${symbol} cannot change (stored ${stored})`);
     }
-    await tx.insertInto('tokens').values(values).onConflict((oc) => oc.column('symbol').doUpdateSet({ address: values.address, updated_at: now })).execute();
+    await upsertToken(tx, values);
   });
   await deps.refdata.reload();
   return { symbol, decimals: input.decimals, address: input.address ?? null };
@@ -38,7 +39,7 @@ export async function putInstrument(deps: ServiceDeps, instrumentId: string, inp
   if (input.type === 'PERP') await checkPerpInstrument(deps, input);
   const now = deps.clock.now();
   const result = await deps.db.transaction().execute(async (tx) => {
-    const tokens = await tx.selectFrom('tokens').select(['symbol', 'decimals']).where('symbol', 'in', [input.base, input.quote]).execute();
+    const tokens = await tokenDecimalsOf(tx, [input.base, input.quote]);
     const quoteToken = tokens.find((t) => t.symbol === input.quote);
     if (input.type !== 'PERP' && !tokens.some((t) => t.symbol === input.base)) throw new ServiceError('TOKEN_NOT_FOUND', `token ${input.base} is not listed`);
     if (!quoteToken) throw new ServiceError('TOKEN_NOT_FOUND', `token ${input.quote} is not listed`);
@@ -56,18 +57,7 @@ export async function putInstrument(deps: ServiceDeps, instrumentId: string, inp
       enabled: input.enabled ?? true,
       updated_at: now,
     };
-    await tx
-      .insertInto('instruments')
-      .values(row)
-      .onConflict((oc) =>
-        oc.column('instrument_id').doUpdateSet({
-          taker_fee_tenth_bp: row.taker_fee_tenth_bp,
-          min_quote_notional: row.min_quote_notional,
-          enabled: row.enabled,
-          updated_at: now,
-        }),
-      )
-      .execute();
+    await upsertInstrument(tx, row);
     return { instrumentId, base: input.base, quote: input.quote, type: input.type, takerFeeTenthBp: input.takerFeeTenthBp, minQuoteNotional: input.minQuoteNotional ?? null, enabled: row.enabled };
   });
   await deps.refdata.reload();

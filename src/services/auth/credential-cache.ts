@@ -5,6 +5,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { signingKey } from '../../domain/auth/hmac.ts';
+import { apiKeyWithAccount } from '../../store/api-keys.ts';
 import type { ServiceDeps } from '../deps.ts';
 
 export interface Credential {
@@ -48,12 +49,7 @@ export class CredentialCache {
       return cached.credential;
     }
     const evictions = this.#evictions;
-    const row = await deps.db
-      .selectFrom('api_keys')
-      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .select(['api_keys.access_key', 'api_keys.account_id', 'accounts.address', 'api_keys.secret_enc', 'api_keys.maker_scoped', 'api_keys.expires_at', 'api_keys.revoked_at'])
-      .where('api_keys.access_key', '=', accessKey)
-      .executeTakeFirst();
+    const row = await apiKeyWithAccount(deps.db, accessKey);
     const credential = row
       ? {
           accessKey: row.access_key,

@@ -4,7 +4,8 @@
  * section 11). Sessions and maker routes consult this so a revocation, an expiry or a maker's
  * deactivation or suspension takes effect on every node, not only the one that made the change.
  */
-import { sql } from 'kysely';
+import { makerStandingRefusal } from '../../domain/rfq/quote-admission.ts';
+import { credentialRows, type CredentialRow } from '../../store/credential-rows.ts';
 import type { Reader } from '../../store/transaction.ts';
 
 export interface CredentialStanding {
@@ -24,21 +25,18 @@ export async function readCredentialStandings(db: Reader, accessKeys: readonly s
   const unique = [...new Set(accessKeys)];
   for (let start = 0; start < unique.length; start += CHUNK) {
     const chunk = unique.slice(start, start + CHUNK);
-    const rows = await sql<{ access_key: string; revoked_at: string | number | null; expires_at: string | number; active: boolean | null; suspended_until: string | number | null }>`
-      select k.access_key, k.revoked_at, k.expires_at, m.active, m.suspended_until
-      from api_keys k left join makers m on m.account_id = k.account_id
-      where k.access_key = any(${chunk}::text[])`.execute(db);
-    for (const row of rows.rows) out.set(row.access_key, standingOf(row, now));
+    for (const row of await credentialRows(db, chunk)) out.set(row.access_key, standingOf(row, now));
   }
   for (const key of unique) if (!out.has(key)) out.set(key, { keyRefusal: 'unknown access key', makerRefusal: 'this account is not an active maker', suspendedUntil: null });
   return out;
 }
 
-function standingOf(row: { revoked_at: string | number | null; expires_at: string | number; active: boolean | null; suspended_until: string | number | null }, now: number): CredentialStanding {
+function standingOf(row: CredentialRow, now: number): CredentialStanding {
   const keyRefusal = row.revoked_at !== null ? 'access key revoked' : Number(row.expires_at) <= now ? 'access key expired' : null;
-  const suspendedUntil = row.active === true && row.suspended_until !== null && Number(row.suspended_until) > now ? Number(row.suspended_until) : null;
-  const makerRefusal = row.active !== true ? 'this account is not an active maker' : suspendedUntil !== null ? 'this maker is suspended after failed settlements' : null;
-  return { keyRefusal, makerRefusal, suspendedUntil };
+  const maker = row.active === null ? null : { active: row.active, suspendedUntil: row.suspended_until === null ? null : Number(row.suspended_until) };
+  const refusal = makerStandingRefusal(maker, now);
+  const makerRefusal = refusal === 'inactive' ? 'this account is not an active maker' : refusal === 'suspended' ? 'this maker is suspended after failed settlements' : null;
+  return { keyRefusal, makerRefusal, suspendedUntil: refusal === 'suspended' ? maker!.suspendedUntil : null };
 }
 
 export async function readCredentialStanding(db: Reader, accessKey: string, now: number): Promise<CredentialStanding> {

@@ -8,6 +8,8 @@ import { getAddress, recoverMessageAddress, type Hex } from 'viem';
 import { parseSiweMessage } from 'viem/siwe';
 import { ServiceError } from '../../domain/errors.ts';
 import { siweNonceRefusal } from '../../domain/auth/siwe-nonce.ts';
+import { ensureAccount } from '../../store/accounts.ts';
+import { activeMakerIdOf, consumeChallenge, insertApiKey } from '../../store/api-keys.ts';
 import type { ServiceDeps } from '../deps.ts';
 
 export interface LoginInput {
@@ -75,47 +77,17 @@ export async function issueApiKey(deps: ServiceDeps, input: LoginInput): Promise
 
   return deps.db.transaction().execute(async (tx) => {
     // Consuming the nonce and issuing the key commit together: a nonce is used exactly once.
-    const claimed = await tx
-      .updateTable('auth_challenges')
-      .set({ used_at: now })
-      .where('nonce', '=', nonce)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', now)
-      .returning('nonce')
-      .executeTakeFirst();
-    if (!claimed) throw siweInvalid('nonce', 'nonce is unknown, expired or already used');
-
-    await tx
-      .insertInto('accounts')
-      .values({ id: deps.ids.uuid(), address: account, created_at: now })
-      .onConflict((oc) => oc.column('address').doNothing())
-      .execute();
-    const user = await tx.selectFrom('accounts').select('id').where('address', '=', account).executeTakeFirstOrThrow();
-    const maker = await tx
-      .selectFrom('makers')
-      .select('maker_id')
-      .where('account_id', '=', user.id)
-      .where('active', '=', true)
-      .executeTakeFirst();
-    await tx
-      .insertInto('api_keys')
-      .values({
-        access_key: accessKey,
-        account_id: user.id,
-        secret_enc: deps.secrets.seal(secret),
-        maker_scoped: maker !== undefined,
-        created_at: now,
-        expires_at: expiresAt,
-        revoked_at: null,
-      })
-      .execute();
+    if (!(await consumeChallenge(tx, nonce, now))) throw siweInvalid('nonce', 'nonce is unknown, expired or already used');
+    const userId = await ensureAccount(tx, account, deps.ids.uuid(), now);
+    const makerId = await activeMakerIdOf(tx, userId);
+    await insertApiKey(tx, { accessKey, accountId: userId, secretSealed: deps.secrets.seal(secret), makerScoped: makerId !== null, createdAt: now, expiresAt });
     return {
-      userId: user.id,
+      userId,
       account,
       accessKey,
       secret,
       expiresAt,
-      ...(maker ? { makerId: maker.maker_id } : {}),
+      ...(makerId !== null ? { makerId } : {}),
     };
   });
 }

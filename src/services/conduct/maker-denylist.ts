@@ -12,6 +12,7 @@
  */
 import { ServiceError, invalidRequest } from '../../domain/errors.ts';
 import { isTakerPseudonym } from '../../domain/auth/taker-pseudonym.ts';
+import { accountIdsAfter, deniedTakersOf, writeDeniedTakers } from '../../store/maker-conduct.ts';
 import type { ServiceDeps } from '../deps.ts';
 
 export const MAX_DENIED_TAKERS = 1000;
@@ -21,9 +22,9 @@ export interface Denylist {
 }
 
 async function deniedOf(deps: ServiceDeps, accountId: string): Promise<string[]> {
-  const row = await deps.db.selectFrom('makers').select('denied_takers').where('account_id', '=', accountId).executeTakeFirst();
-  if (!row) throw new ServiceError('MAKER_NOT_APPROVED', 'this account is not a registered maker');
-  return row.denied_takers;
+  const denied = await deniedTakersOf(deps.db, accountId);
+  if (denied === null) throw new ServiceError('MAKER_NOT_APPROVED', 'this account is not a registered maker');
+  return denied;
 }
 
 function viewOf(deps: ServiceDeps, accountId: string, takers: readonly string[]): Denylist {
@@ -44,9 +45,7 @@ export async function setDenylist(deps: ServiceDeps, accountId: string, input: {
     // Keyset pages of accounts, so memory stays flat however many there are.
     let after: string | null = null;
     while (found.size < wanted.size) {
-      let page = deps.db.selectFrom('accounts').select('id').orderBy('id').limit(1000);
-      if (after !== null) page = page.where('id', '>', after);
-      const ids = (await page.execute()).map((r) => r.id);
+      const ids = await accountIdsAfter(deps.db, after, 1000);
       if (ids.length === 0) break;
       for (const id of ids) {
         const pseudonym = deps.pseudonyms.of(accountId, id);
@@ -58,7 +57,7 @@ export async function setDenylist(deps: ServiceDeps, accountId: string, input: {
   const unknown = input.takers.flatMap((t, i) => (found.has(t) ? [] : [{ field: `takers[${i}]`, reason: 'unknownTaker', message: `no taker is ${t} to you` }]));
   if (unknown.length > 0) throw invalidRequest(unknown, unknown[0]!.message);
   const takers = [...new Set(found.values())].sort();
-  await deps.db.updateTable('makers').set({ denied_takers: takers, updated_at: deps.clock.now() }).where('account_id', '=', accountId).execute();
+  await writeDeniedTakers(deps.db, accountId, takers, deps.clock.now());
   // This node's quote path sees the new list at once; other nodes within their maker cache's TTL.
   deps.quoteCaches.forgetMaker(accountId);
   return viewOf(deps, accountId, takers);

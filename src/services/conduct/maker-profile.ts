@@ -6,6 +6,7 @@
  */
 import { ServiceError, invalidRequest } from '../../domain/errors.ts';
 import { aliasKey, parseAlias } from '../../domain/rfq/index.ts';
+import { activeMakersByAliasKey, disclosedAliases, makerAliasOf, writeMakerAlias } from '../../store/maker-conduct.ts';
 import type { ServiceDeps } from '../deps.ts';
 
 export interface MakerProfile {
@@ -22,7 +23,7 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 export async function readMakerProfile(deps: ServiceDeps, accountId: string): Promise<MakerProfile> {
-  const row = await deps.db.selectFrom('makers').select('alias').where('account_id', '=', accountId).executeTakeFirst();
+  const row = await makerAliasOf(deps.db, accountId);
   if (!row) throw makerRequired();
   return { alias: row.alias };
 }
@@ -30,12 +31,7 @@ export async function readMakerProfile(deps: ServiceDeps, accountId: string): Pr
 export async function setMakerProfile(deps: ServiceDeps, accountId: string, input: { alias: string | null }): Promise<MakerProfile> {
   const alias = input.alias === null ? null : parseAlias(input.alias);
   try {
-    const row = await deps.db
-      .updateTable('makers')
-      .set({ alias, updated_at: deps.clock.now() })
-      .where('account_id', '=', accountId)
-      .returning('alias')
-      .executeTakeFirst();
+    const row = await writeMakerAlias(deps.db, accountId, alias, deps.clock.now());
     if (!row) throw makerRequired();
     return { alias: row.alias };
   } catch (error) {
@@ -47,8 +43,7 @@ export async function setMakerProfile(deps: ServiceDeps, accountId: string, inpu
 
 /** Every published alias, in order; only active makers, so a taker never names one that cannot quote. */
 export async function listDisclosedMakers(deps: ServiceDeps): Promise<{ makers: Array<{ alias: string }> }> {
-  const rows = await deps.db.selectFrom('makers').select('alias').where('alias', 'is not', null).where('active', '=', true).execute();
-  const aliases = rows.map((r) => r.alias!).sort((a, b) => (aliasKey(a) < aliasKey(b) ? -1 : aliasKey(a) > aliasKey(b) ? 1 : 0));
+  const aliases = (await disclosedAliases(deps.db)).sort((a, b) => (aliasKey(a) < aliasKey(b) ? -1 : aliasKey(a) > aliasKey(b) ? 1 : 0));
   return { makers: aliases.map((alias) => ({ alias })) };
 }
 
@@ -59,14 +54,8 @@ export async function listDisclosedMakers(deps: ServiceDeps): Promise<{ makers: 
 export async function makersByAlias(deps: ServiceDeps, aliases: readonly string[], field: string): Promise<string[]> {
   if (aliases.length === 0) return [];
   const keys = aliases.map(aliasKey);
-  const rows = await deps.db
-    .selectFrom('makers')
-    .select(['account_id', 'alias'])
-    .where('alias', 'is not', null)
-    .where('active', '=', true)
-    .where((eb) => eb(eb.fn('lower', ['alias']), 'in', keys))
-    .execute();
-  const byKey = new Map(rows.map((r) => [aliasKey(r.alias!), r.account_id]));
+  const rows = await activeMakersByAliasKey(deps.db, keys);
+  const byKey = new Map(rows.map((r) => [aliasKey(r.alias), r.accountId]));
   const errors = aliases.flatMap((alias, i) => (byKey.has(aliasKey(alias)) ? [] : [{ field: `${field}[${i}]`, reason: 'unknownAlias', message: `no disclosed maker is called ${alias}` }]));
   if (errors.length > 0) throw invalidRequest(errors, errors[0]!.message);
   return keys.map((key) => byKey.get(key)!);

@@ -17,7 +17,7 @@
 import { ServiceError } from '../../domain/errors.ts';
 import { lostByBps, marketMoveBps, nearestRank, servedInstrumentIds, type Side } from '../../domain/rfq/index.ts';
 import { priceMarkAt } from '../../store/price-marks.ts';
-import { reachesMaker } from '../../store/rfq-audience.ts';
+import { rfqsSeenBy, scorecardFailures, scorecardMakerByAccount, scorecardMakerByAddress, scorecardQuotes, type ScorecardMaker } from '../../store/scorecard-reads.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { normaliseAddress } from '../admin/makers.ts';
 
@@ -50,7 +50,7 @@ export interface Scorecard {
 
 /** The scorecard of the maker whose account is `accountId`. */
 export async function ownScorecard(deps: ServiceDeps, accountId: string, windowSecs = DEFAULT_SCORECARD_WINDOW_SECS): Promise<Scorecard> {
-  const maker = await deps.db.selectFrom('makers').select(['maker_id', 'account_id', 'pairs', 'settlement_modes']).where('account_id', '=', accountId).executeTakeFirst();
+  const maker = await scorecardMakerByAccount(deps.db, accountId);
   if (!maker) throw new ServiceError('MAKER_NOT_APPROVED', 'this account is not a maker');
   return scorecardOf(deps, maker, windowSecs);
 }
@@ -58,54 +58,19 @@ export async function ownScorecard(deps: ServiceDeps, accountId: string, windowS
 /** The operator's read of any maker's scorecard, by address. */
 export async function makerScorecard(deps: ServiceDeps, rawAddress: string, windowSecs = DEFAULT_SCORECARD_WINDOW_SECS): Promise<Scorecard> {
   const address = normaliseAddress(rawAddress, 'address');
-  const maker = await deps.db
-    .selectFrom('makers')
-    .innerJoin('accounts', 'accounts.id', 'makers.account_id')
-    .select(['makers.maker_id', 'makers.account_id', 'makers.pairs', 'makers.settlement_modes'])
-    .where('accounts.address', '=', address)
-    .executeTakeFirst();
+  const maker = await scorecardMakerByAddress(deps.db, address);
   if (!maker) throw new ServiceError('NOT_FOUND', 'no maker with this address');
   return scorecardOf(deps, maker, windowSecs);
 }
 
-interface MakerKeys {
-  maker_id: string;
-  account_id: string;
-  pairs: string[];
-  settlement_modes: string[];
-}
-
-async function scorecardOf(deps: ServiceDeps, maker: MakerKeys, windowSecs: number): Promise<Scorecard> {
+async function scorecardOf(deps: ServiceDeps, maker: ScorecardMaker, windowSecs: number): Promise<Scorecard> {
   const since = deps.clock.now() - windowSecs * 1000;
   const reference = await deps.refdata.current();
   const served = servedInstrumentIds({ pairs: maker.pairs, settlementModes: maker.settlement_modes }, reference.instruments.values());
   const [seen, quotes, failures] = await Promise.all([
-    served.length === 0
-      ? Promise.resolve({ n: 0 })
-      : deps.db
-          .selectFrom('rfqs')
-          .select((eb) => eb.fn.countAll<string>().as('n'))
-          .where('instrument_id', 'in', served)
-          .where('created_at', '>=', since)
-          .where('account_id', '<>', maker.account_id)
-          .where(reachesMaker(maker.account_id))
-          .executeTakeFirstOrThrow(),
-    deps.db
-      .selectFrom('quotes as q')
-      .innerJoin('rfqs as r', 'r.id', 'q.rfq_id')
-      .leftJoin('quotes as w', 'w.id', 'r.selected_quote_id')
-      .select(['q.id', 'q.rfq_id', 'q.created_at', 'q.status', 'q.maker_pays_amount', 'q.maker_receives_amount', 'r.created_at as rfq_created_at', 'r.side', 'r.selected_quote_id', 'w.maker_pays_amount as winner_pays', 'w.maker_receives_amount as winner_receives'])
-      .where('q.maker_id', '=', maker.maker_id)
-      .where('q.created_at', '>=', since)
-      .execute(),
-    deps.db
-      .selectFrom('maker_failures as f')
-      .innerJoin('rfqs as r', 'r.id', 'f.rfq_id')
-      .select(['f.quote_id', 'f.reason', 'f.created_at', 'f.delay_ms', 'r.side', 'r.instrument_id', 'r.quoted_at'])
-      .where('f.maker_id', '=', maker.maker_id)
-      .where('f.created_at', '>=', since)
-      .orderBy('f.created_at', 'desc')
-      .execute(),
+    rfqsSeenBy(deps.db, maker, served, since),
+    scorecardQuotes(deps.db, maker.maker_id, since),
+    scorecardFailures(deps.db, maker.maker_id, since),
   ]);
 
   const firstQuote = new Map<string, number>();
@@ -115,9 +80,11 @@ async function scorecardOf(deps: ServiceDeps, maker: MakerKeys, windowSecs: numb
   for (const q of quotes) {
     const delay = Math.max(0, q.created_at - q.rfq_created_at);
     firstQuote.set(q.rfq_id, Math.min(firstQuote.get(q.rfq_id) ?? delay, delay));
-    if (q.selected_quote_id === q.id) wins++;
+    // On a sweep every selected quote won its leg; the legs' sizes differ, so nothing is measured against them.
+    const won = q.selected_quote_id === q.id || (q.sweep_fills ?? []).some((f) => f.quoteId === q.id);
+    if (won) wins++;
     if (q.status === 'SETTLED') settled++;
-    if (q.selected_quote_id !== null && q.selected_quote_id !== q.id && q.winner_pays !== null && q.winner_receives !== null) {
+    if (q.selected_quote_id !== null && !won && q.sweep_fills === null && q.winner_pays !== null && q.winner_receives !== null) {
       const side = q.side as Side;
       lostBy.push(side === 'BUY' ? lostByBps(side, BigInt(q.maker_receives_amount), BigInt(q.winner_receives)) : lostByBps(side, BigInt(q.maker_pays_amount), BigInt(q.winner_pays)));
     }
@@ -141,7 +108,7 @@ async function scorecardOf(deps: ServiceDeps, maker: MakerKeys, windowSecs: numb
 
   return {
     windowSecs,
-    rfqsSeen: Number(seen.n),
+    rfqsSeen: seen,
     rfqsQuoted: firstQuote.size,
     firstQuoteMs: { p50: nearestRank(delays, 50), p99: nearestRank(delays, 99) },
     wins,

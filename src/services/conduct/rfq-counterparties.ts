@@ -5,6 +5,7 @@
  */
 import { invalidField } from '../../domain/errors.ts';
 import { rfqAudience, type Audience } from '../../domain/rfq/index.ts';
+import { makersDenying } from '../../store/maker-conduct.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { makersByAlias } from './maker-profile.ts';
@@ -28,9 +29,7 @@ export async function rfqCounterparties(deps: ServiceDeps, input: { makers?: str
     named,
     excluded,
     async audience(tx, takerAccountId) {
-      // The makers table is small (one row per registered maker); each reads its own list.
-      const deniers = await tx.selectFrom('makers').select('account_id').where((eb) => eb(eb.val(takerAccountId), '=', eb.fn.any('denied_takers'))).execute();
-      return rfqAudience({ named, excluded, deniers: deniers.map((d) => d.account_id) });
+      return rfqAudience({ named, excluded, deniers: await makersDenying(tx, takerAccountId) });
     },
   };
 }

@@ -6,6 +6,9 @@
  * cancelled (409 CUSTODY_TRANSFER_NOT_CANCELLABLE otherwise); asking twice changes nothing.
  */
 import { ServiceError } from '../../domain/errors.ts';
+import { cancellable } from '../../domain/funds/custody-transfer-state.ts';
+import { lockCustodyTransfer, markCancelRequested } from '../../store/custody-transfer-queue.ts';
+import { attemptsOfTransfers } from '../../store/custody-transfer-reads.ts';
 import { inTransaction } from '../../store/outbox.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { custodyTransferView } from './custody-transfer-views.ts';
@@ -14,14 +17,14 @@ export async function cancelCustodyTransfer(deps: ServiceDeps, transferId: strin
   const now = deps.clock.now();
   const reference = await deps.refdata.current();
   const row = await inTransaction(deps.db, async (tx) => {
-    const locked = await tx.selectFrom('custody_transfers').selectAll().where('id', '=', transferId).forUpdate().executeTakeFirst();
+    const locked = await lockCustodyTransfer(tx, transferId);
     if (!locked) throw new ServiceError('NOT_FOUND', `no custody transfer ${transferId}`);
-    if (locked.status !== 'SIGNED' && locked.status !== 'SENT') {
+    if (!cancellable(locked.status)) {
       throw new ServiceError('CUSTODY_TRANSFER_NOT_CANCELLABLE', `custody transfer is ${locked.status}; only a signed, unconfirmed one (SIGNED, SENT) can be cancelled`, { status: locked.status });
     }
     if (locked.cancel_requested_at !== null) return locked;
-    return tx.updateTable('custody_transfers').set({ cancel_requested_at: now, updated_at: now }).where('id', '=', transferId).returningAll().executeTakeFirstOrThrow();
+    return markCancelRequested(tx, transferId, now);
   });
-  const attempts = await deps.db.selectFrom('custody_tx_attempts').selectAll().where('transfer_id', '=', transferId).orderBy('attempt').execute();
+  const attempts = await attemptsOfTransfers(deps.db, [transferId]);
   return custodyTransferView(row, attempts, reference);
 }

@@ -16,8 +16,9 @@
  */
 import { promisedPayoutPostings } from '../../domain/ledger/index.ts';
 import { postMovement } from '../../store/ledger.ts';
-import type { CustodyTransferStatus } from '../../store/schema.ts';
+import type { CustodyTransferEvent } from '../../domain/funds/custody-transfer-state.ts';
 import type { Tx } from '../../store/transaction.ts';
+import { noteXchangeExecution } from '../../store/xchange-executions.ts';
 import type { ServiceDeps } from '../deps.ts';
 import type { CustodyTransferRow } from './custody-transfers.ts';
 import { applyWithdrawalEvent, lockWithdrawal } from './withdrawal-outcomes.ts';
@@ -37,7 +38,7 @@ export type CustodyOutcome =
 /** The outcomes that end a transfer. */
 export type EndingOutcome = Exclude<CustodyOutcome, { kind: 'signed' } | { kind: 'stuck' }>;
 
-const STATUS_AFTER: Record<EndingOutcome['kind'], CustodyTransferStatus> = { confirmed: 'CONFIRMED', reverted: 'REVERTED', cancelled: 'CANCELLED', lost: 'UNRESOLVED', expired: 'EXPIRED' };
+const ENDING_EVENT: Record<EndingOutcome['kind'], CustodyTransferEvent> = { confirmed: 'confirm', reverted: 'revert', cancelled: 'cancel', lost: 'lose', expired: 'expire' };
 
 /**
  * Ends (or, for `signed`, advances) the transfer's owner. The caller has already moved the transfer
@@ -60,7 +61,7 @@ export async function applyCustodyOutcome(tx: Tx, deps: ServiceDeps, transfer: C
       : outcome.kind === 'confirmed' ? { tx_hash: transfer.tx_hash, last_error: null }
       : outcome.kind === 'reverted' ? { last_error: `reverted (tx ${transfer.tx_hash})` }
       : { last_error: outcome.reason };
-    await tx.updateTable('xchange_executions').set(fields).where('quote_id', '=', transfer.owner_id).execute();
+    await noteXchangeExecution(tx, transfer.owner_id, fields);
     return;
   }
   if (transfer.purpose === 'payout' && outcome.kind === 'confirmed') {
@@ -76,6 +77,7 @@ export async function applyCustodyOutcome(tx: Tx, deps: ServiceDeps, transfer: C
   }
 }
 
-export function statusAfter(outcome: EndingOutcome): CustodyTransferStatus {
-  return STATUS_AFTER[outcome.kind];
+/** The transfer's state machine event an ending outcome is. */
+export function endingEvent(outcome: EndingOutcome): CustodyTransferEvent {
+  return ENDING_EVENT[outcome.kind];
 }

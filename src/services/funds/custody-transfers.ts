@@ -15,6 +15,7 @@
  * (`custody_tx_attempts`: fee bumps, a cancel); any of them may be the one mined.
  */
 import type { Selectable } from 'kysely';
+import { insertQueuedCustodyTransfer } from '../../store/custody-transfer-queue.ts';
 import type { CustodyTransfersTable } from '../../store/schema.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -68,37 +69,5 @@ async function insertRow(
   now: number,
   unlessOpen: boolean,
 ): Promise<string | null> {
-  const id = deps.ids.uuid();
-  const inserted = await tx
-    .insertInto('custody_transfers')
-    .values({
-      id,
-      purpose: row.purpose,
-      owner_id: row.ownerId,
-      token: row.token,
-      token_address: row.tokenAddress,
-      to_address: row.toAddress,
-      amount: row.amount,
-      status: 'QUEUED',
-      from_address: null,
-      nonce: null,
-      raw_tx: null,
-      tx_hash: null,
-      send_attempts: 0,
-      signed_at: null,
-      last_sent_at: null,
-      confirmed_block: null,
-      last_error: null,
-      call_data: row.callData,
-      gas: row.gas,
-      cancel_requested_at: null,
-      escalated_at: null,
-      not_after_secs: row.notAfterSecs,
-      created_at: now,
-      updated_at: now,
-    })
-    .$if(unlessOpen, (q) => q.onConflict((oc) => oc.doNothing()))
-    .returning('id')
-    .executeTakeFirst();
-  return inserted?.id ?? null;
+  return insertQueuedCustodyTransfer(tx, { id: deps.ids.uuid(), ...row }, now, unlessOpen);
 }

@@ -5,6 +5,10 @@
  * not UNRESOLVED is 409 WITHDRAWAL_NOT_UNRESOLVED.
  */
 import { ServiceError, invalidField } from '../../domain/errors.ts';
+import { custodyTransferTransition } from '../../domain/funds/custody-transfer-state.ts';
+import { writeCustodyTransferStatusIfStill } from '../../store/custody-transfer-status.ts';
+import { attemptsOfTransfers, withdrawalTransferNonce } from '../../store/custody-transfer-reads.ts';
+import { withdrawalTransferIds } from '../../store/custody-transfer-rows.ts';
 import { inTransaction } from '../../store/outbox.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { enqueueCustodyTransfer } from './custody-transfers.ts';
@@ -64,22 +68,19 @@ export async function resolveWithdrawal(deps: ServiceDeps, withdrawalId: string,
     );
     // A cancelled transfer stays CANCELLED (that is what happened on-chain); a SENT one whose
     // nonce is used but not yet booked by the broadcaster is closed here instead.
-    await tx
-      .updateTable('custody_transfers')
-      .set({ status: completed ? 'CONFIRMED' : 'REVERTED', last_error: `resolved ${input.outcome} by the operator`, updated_at: now })
-      .where('purpose', '=', 'withdrawal')
-      .where('owner_id', '=', row.id)
-      .where('status', 'in', ['UNRESOLVED', 'SIGNED', 'SENT'])
-      .execute();
+    const transition = custodyTransferTransition(completed ? 'resolveCompleted' : 'resolveFailed');
+    for (const transferId of await withdrawalTransferIds(tx, row.id)) {
+      await writeCustodyTransferStatusIfStill(tx, { id: transferId, ...transition, fields: { last_error: `resolved ${input.outcome} by the operator` } }, now);
+    }
     return resolved;
   });
   return withdrawalView(updated, reference);
 }
 
 async function checkAgainstChain(deps: ServiceDeps, withdrawalId: string, outcome: 'COMPLETED' | 'FAILED'): Promise<void> {
-  const transfer = await deps.db.selectFrom('custody_transfers').select(['id', 'nonce']).where('purpose', '=', 'withdrawal').where('owner_id', '=', withdrawalId).executeTakeFirst();
+  const transfer = await withdrawalTransferNonce(deps.db, withdrawalId);
   if (!transfer || transfer.nonce === null) return; // nothing was ever signed for it
-  const attempts = await deps.db.selectFrom('custody_tx_attempts').select(['tx_hash', 'kind']).where('transfer_id', '=', transfer.id).orderBy('attempt').execute();
+  const attempts = await attemptsOfTransfers(deps.db, [transfer.id]);
   const chain = deps.custodyChain;
   if (!chain) throw new ServiceError('CUSTODY_CHAIN_UNAVAILABLE', 'this node has no chain connection to check the decision against');
   let mined: { txHash: string; status: 'success' | 'reverted' } | null = null;

@@ -10,6 +10,9 @@ import type { Selectable } from 'kysely';
 import { finaliseDeposit, transitionDeposit } from '../../domain/funds/deposit-state.ts';
 import { formatAmount } from '../../domain/money/index.ts';
 import { depositPostings } from '../../domain/ledger/index.ts';
+import { accountIdByAddress } from '../../store/accounts.ts';
+import { sharedCursorBlock } from '../../store/chain-cursor.ts';
+import { insertDeposit, insertDepositUnlessKnown, lockDepositOfLog, lockPendingDepositsInBlocks, updateDeposit } from '../../store/deposit-records.ts';
 import { postMovement } from '../../store/ledger.ts';
 import type { DepositsTable } from '../../store/schema.ts';
 import type { ReferenceSnapshot } from '../../store/reference-data.ts';
@@ -30,8 +33,7 @@ export interface ObservedTransfer {
 }
 
 async function accountOf(tx: Tx, address: string): Promise<string | null> {
-  const row = await tx.selectFrom('accounts').select('id').where('address', '=', getAddress(address)).executeTakeFirst();
-  return row?.id ?? null;
+  return accountIdByAddress(tx, getAddress(address));
 }
 
 /**
@@ -40,34 +42,28 @@ async function accountOf(tx: Tx, address: string): Promise<string | null> {
  * FOR SHARE, so a step cannot pass this block between the check and the insert.
  */
 export async function recordPendingDeposit(tx: Tx, deps: ServiceDeps, transfer: ObservedTransfer, cursorName = 'main'): Promise<boolean> {
-  const cursor = await tx.selectFrom('chain_cursors').select('block_number').where('name', '=', cursorName).forShare().executeTakeFirst();
-  if (cursor && cursor.block_number >= transfer.blockNumber) return false;
+  const cursorBlock = await sharedCursorBlock(tx, cursorName);
+  if (cursorBlock !== null && cursorBlock >= transfer.blockNumber) return false;
   const now = deps.clock.now();
-  const inserted = await tx
-    .insertInto('deposits')
-    .values({
-      id: deps.ids.depositId(),
-      account_id: await accountOf(tx, transfer.from),
-      from_address: getAddress(transfer.from),
-      token: transfer.token,
-      amount: transfer.amount,
-      status: 'PENDING',
-      tx_hash: transfer.txHash,
-      log_index: transfer.logIndex,
-      block_number: transfer.blockNumber,
-      movement_id: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.columns(['tx_hash', 'log_index']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return inserted !== undefined;
+  return insertDepositUnlessKnown(tx, {
+    id: deps.ids.depositId(),
+    account_id: await accountOf(tx, transfer.from),
+    from_address: getAddress(transfer.from),
+    token: transfer.token,
+    amount: transfer.amount,
+    status: 'PENDING',
+    tx_hash: transfer.txHash,
+    log_index: transfer.logIndex,
+    block_number: transfer.blockNumber,
+    movement_id: null,
+    created_at: now,
+    updated_at: now,
+  });
 }
 
 /** Completes and credits a final transfer, once: a second call for the same log does nothing. */
 export async function creditDeposit(tx: Tx, deps: ServiceDeps, transfer: ObservedTransfer, now: number): Promise<boolean> {
-  const existing = await tx.selectFrom('deposits').selectAll().where('tx_hash', '=', transfer.txHash).where('log_index', '=', transfer.logIndex).forUpdate().executeTakeFirst();
+  const existing = await lockDepositOfLog(tx, transfer.txHash, transfer.logIndex);
   if (existing?.status === 'COMPLETED') return false;
   const accountId = await accountOf(tx, transfer.from);
   const decision = finaliseDeposit({ status: existing?.status ?? null, accountId });
@@ -91,9 +87,9 @@ export async function creditDeposit(tx: Tx, deps: ServiceDeps, transfer: Observe
     updated_at: now,
   };
   if (existing) {
-    await tx.updateTable('deposits').set(values).where('id', '=', existing.id).execute();
+    await updateDeposit(tx, existing.id, values);
   } else {
-    await tx.insertInto('deposits').values({ id: deps.ids.depositId(), tx_hash: transfer.txHash, log_index: transfer.logIndex, created_at: now, ...values }).execute();
+    await insertDeposit(tx, { id: deps.ids.depositId(), tx_hash: transfer.txHash, log_index: transfer.logIndex, created_at: now, ...values });
   }
   await pushFrames(tx, deps, decision.frames, {}, now);
   return true;
@@ -105,18 +101,11 @@ export async function creditDeposit(tx: Tx, deps: ServiceDeps, transfer: Observe
  * transfer turned out to be settlement.
  */
 export async function failVanishedDeposits(tx: Tx, range: { fromBlock: number; toBlock: number }, finalKeys: Set<string>, now: number): Promise<number> {
-  const pending = await tx
-    .selectFrom('deposits')
-    .select(['id', 'status', 'tx_hash', 'log_index'])
-    .where('status', '=', 'PENDING')
-    .where('block_number', '>=', range.fromBlock)
-    .where('block_number', '<=', range.toBlock)
-    .forUpdate()
-    .execute();
+  const pending = await lockPendingDepositsInBlocks(tx, range);
   let failed = 0;
   for (const row of pending) {
     if (finalKeys.has(`${row.tx_hash}:${row.log_index}`)) continue;
-    await tx.updateTable('deposits').set({ status: transitionDeposit(row.status, 'vanish'), updated_at: now }).where('id', '=', row.id).execute();
+    await updateDeposit(tx, row.id, { status: transitionDeposit(row.status, 'vanish'), updated_at: now });
     failed++;
   }
   return failed;

@@ -11,48 +11,34 @@
  * 409 PAYOUT_NOT_OWED.
  */
 import { ServiceError } from '../../domain/errors.ts';
+import { lockLatestPayoutOfQuote } from '../../store/custody-transfer-queue.ts';
+import { attemptsOfTransfers, custodyTransferById, unpaidPayoutTransfers } from '../../store/custody-transfer-reads.ts';
 import { inTransaction } from '../../store/outbox.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { custodyTransferView } from './custody-transfer-views.ts';
-import { enqueuePayoutRetry } from './custody-transfers.ts';
+import { enqueuePayoutRetry, type CustodyTransferRow } from './custody-transfers.ts';
 
 export const UNPAID_PAYOUT_STATUSES = ['REVERTED', 'CANCELLED', 'UNRESOLVED'] as const;
 const LIVE_PAYOUT_STATUSES = ['QUEUED', 'SIGNED', 'SENT', 'CONFIRMED'] as const;
 /** Operator list bound: debts are rare; more than this is an incident, listed oldest first. */
 const MAX_LISTED = 200;
 
-async function viewsOf(deps: ServiceDeps, rows: Awaited<ReturnType<typeof unpaidRows>>) {
+async function viewsOf(deps: ServiceDeps, rows: CustodyTransferRow[]) {
   const reference = await deps.refdata.current();
-  const attempts = rows.length === 0 ? [] : await deps.db.selectFrom('custody_tx_attempts').selectAll().where('transfer_id', 'in', rows.map((r) => r.id)).orderBy('attempt').execute();
+  const attempts = await attemptsOfTransfers(deps.db, rows.map((r) => r.id));
   return rows.map((row) => custodyTransferView(row, attempts.filter((a) => a.transfer_id === row.id), reference));
-}
-
-/** The latest payout transfer of each quote whose payouts all ended unpaid. */
-function unpaidRows(deps: ServiceDeps) {
-  return deps.db
-    .selectFrom('custody_transfers as t')
-    .selectAll('t')
-    .where('t.purpose', '=', 'payout')
-    .where('t.status', 'in', UNPAID_PAYOUT_STATUSES)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('custody_transfers as o').select('o.id').whereRef('o.owner_id', '=', 't.owner_id').where('o.purpose', '=', 'payout').where((eb) => eb.or([eb('o.status', 'in', LIVE_PAYOUT_STATUSES), eb('o.created_at', '>', eb.ref('t.created_at'))])))),
-    )
-    .orderBy('t.created_at')
-    .orderBy('t.id')
-    .limit(MAX_LISTED)
-    .execute();
 }
 
 /** GET /admin/v1/payouts/unpaid: each owed payout's last transfer (why it did not pay: status, lastError, attempts). */
 export async function listUnpaidPayouts(deps: ServiceDeps) {
-  return { items: await viewsOf(deps, await unpaidRows(deps)) };
+  return { items: await viewsOf(deps, await unpaidPayoutTransfers(deps.db, UNPAID_PAYOUT_STATUSES, LIVE_PAYOUT_STATUSES, MAX_LISTED)) };
 }
 
 /** POST /admin/v1/payouts/{quoteId}/retry: queues the payout again (same maker address, token, amount). */
 export async function retryPayout(deps: ServiceDeps, quoteId: string) {
   const now = deps.clock.now();
   const id = await inTransaction(deps.db, async (tx) => {
-    const last = await tx.selectFrom('custody_transfers').selectAll().where('purpose', '=', 'payout').where('owner_id', '=', quoteId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).forUpdate().executeTakeFirst();
+    const last = await lockLatestPayoutOfQuote(tx, quoteId);
     if (!last) throw new ServiceError('NOT_FOUND', `no promised payout for quote ${quoteId}`);
     if (!(UNPAID_PAYOUT_STATUSES as readonly string[]).includes(last.status)) {
       throw new ServiceError('PAYOUT_NOT_OWED', `the payout of quote ${quoteId} is ${last.status}; only one that ended ${UNPAID_PAYOUT_STATUSES.join(', ')} can be queued again`, { status: last.status });
@@ -62,6 +48,6 @@ export async function retryPayout(deps: ServiceDeps, quoteId: string) {
     if (!queued) throw new ServiceError('PAYOUT_NOT_OWED', `a payout of quote ${quoteId} is already live`, { status: 'QUEUED' });
     return queued;
   });
-  const row = await deps.db.selectFrom('custody_transfers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const row = await custodyTransferById(deps.db, id);
   return (await viewsOf(deps, [row]))[0]!;
 }

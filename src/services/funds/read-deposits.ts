@@ -1,4 +1,5 @@
 /** Deposit listings: the account's own (GET /v1/rfq/deposits) and the operator's unattributed ones. */
+import { depositsPage } from '../../store/deposit-records.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { decodeCursor, pageOf } from '../paging.ts';
 import { depositView } from './deposits.ts';
@@ -8,10 +9,7 @@ interface PageInput { limit?: number | undefined; cursor?: string | undefined }
 async function page(deps: ServiceDeps, accountId: string | null, input: PageInput) {
   const limit = input.limit ?? 50;
   const after = input.cursor ? decodeCursor(input.cursor, 'cursor') : null;
-  let query = deps.db.selectFrom('deposits').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1);
-  query = accountId ? query.where('account_id', '=', accountId) : query.where('account_id', 'is', null);
-  if (after) query = query.where((eb) => eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]));
-  const rows = await query.execute();
+  const rows = await depositsPage(deps.db, accountId, limit + 1, after);
   // A token listed on another node moments ago may be missing from this node's cached reference
   // data: reload rather than print raw units (found by the simulation, seeds 2015 and 2018 on
   // PostgreSQL; the same as balances, services/account/balances.ts).

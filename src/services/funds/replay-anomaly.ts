@@ -10,6 +10,7 @@
  */
 import { ServiceError } from '../../domain/errors.ts';
 import { inTransaction } from '../../store/outbox.ts';
+import { lockSettlementAnomaly, markAnomalyReplayed } from '../../store/settlement-anomalies.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { settlementAnomalyView } from '../settlement/settle-quote.ts';
 import { QUARANTINED_KIND, type QuarantinedLog } from './chain-log-replay.ts';
@@ -22,7 +23,7 @@ interface StoredDetail {
 export async function replaySettlementAnomaly(deps: ServiceDeps, input: { txHash: string; logIndex: number }) {
   const txHash = input.txHash.toLowerCase();
   const row = await inTransaction(deps.db, async (tx) => {
-    const locked = await tx.selectFrom('settlement_anomalies').selectAll().where('tx_hash', '=', txHash).where('log_index', '=', input.logIndex).forUpdate().executeTakeFirst();
+    const locked = await lockSettlementAnomaly(tx, txHash, input.logIndex);
     if (!locked) throw new ServiceError('NOT_FOUND', `no settlement anomaly for log ${input.logIndex} of ${txHash}`);
     if (locked.resolved_at !== null) {
       throw new ServiceError('ANOMALY_ALREADY_RESOLVED', `this anomaly was already resolved (${locked.resolution ?? 'resolved'}); nothing was replayed`, { resolution: locked.resolution, resolvedAt: locked.resolved_at });
@@ -38,7 +39,7 @@ export async function replaySettlementAnomaly(deps: ServiceDeps, input: { txHash
       const message = error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error);
       throw new ServiceError('ANOMALY_REPLAY_FAILED', `the ${detail.handler} handler failed again: ${message}; the log stays quarantined`, { handler: detail.handler, error: message }, { cause: error });
     }
-    return tx.updateTable('settlement_anomalies').set({ resolved_at: deps.clock.now(), resolution: 'REPLAYED' }).where('tx_hash', '=', txHash).where('log_index', '=', input.logIndex).returningAll().executeTakeFirstOrThrow();
+    return markAnomalyReplayed(tx, txHash, input.logIndex, deps.clock.now());
   });
   return settlementAnomalyView(row);
 }

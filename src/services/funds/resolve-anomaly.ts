@@ -5,6 +5,7 @@
  * handler (replay-anomaly.ts).
  */
 import { ServiceError } from '../../domain/errors.ts';
+import { resolveOpenAnomaly, settlementAnomalyOfLog } from '../../store/settlement-anomalies.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { settlementAnomalyView } from '../settlement/settle-quote.ts';
 
@@ -12,8 +13,8 @@ export async function resolveSettlementAnomaly(deps: ServiceDeps, input: { txHas
   const now = deps.clock.now();
   const txHash = input.txHash.toLowerCase();
   const resolution = input.note ? `HANDLED: ${input.note}` : 'HANDLED';
-  await deps.db.updateTable('settlement_anomalies').set({ resolved_at: now, resolution }).where('tx_hash', '=', txHash).where('log_index', '=', input.logIndex).where('resolved_at', 'is', null).execute();
-  const row = await deps.db.selectFrom('settlement_anomalies').selectAll().where('tx_hash', '=', txHash).where('log_index', '=', input.logIndex).executeTakeFirst();
+  await resolveOpenAnomaly(deps.db, txHash, input.logIndex, resolution, now);
+  const row = await settlementAnomalyOfLog(deps.db, txHash, input.logIndex);
   if (!row) throw new ServiceError('NOT_FOUND', `no settlement anomaly for log ${input.logIndex} of ${txHash}`);
   return settlementAnomalyView(row);
 }

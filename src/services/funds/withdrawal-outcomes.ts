@@ -7,6 +7,7 @@ import { decideWithdrawal, type WithdrawalEvent } from '../../domain/funds/withd
 import { ServiceError } from '../../domain/errors.ts';
 import { withdrawalPostings } from '../../domain/ledger/index.ts';
 import { endLock, postMovement } from '../../store/ledger.ts';
+import { lockWithdrawalRow, writeWithdrawalTransition } from '../../store/withdrawal-records.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { pushFrames } from '../frames.ts';
@@ -14,7 +15,7 @@ import type { WithdrawalRow } from './withdrawal-views.ts';
 
 /** Locks and returns the withdrawal row; NOT_FOUND when absent. */
 export async function lockWithdrawal(tx: Tx, withdrawalId: string): Promise<WithdrawalRow> {
-  const row = await tx.selectFrom('withdrawals').selectAll().where('id', '=', withdrawalId).forUpdate().executeTakeFirst();
+  const row = await lockWithdrawalRow(tx, withdrawalId);
   if (!row) throw new ServiceError('NOT_FOUND', `no withdrawal ${withdrawalId}`);
   return row;
 }
@@ -42,18 +43,7 @@ export async function applyWithdrawalEvent(
       postings: withdrawalPostings(row.account_id, { token: row.token, amount: row.amount }),
     });
   }
-  const updated = await tx
-    .updateTable('withdrawals')
-    .set({
-      status: next.status,
-      updated_at: now,
-      ...(change.txHash !== undefined ? { tx_hash: change.txHash } : {}),
-      ...(change.failureReason !== undefined ? { failure_reason: change.failureReason } : {}),
-    })
-    .where('id', '=', row.id)
-    .where('status', '=', row.status)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const updated = await writeWithdrawalTransition(tx, { id: row.id, from: row.status, to: next.status, txHash: change.txHash, failureReason: change.failureReason }, now);
   await pushFrames(tx, deps, next.frames, {}, now);
   return updated;
 }

@@ -10,6 +10,7 @@ import { initialExecution } from '../../domain/perp/execution.ts';
 import { isPlainObject, SIGNATURE_PART } from '../../domain/perp/signed-action.ts';
 import type { Tx } from '../../store/transaction.ts';
 import { recordPerpExecution } from '../../store/perp-accept-function.ts';
+import { checkingPerpExecutionOf } from '../../store/perp-execution-rows.ts';
 import type { ServiceDeps } from '../deps.ts';
 import type { QuoteRow, RfqRow } from '../rfq/rows.ts';
 
@@ -64,12 +65,7 @@ export async function recordPerpAccept(
  * only once the auction has closed: before, the recording call below finds the open execution.
  */
 export async function isRetryOfCheckedAccept(tx: Tx, accept: { rfqId: string; quote: QuoteRow; order: Record<string, unknown>; expectedVersion?: number | null | undefined }): Promise<boolean> {
-  const open = await tx
-    .selectFrom('perp_executions')
-    .select(['quote_id', 'quote_version', 'taker_order'])
-    .where('rfq_id', '=', accept.rfqId)
-    .where('phase', '=', 'checking')
-    .executeTakeFirst();
+  const open = await checkingPerpExecutionOf(tx, accept.rfqId);
   if (!open || open.quote_id !== accept.quote.id || Number(open.quote_version) !== accept.quote.version) return false;
   if (accept.expectedVersion !== undefined && accept.expectedVersion !== null && accept.expectedVersion !== accept.quote.version) return false;
   return open.taker_order === JSON.stringify(accept.order);

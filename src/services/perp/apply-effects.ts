@@ -7,7 +7,7 @@
  * A refusal (RFQ still PENDING) tells the taker through `quotes`, as a maker cancel does, since the
  * quote it may accept is gone. No ledger entry and no lock: the taker trades from its venue account.
  */
-import { decideQuote, decideRfq, type Instrument, type QuoteEvent, type RfqEvent } from '../../domain/rfq/index.ts';
+import { decideQuote, decideRfq, quoteFates, type Instrument, type QuoteEvent, type RfqEvent } from '../../domain/rfq/index.ts';
 import type { ExecutionEffect } from '../../domain/perp/execution.ts';
 import type { QuoteOutcomeFields } from '../../store/quote-status.ts';
 import type { RfqOutcomeFields } from '../../store/rfq-status.ts';
@@ -80,15 +80,13 @@ export async function applyEffect(c: EffectContext, effect: ExecutionEffect): Pr
     }
     case 'select': {
       const winner = quoteOf(c, effect.quoteId);
+      const others = [...c.quotes.values()].filter((q) => q.id !== winner.id).sort((a, b) => (a.id < b.id ? -1 : 1));
+      const [won, ...rest] = quoteFates([winner, ...others], [winner.id], { kept: effect.cascade });
       const rfq = await moveRfq(c, 'accept', { quoted_at: c.now, selected_quote_id: winner.id });
-      const selected = await moveQuote(c, winner, 'select', { settlement_deadline_secs: rfq.settlement_deadline_secs });
+      const selected = await moveQuote(c, winner, won!.event, { settlement_deadline_secs: rfq.settlement_deadline_secs });
       c.writes.countSelection(selected.id);
-      const inCascade = new Set(effect.cascade);
       await renumber(c, effect.cascade);
-      for (const quote of [...c.quotes.values()].sort((a, b) => (a.id < b.id ? -1 : 1))) {
-        if (quote.status !== 'SUBMITTED' || inCascade.has(quote.id)) continue;
-        await moveQuote(c, quote, 'notSelect');
-      }
+      for (const { quote, event } of rest) await moveQuote(c, quote, event);
       return;
     }
     case 'makerFailure': {

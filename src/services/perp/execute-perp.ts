@@ -24,7 +24,6 @@ import {
   afterTakerOrder,
   afterUnwritable,
   isTerminalExecution,
-  TERMINAL_EXECUTION_PHASES,
   type CheckResult,
   type ExecutionState,
   type MakerOrderResult,
@@ -42,20 +41,15 @@ import { applyEffect, type EffectContext } from './apply-effects.ts';
 import type { PerpExecutionSettings } from './execution-venue.ts';
 import {
   accountAddress,
-  callsOf,
   cloidOfSigned,
   executionPhase,
   executionState,
-  makerVenueActions,
-  venueActionsOf,
-  recordCall,
-  recordMakerOrderSending,
   takerOrderOf,
   callJson,
-  type CallRecord,
   type ExecutionRow,
-  type MakerVenueActions,
 } from './execution-rows.ts';
+import { callsOfExecution, makerVenueActions, recordCall, recordMakerOrderSending, venueActionsOf, type CallRecord, type MakerVenueActions } from '../../store/perp-execution-calls.ts';
+import { duePerpExecutionIds, makerAccountOfQuote, releasePerpExecutionLease, takerAccountOfRfq } from '../../store/perp-execution-rows.ts';
 
 type Address = `0x${string}`;
 
@@ -74,9 +68,15 @@ interface RunMemo {
   sendingRecorded: string | null;
   /** What the checks read, taken with the lease (`acquire`) when the execution was in `checking`. */
   checksRead: ChecksRead | null;
+  /**
+   * Quotes whose maker order this run's look-up after the taker's order found ended at the venue
+   * (filled, or cancelled by it): the clean-up has nothing to cancel for them. Kept in the run only:
+   * a run that never saw the look-up sends the cancel, which the venue then answers as done.
+   */
+  makerOrdersEnded: Set<string>;
 }
 
-const newMemo = (checksRead: ChecksRead | null): RunMemo => ({ addresses: new Map(), quoteMakers: new Map(), actions: new Map(), enteredMakerSending: false, sendingRecorded: null, checksRead });
+const newMemo = (checksRead: ChecksRead | null): RunMemo => ({ addresses: new Map(), quoteMakers: new Map(), actions: new Map(), enteredMakerSending: false, sendingRecorded: null, checksRead, makerOrdersEnded: new Set() });
 
 async function addressOf(x: PerpExecutor, memo: RunMemo, accountId: string): Promise<Address> {
   let address = memo.addresses.get(accountId);
@@ -95,7 +95,7 @@ async function actionsOf(x: PerpExecutor, memo: RunMemo, quoteId: string): Promi
 async function makerAddressOf(x: PerpExecutor, memo: RunMemo, quoteId: string): Promise<Address> {
   let accountId = memo.quoteMakers.get(quoteId);
   if (accountId === undefined) {
-    accountId = (await x.deps.db.selectFrom('quotes').select('maker_account_id').where('id', '=', quoteId).executeTakeFirstOrThrow()).maker_account_id;
+    accountId = await makerAccountOfQuote(x.deps.db, quoteId);
     memo.quoteMakers.set(quoteId, accountId);
   }
   return addressOf(x, memo, accountId);
@@ -115,17 +115,7 @@ const CANCEL_ATTEMPTS = 3;
 
 /** Executions due now that no node holds. */
 export async function duePerpExecutions(deps: ServiceDeps, limit: number): Promise<string[]> {
-  const now = deps.clock.now();
-  const rows = await deps.db
-    .selectFrom('perp_executions')
-    .select('id')
-    .where('phase', 'not in', TERMINAL_EXECUTION_PHASES)
-    .where('next_at', '<=', now)
-    .where('lease_until', '<=', now)
-    .orderBy('next_at')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.id);
+  return duePerpExecutionIds(deps.db, deps.clock.now(), limit);
 }
 
 /** The lease, and what the checks read when the execution is in `checking` (perp-lease-function.ts). */
@@ -135,7 +125,7 @@ function acquire(x: PerpExecutor, id: string) {
 }
 
 async function release(x: PerpExecutor, id: string): Promise<void> {
-  await x.deps.db.updateTable('perp_executions').set({ lease_owner: null, lease_until: 0 }).where('id', '=', id).where('lease_owner', '=', x.nodeId).execute();
+  await releasePerpExecutionLease(x.deps.db, id, x.nodeId);
 }
 
 interface Commit {
@@ -407,7 +397,7 @@ async function stepMakerSending(x: PerpExecutor, memo: RunMemo, row: ExecutionRo
     result = { kind: 'refused', makerFault: false, reason: 'the quote carries no maker order' };
   } else {
     const cloid = cloidOfSigned(actions.order);
-    const earlier = resumed && (await callsOf(x.deps.db, row.id)).some((c) => c.kind === 'makerOrderSending' && c.quote_id === quoteId);
+    const earlier = resumed && (await callsOfExecution(x.deps.db, row.id)).some((c) => c.kind === 'makerOrderSending' && c.quote_id === quoteId);
     if (earlier) {
       // A previous run may have sent it: look it up rather than send the same nonce again.
       result = await lookUpMakerOrder(x, maker, cloid, calls);
@@ -442,8 +432,20 @@ async function makerFilledSize(x: PerpExecutor, memo: RunMemo, quoteId: string, 
   const cloid = actions ? cloidOfSigned(actions.order) : null;
   if (cloid === null) return null;
   const maker = await makerAddressOf(x, memo, quoteId);
-  const lookup = await call(x, 'orderStatus', quoteId, { type: 'orderStatus', user: maker, oid: cloid }, () => x.venue.orderStatusByCloid(maker, cloid));
-  calls.push(lookup.record);
+  // The order rests (its send said so): `unknownOid` is the venue's read lag between its API
+  // servers, not an answer; read again for the maker look-up's bound.
+  const until = x.deps.clock.now() + x.makerLookupMs;
+  const read = async () => {
+    const reply = await call(x, 'orderStatus', quoteId, { type: 'orderStatus', user: maker, oid: cloid }, () => x.venue.orderStatusByCloid(maker, cloid));
+    calls.push(reply.record);
+    return reply;
+  };
+  let lookup = await read();
+  while (lookup.reply !== undefined && isUnknownOid(lookup.reply) && x.deps.clock.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(250, x.resolvePollMs)));
+    lookup = await read();
+  }
+  if (lookup.reply !== undefined && lookedUpOrder(lookup.reply).kind === 'ended') memo.makerOrdersEnded.add(quoteId);
   const order = (lookup.reply as { status?: string; order?: { order?: { origSz?: unknown; sz?: unknown } } } | undefined)?.order?.order;
   if (typeof order?.origSz !== 'string' || typeof order.sz !== 'string') return null;
   try {
@@ -509,8 +511,7 @@ async function takerDuplicateNonce(x: PerpExecutor, memo: RunMemo, row: Executio
 }
 
 async function takerAddressOf(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<Address> {
-  const rfq = await x.deps.db.selectFrom('rfqs').select('account_id').where('id', '=', row.rfq_id).executeTakeFirstOrThrow();
-  return addressOf(x, memo, rfq.account_id);
+  return addressOf(x, memo, await takerAccountOfRfq(x.deps.db, row.rfq_id));
 }
 
 async function stepResolving(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): Promise<ExecutionRow> {
@@ -551,6 +552,11 @@ async function stepCleanup(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): P
   for (const quoteId of state.makerOrdersSent) {
     const actions = await actionsOf(x, memo, quoteId);
     if (actions === null) continue;
+    if (memo.makerOrdersEnded.has(quoteId)) {
+      // Off the book already (its look-up said so): a cancel would spend weight to be told "filled".
+      calls.push({ kind: 'makerCancelNotNeeded', quoteId, startedAt: x.deps.clock.now(), endedAt: x.deps.clock.now(), error: null });
+      continue;
+    }
     if (nonceExpired(actions.cancel.nonce, x.deps.clock.now())) {
       // The venue would refuse it for its age: not sent; what it was to cancel is the operator's to clear.
       calls.push({ kind: 'cancelAnomaly', quoteId, startedAt: x.deps.clock.now(), endedAt: x.deps.clock.now(), error: 'the maker cancel\u2019s nonce is older than the venue\u2019s one-day window: not sent' });

@@ -37,7 +37,9 @@ export async function checkPerpInstrument(deps: ServiceDeps, input: PerpInstrume
     errors.push({ field: 'minQuoteNotional', reason: 'minimum', message: "a perp's minQuoteNotional is at least 10 (the venue's minimum order value)" });
   }
   if (errors.length > 0) throw invalidRequest(errors, errors[0]!.message);
-  const meta = await fromVenue('meta', () => venue.meta());
+  // Read fresh, not from the quote path's cache: a coin listed a moment ago is registrable at once
+  // (and the read refreshes that cache for the quotes that follow).
+  const meta = await fromVenue('meta', () => venue.freshMeta());
   const coin = findCoin(meta, input.base);
   if (coin === null || coin.isDelisted) {
     throw new ServiceError('VENUE_COIN_NOT_FOUND', `${input.base} is not a ${coin ? 'listed ' : ''}coin in the venue's meta universe (exact name)`, { base: input.base });

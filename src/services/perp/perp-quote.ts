@@ -5,12 +5,12 @@
  * defect. The checked pair is written with the quote in one call (`rfq_write_perp_quote`), which
  * also claims both (signer, nonce) pairs.
  */
-import { sql } from 'kysely';
 import type { Address } from 'viem';
 import { ServiceError, invalidField } from '../../domain/errors.ts';
 import { checkMakerQuoteOrders, type PerpOrderDefect } from '../../domain/perp/index.ts';
 import type { Instrument, QuoteLegs, Side } from '../../domain/rfq/index.ts';
 import { outboxCommitted } from '../../store/outbox.ts';
+import { writePerpQuoteRow } from '../../store/quote-write-functions.ts';
 import type { Db } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { quoteWriteItem, type QuoteWrite, type QuoteWriteOutcome } from '../rfq/write-quote.ts';
@@ -88,16 +88,6 @@ export async function checkPerpQuote(
   };
 }
 
-interface PerpWriteRow {
-  out_reused: boolean;
-  out_rfq_open: boolean;
-  out_maker_allowed: boolean;
-  out_quote_id: string | null;
-  out_version: number | string | null;
-  out_refusal: string | null;
-  out_conflict: string | null;
-}
-
 export interface PerpQuoteWriteOutcome extends Omit<QuoteWriteOutcome, 'refusal'> {
   refusal: QuoteWriteOutcome['refusal'] | 'venueNonceClaimed';
   /** `signer:nonce` of the pair already claimed, with `venueNonceClaimed`. */
@@ -120,7 +110,7 @@ export async function writePerpQuote(db: Db, write: QuoteWrite, perp: PerpQuoteW
     cancel_nonce: String(perp.cancelNonce),
     cancel_signer: perp.cancelSigner,
   });
-  const row = (await sql<PerpWriteRow>`select * from rfq_write_perp_quote(${item}::jsonb, ${fields}::jsonb)`.execute(db)).rows[0];
+  const row = await writePerpQuoteRow(db, item, fields);
   if (!row) throw new Error('rfq_write_perp_quote returned no row');
   if (row.out_quote_id !== null) outboxCommitted(db);
   return {

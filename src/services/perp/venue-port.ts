@@ -35,9 +35,9 @@ export interface PerpVenue {
   readonly network: VenueNetwork;
   /** The service's builder address, lower case; null when none is configured (no perp quotes carry a fee then). */
   readonly builderAddress: Address | null;
-  /** `meta`, possibly from a short cache: for registration and quote-time checks. */
+  /** `meta`, possibly from a cache (`RFQ_VENUE_META_CACHE_MS`): for quote-time checks. */
   meta(): Promise<VenueMeta>;
-  /** `meta` read now, never cached: for the accept's `a` (spec rule 4: "Re-read on each accept"). */
+  /** `meta` read now, never cached: for the accept's `a` (spec rule 4: "Re-read on each accept") and registration. */
   freshMeta(): Promise<VenueMeta>;
   /** The user's API wallets (short cache allowed). */
   extraAgents(user: Address): Promise<VenueAgent[]>;

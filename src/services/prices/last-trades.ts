@@ -6,6 +6,7 @@
  */
 import { tradePrice } from '../../domain/prices/index.ts';
 import type { Instrument } from '../../domain/rfq/index.ts';
+import { lastSettledTrade } from '../../store/last-trade.ts';
 import type { Reader } from '../../store/transaction.ts';
 
 export class LastTrades {
@@ -20,16 +21,7 @@ export class LastTrades {
   async price(db: Reader, instrument: Instrument, now: number): Promise<bigint | null> {
     const cached = this.#cache.get(instrument.instrumentId);
     if (cached && now - cached.at < this.#ttlMs) return cached.price;
-    const row = await db
-      .selectFrom('rfqs')
-      .innerJoin('quotes', 'quotes.id', 'rfqs.selected_quote_id')
-      .select(['rfqs.side', 'quotes.maker_pays_amount', 'quotes.maker_receives_amount'])
-      .where('rfqs.instrument_id', '=', instrument.instrumentId)
-      .where('rfqs.status', '=', 'SETTLED')
-      .orderBy('rfqs.created_at', 'desc')
-      .orderBy('rfqs.id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const row = await lastSettledTrade(db, instrument.instrumentId);
     const price = row ? tradePrice(instrument, row.side, { makerPays: BigInt(row.maker_pays_amount), makerReceives: BigInt(row.maker_receives_amount) }) : null;
     this.#cache.set(instrument.instrumentId, { price, at: now });
     return price;

@@ -4,10 +4,10 @@
  * cancel (cancel-open-quotes.ts: one quote per transaction, the same frames), so a quote selected
  * meanwhile is left to its selection. The dead man's switch fires through the same call.
  */
-import { sql } from 'kysely';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from '../rfq/create-rfq.ts';
 import { cancelOpenQuotes } from './cancel-open-quotes.ts';
+import { openQuoteIdsOfMaker } from '../../store/open-quotes.ts';
 
 /** Quotes read per round; rounds go on until a round finds fewer. */
 const CANCEL_BATCH = 200;
@@ -16,16 +16,7 @@ export async function cancelAllQuotes(deps: ServiceDeps, accountId: string, inst
   const instrument = instrumentId === null ? null : (await resolveInstrument(deps, instrumentId)).instrumentId;
   let cancelled = 0;
   for (;;) {
-    const rows = await sql<{ id: string }>`
-      select q.id
-      from quotes q
-      join rfqs r on r.id = q.rfq_id
-      where q.maker_account_id = ${accountId}::uuid and q.status = 'SUBMITTED'
-        and (${instrument}::text is null or r.instrument_id = ${instrument}::text)
-      order by q.id
-      limit ${CANCEL_BATCH}
-    `.execute(deps.db);
-    const ids = rows.rows.map((row) => ({ id: row.id, makerAccountId: accountId }));
+    const ids = (await openQuoteIdsOfMaker(deps.db, accountId, instrument, CANCEL_BATCH)).map((id) => ({ id, makerAccountId: accountId }));
     const round = await cancelOpenQuotes(deps, ids);
     cancelled += round;
     // A round that cancelled nothing read only quotes that stopped being open meanwhile.

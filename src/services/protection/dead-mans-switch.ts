@@ -11,6 +11,7 @@
  */
 import type { ServiceDeps } from '../deps.ts';
 import { cancelAllQuotes } from './cancel-all-quotes.ts';
+import { armSwitch, disarmSwitch, removeFiredSwitch, switchFiresAt, switchesDue } from '../../store/cancel-all-after.ts';
 
 export interface CancelAllAfterView {
   /** When the switch fires (ms since the epoch); null while disarmed. */
@@ -20,36 +21,25 @@ export interface CancelAllAfterView {
 export async function armCancelAllAfter(deps: ServiceDeps, accountId: string, timeoutMs: number): Promise<CancelAllAfterView> {
   const now = deps.clock.now();
   if (timeoutMs === 0) {
-    await deps.db.deleteFrom('maker_cancel_all_after').where('maker_account_id', '=', accountId).execute();
+    await disarmSwitch(deps.db, accountId);
     return { firesAt: null };
   }
   const firesAt = now + timeoutMs;
-  await deps.db
-    .insertInto('maker_cancel_all_after')
-    .values({ maker_account_id: accountId, fires_at: firesAt, armed_at: now })
-    .onConflict((oc) => oc.column('maker_account_id').doUpdateSet({ fires_at: firesAt, armed_at: now }))
-    .execute();
+  await armSwitch(deps.db, accountId, firesAt, now);
   return { firesAt };
 }
 
 export async function readCancelAllAfter(deps: ServiceDeps, accountId: string): Promise<CancelAllAfterView> {
-  const row = await deps.db.selectFrom('maker_cancel_all_after').select('fires_at').where('maker_account_id', '=', accountId).executeTakeFirst();
-  return { firesAt: row?.fires_at ?? null };
+  return { firesAt: await switchFiresAt(deps.db, accountId) };
 }
 
 /** Fires every switch that is due; answers how many quotes it cancelled. */
 export async function sweepDeadMansSwitches(deps: ServiceDeps): Promise<number> {
-  const due = await deps.db
-    .selectFrom('maker_cancel_all_after')
-    .select(['maker_account_id', 'fires_at'])
-    .where('fires_at', '<=', deps.clock.now())
-    .orderBy('fires_at')
-    .limit(50)
-    .execute();
+  const due = await switchesDue(deps.db, deps.clock.now(), 50);
   let cancelled = 0;
   for (const row of due) {
     cancelled += (await cancelAllQuotes(deps, row.maker_account_id)).cancelled;
-    await deps.db.deleteFrom('maker_cancel_all_after').where('maker_account_id', '=', row.maker_account_id).where('fires_at', '=', row.fires_at).execute();
+    await removeFiredSwitch(deps.db, row.maker_account_id, row.fires_at);
   }
   return cancelled;
 }

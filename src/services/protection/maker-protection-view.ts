@@ -5,6 +5,7 @@
  */
 import { ServiceError } from '../../domain/errors.ts';
 import type { ServiceDeps } from '../deps.ts';
+import { makerByAddress } from '../../store/maker-registry.ts';
 import { normaliseAddress, toMakerView, type MakerView } from '../admin/makers.ts';
 import { liveMakerSessions, type LiveSessionView } from './maker-sessions.ts';
 import { listProtections, type ProtectionView } from './protection-settings.ts';
@@ -18,12 +19,7 @@ export interface MakerProtectionView extends MakerView {
 
 export async function readMakerWithProtection(deps: ServiceDeps, rawAddress: string): Promise<MakerProtectionView> {
   const address = normaliseAddress(rawAddress, 'address');
-  const row = await deps.db
-    .selectFrom('makers')
-    .innerJoin('accounts', 'accounts.id', 'makers.account_id')
-    .selectAll('makers')
-    .where('accounts.address', '=', address)
-    .executeTakeFirst();
+  const row = await makerByAddress(deps.db, address);
   if (!row) throw new ServiceError('NOT_FOUND', 'no maker with this address');
   const [protection, sessions, cancelAllAfter] = await Promise.all([listProtections(deps, row.account_id), liveMakerSessions(deps.db, row.account_id), readCancelAllAfter(deps, row.account_id)]);
   return { ...toMakerView(row, address), protection, sessions, cancelAllAfter };

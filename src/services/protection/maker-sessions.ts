@@ -5,8 +5,20 @@
  * `SUBMITTED` quotes on open RFQs as by its own cancel (cancel-open-quotes.ts). A `SELECTED`
  * quote is never touched: the cancel's own transition refuses it.
  */
-import { sql } from 'kysely';
 import type { Db, Reader } from '../../store/transaction.ts';
+import {
+  deleteEndedSessions,
+  endNode,
+  endSessions,
+  endSilentNodes,
+  insertMakerSession,
+  liveSessionsOfMaker,
+  makersWithEndedSessions,
+  rewriteLiveSessions,
+  writeNodeHeartbeat,
+  type MakerSessionRow,
+} from '../../store/maker-sessions.ts';
+import { openQuoteIdsReceivedBy } from '../../store/open-quotes.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { cancelOpenQuotes } from './cancel-open-quotes.ts';
 import { markServiceAlive } from '../settlement/service-outages.ts';
@@ -21,6 +33,8 @@ export interface MakerSession {
 /** Makers whose ended sessions one sweep settles at most; the next sweep takes the rest. */
 const SWEEP_MAKERS = 100;
 
+const sessionRow = (nodeId: string, s: MakerSession): MakerSessionRow => ({ session_id: s.sessionId, node_id: nodeId, maker_account_id: s.makerAccountId, cancel_on_disconnect: s.cancelOnDisconnect, opened_at: s.openedAt });
+
 /**
  * The node's heartbeat, and its live sessions written again: a node the others took for dead
  * (a pause longer than the timeout) registers its surviving sessions anew. The service's own
@@ -29,32 +43,24 @@ const SWEEP_MAKERS = 100;
 export async function heartbeat(db: Db, nodeId: string, sessions: MakerSession[], now: number): Promise<void> {
   await db.transaction().execute(async (tx) => {
     await markServiceAlive(tx, now);
-    await tx.insertInto('ws_nodes').values({ node_id: nodeId, heartbeat_at: now }).onConflict((oc) => oc.column('node_id').doUpdateSet({ heartbeat_at: now })).execute();
+    await writeNodeHeartbeat(tx, nodeId, now);
     if (sessions.length === 0) return;
-    await tx
-      .insertInto('maker_sessions')
-      .values(sessions.map((s) => ({ session_id: s.sessionId, node_id: nodeId, maker_account_id: s.makerAccountId, cancel_on_disconnect: s.cancelOnDisconnect, opened_at: s.openedAt, ended_at: null })))
-      .onConflict((oc) => oc.column('session_id').doUpdateSet({ ended_at: null }))
-      .execute();
+    await rewriteLiveSessions(tx, sessions.map((s) => sessionRow(nodeId, s)));
   });
 }
 
 export async function openMakerSession(db: Db, nodeId: string, session: MakerSession): Promise<void> {
-  await db
-    .insertInto('maker_sessions')
-    .values({ session_id: session.sessionId, node_id: nodeId, maker_account_id: session.makerAccountId, cancel_on_disconnect: session.cancelOnDisconnect, opened_at: session.openedAt, ended_at: null })
-    .execute();
+  await insertMakerSession(db, sessionRow(nodeId, session));
 }
 
 export async function endMakerSessions(db: Db, sessionIds: string[], now: number): Promise<void> {
   if (sessionIds.length === 0) return;
-  await db.updateTable('maker_sessions').set({ ended_at: now }).where('session_id', 'in', sessionIds).where('ended_at', 'is', null).execute();
+  await endSessions(db, sessionIds, now);
 }
 
 /** A node leaving cleanly: its heartbeat goes, so nothing waits for the timeout. */
 export async function leaveNode(db: Db, nodeId: string, now: number): Promise<void> {
-  await db.updateTable('maker_sessions').set({ ended_at: now }).where('node_id', '=', nodeId).where('ended_at', 'is', null).execute();
-  await db.deleteFrom('ws_nodes').where('node_id', '=', nodeId).execute();
+  await endNode(db, nodeId, now);
 }
 
 /**
@@ -66,36 +72,16 @@ export async function leaveNode(db: Db, nodeId: string, now: number): Promise<vo
 export async function sweepDisconnectedMakers(deps: ServiceDeps, timeoutMs: number): Promise<number> {
   const now = deps.clock.now();
   const alive = now - timeoutMs;
-  await sql`
-    update maker_sessions s set ended_at = ${now}
-    where s.ended_at is null
-      and not exists (select 1 from ws_nodes n where n.node_id = s.node_id and n.heartbeat_at >= ${alive})
-  `.execute(deps.db);
-  await sql`
-    delete from ws_nodes n where n.heartbeat_at < ${alive}
-      and not exists (select 1 from maker_sessions s where s.node_id = n.node_id and s.ended_at is null)
-  `.execute(deps.db);
-  const makers = await sql<{ maker_account_id: string; cutoff: number; flagged: boolean; live: boolean }>`
-    select s.maker_account_id, max(s.ended_at) as cutoff, bool_or(s.cancel_on_disconnect) as flagged,
-      exists (select 1 from maker_sessions l where l.maker_account_id = s.maker_account_id and l.ended_at is null and l.cancel_on_disconnect) as live
-    from maker_sessions s
-    where s.ended_at is not null
-    group by s.maker_account_id
-    order by s.maker_account_id
-    limit ${SWEEP_MAKERS}
-  `.execute(deps.db);
+  await endSilentNodes(deps.db, alive, now);
+  const makers = await makersWithEndedSessions(deps.db, SWEEP_MAKERS);
   let cancelled = 0;
-  for (const maker of makers.rows) {
+  for (const maker of makers) {
     const cutoff = Number(maker.cutoff);
     if (maker.flagged && !maker.live) {
-      const open = await sql<{ id: string }>`
-        select q.id from quotes q join rfqs r on r.id = q.rfq_id and r.status = 'PENDING'
-        where q.maker_account_id = ${maker.maker_account_id} and q.status = 'SUBMITTED' and q.received_at <= ${cutoff}
-        order by q.id
-      `.execute(deps.db);
-      cancelled += await cancelOpenQuotes(deps, open.rows.map((q) => ({ id: q.id, makerAccountId: maker.maker_account_id })));
+      const open = await openQuoteIdsReceivedBy(deps.db, maker.maker_account_id, cutoff);
+      cancelled += await cancelOpenQuotes(deps, open.map((id) => ({ id, makerAccountId: maker.maker_account_id })));
     }
-    await deps.db.deleteFrom('maker_sessions').where('maker_account_id', '=', maker.maker_account_id).where('ended_at', '<=', cutoff).execute();
+    await deleteEndedSessions(deps.db, maker.maker_account_id, cutoff);
   }
   return cancelled;
 }
@@ -111,14 +97,6 @@ export interface LiveSessionView {
 
 /** The maker's sessions not yet ended, on whichever node (operator view). */
 export async function liveMakerSessions(db: Reader, makerAccountId: string): Promise<LiveSessionView[]> {
-  const rows = await db
-    .selectFrom('maker_sessions as s')
-    .leftJoin('ws_nodes as n', 'n.node_id', 's.node_id')
-    .select(['s.session_id', 's.node_id', 's.cancel_on_disconnect', 's.opened_at', 'n.heartbeat_at'])
-    .where('s.maker_account_id', '=', makerAccountId)
-    .where('s.ended_at', 'is', null)
-    .orderBy('s.opened_at')
-    .orderBy('s.session_id')
-    .execute();
+  const rows = await liveSessionsOfMaker(db, makerAccountId);
   return rows.map((r) => ({ sessionId: r.session_id, nodeId: r.node_id, cancelOnDisconnect: r.cancel_on_disconnect, openedAt: r.opened_at, nodeHeartbeatAt: r.heartbeat_at }));
 }

@@ -9,9 +9,8 @@
  */
 import { ServiceError, invalidField } from '../../domain/errors.ts';
 import { formatAmount, parseAmount } from '../../domain/money/index.ts';
-import { sql, type Selectable } from 'kysely';
-import type { MakerProtectionsTable } from '../../store/schema.ts';
-import type { Reader, Tx } from '../../store/transaction.ts';
+import type { Reader } from '../../store/transaction.ts';
+import { frozenProtectionsDue, protectionsOf, rearmProtection, trippedProtection, upsertProtection, type ProtectionRow } from '../../store/maker-protections.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from '../rfq/create-rfq.ts';
 
@@ -37,8 +36,6 @@ export interface ProtectionView {
   /** A trip re-arms itself this long after `triggeredAt`; null: only the reset lifts it. */
   frozenMs: number | null;
 }
-
-type ProtectionRow = Selectable<MakerProtectionsTable>;
 
 async function toView(deps: ServiceDeps, row: ProtectionRow): Promise<ProtectionView> {
   const instrument = (await deps.refdata.current()).instruments.get(row.instrument_id);
@@ -66,43 +63,20 @@ export async function putProtection(deps: ServiceDeps, accountId: string, input:
   }
   const frozenMs = input.frozenMs ? input.frozenMs : null;
   const now = deps.clock.now();
-  const row = await deps.db
-    .insertInto('maker_protections')
-    .values({
-      maker_account_id: accountId,
-      instrument_id: instrument.instrumentId,
-      window_ms: input.windowMs,
-      max_selected_quotes: maxSelectedQuotes,
-      max_selected_notional: maxSelectedNotional,
-      triggered_at: null,
-      trigger_reason: null,
-      updated_at: now,
-      frozen_ms: frozenMs,
-    })
-    // A replacement keeps a trip: only the reset lifts it.
-    .onConflict((oc) =>
-      oc.columns(['maker_account_id', 'instrument_id']).doUpdateSet({
-        window_ms: input.windowMs,
-        max_selected_quotes: maxSelectedQuotes,
-        max_selected_notional: maxSelectedNotional,
-        updated_at: now,
-        frozen_ms: frozenMs,
-      }),
-    )
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  // A replacement keeps a trip: only the reset lifts it.
+  const row = await upsertProtection(deps.db, { makerAccountId: accountId, instrumentId: instrument.instrumentId, windowMs: input.windowMs, maxSelectedQuotes, maxSelectedNotional, frozenMs, now });
   return toView(deps, row);
 }
 
 export async function listProtections(deps: ServiceDeps, accountId: string, db: Reader = deps.db): Promise<ProtectionView[]> {
-  const rows = await db.selectFrom('maker_protections').selectAll().where('maker_account_id', '=', accountId).orderBy('instrument_id').execute();
+  const rows = await protectionsOf(db, accountId);
   return Promise.all(rows.map((row) => toView(deps, row)));
 }
 
 export async function resetProtection(deps: ServiceDeps, accountId: string, instrumentId: string): Promise<ProtectionView> {
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (tx) => {
-    const row = await rearm(tx, { accountId, instrumentId, now, frozenUntil: null });
+    const row = await rearmProtection(tx, { makerAccountId: accountId, instrumentId, now, frozenUntil: null });
     if (!row) throw new ServiceError('NOT_FOUND', `no protection setting for ${instrumentId}`, { instrumentId });
     return toView(deps, row);
   });
@@ -115,61 +89,27 @@ export async function resetProtection(deps: ServiceDeps, accountId: string, inst
  */
 export async function rearmFrozenProtections(deps: ServiceDeps): Promise<number> {
   const now = deps.clock.now();
-  const due = await deps.db
-    .selectFrom('maker_protections')
-    .select(['maker_account_id', 'instrument_id'])
-    .where('triggered_at', 'is not', null)
-    .where('frozen_ms', 'is not', null)
-    .where(sql<boolean>`triggered_at + frozen_ms <= ${now}`)
-    .execute();
+  const due = await frozenProtectionsDue(deps.db, now);
   let rearmed = 0;
   for (const setting of due) {
-    const row = await deps.db.transaction().execute((tx) => rearm(tx, { accountId: setting.maker_account_id, instrumentId: setting.instrument_id, now, frozenUntil: now }));
+    const row = await deps.db.transaction().execute((tx) => rearmProtection(tx, { makerAccountId: setting.maker_account_id, instrumentId: setting.instrument_id, now, frozenUntil: now }));
     if (row) rearmed++;
   }
   return rearmed;
 }
 
-/**
- * Clears a trip and the selections it counted: the selections that tripped it would trip it again
- * at once, so the window starts afresh. With `frozenUntil`, only a trip whose freeze has passed by
- * then (a reset in between, or a new trip, is left as it is).
- */
-async function rearm(tx: Tx, target: { accountId: string; instrumentId: string; now: number; frozenUntil: number | null }): Promise<ProtectionRow | undefined> {
-  const row = await tx
-    .updateTable('maker_protections')
-    .set({ triggered_at: null, trigger_reason: null, updated_at: target.now })
-    .where('maker_account_id', '=', target.accountId)
-    .where('instrument_id', '=', target.instrumentId)
-    .where(sql<boolean>`(${target.frozenUntil}::int8 is null or triggered_at + frozen_ms <= ${target.frozenUntil}::int8)`)
-    .returningAll()
-    .executeTakeFirst();
-  if (row) await tx.deleteFrom('maker_protection_selections').where('maker_account_id', '=', target.accountId).where('instrument_id', '=', target.instrumentId).execute();
-  return row;
-}
-
 /** 409 MAKER_PROTECTION_TRIGGERED while this maker's protection on the instrument is tripped. */
 export async function assertMayQuote(deps: ServiceDeps, accountId: string, instrumentId: string): Promise<void> {
-  const row = await readTripped(deps, accountId, instrumentId);
+  const row = await trippedProtection(deps.db, accountId, instrumentId);
   if (row) throw protectionTriggered(instrumentId, row);
 }
 
 /**
  * The refusal of a quote the write found tripped (the quote write checks it: src/store/
- * quote-write-function.ts), with when and why read now; a reset in between leaves them null.
+ * sql/rfq_write_quotes.sql), with when and why read now; a reset in between leaves them null.
  */
 export async function protectionRefusal(deps: ServiceDeps, accountId: string, instrumentId: string): Promise<ServiceError> {
-  return protectionTriggered(instrumentId, (await readTripped(deps, accountId, instrumentId)) ?? { triggered_at: null, trigger_reason: null });
-}
-
-async function readTripped(deps: ServiceDeps, accountId: string, instrumentId: string) {
-  return deps.db
-    .selectFrom('maker_protections')
-    .select(['triggered_at', 'trigger_reason'])
-    .where('maker_account_id', '=', accountId)
-    .where('instrument_id', '=', instrumentId)
-    .where('triggered_at', 'is not', null)
-    .executeTakeFirst();
+  return protectionTriggered(instrumentId, (await trippedProtection(deps.db, accountId, instrumentId)) ?? { triggered_at: null, trigger_reason: null });
 }
 
 function protectionTriggered(instrumentId: string, row: { triggered_at: number | null; trigger_reason: string | null }): ServiceError {

@@ -4,9 +4,10 @@
  * on open RFQs of that instrument as by its own cancel. Because it runs until none is left, a
  * quote that raced the trip (checked before it, written after) is cancelled by the next round.
  */
-import { sql } from 'kysely';
 import type { ServiceDeps } from '../deps.ts';
 import { cancelOpenQuotes } from './cancel-open-quotes.ts';
+import { trippedProtectionPairs } from '../../store/maker-protections.ts';
+import { openQuotesOfPairs } from '../../store/open-quotes.ts';
 
 /** Quotes cancelled in one round at most; the next round takes the rest. */
 const SWEEP_BATCH = 200;
@@ -19,19 +20,8 @@ const SWEEP_BATCH = 200;
  * 10,000 open quotes, a fifth of a core at four rounds a second (measured on the benchmark's database).
  */
 export async function sweepTrippedProtections(deps: ServiceDeps): Promise<number> {
-  const tripped = await deps.db
-    .selectFrom('maker_protections')
-    .select(['maker_account_id', 'instrument_id'])
-    .where('triggered_at', 'is not', null)
-    .execute();
+  const tripped = await trippedProtectionPairs(deps.db);
   if (tripped.length === 0) return 0;
-  const rows = await sql<{ id: string; maker_account_id: string }>`
-    select q.id, q.maker_account_id
-    from unnest(${tripped.map((p) => p.maker_account_id)}::uuid[], ${tripped.map((p) => p.instrument_id)}::text[]) as p(maker_account_id, instrument_id)
-    join quotes q on q.maker_account_id = p.maker_account_id and q.status = 'SUBMITTED'
-    join rfqs r on r.id = q.rfq_id and r.status = 'PENDING' and r.instrument_id = p.instrument_id
-    order by q.id
-    limit ${SWEEP_BATCH}
-  `.execute(deps.db);
-  return cancelOpenQuotes(deps, rows.rows.map((r) => ({ id: r.id, makerAccountId: r.maker_account_id })));
+  const rows = await openQuotesOfPairs(deps.db, tripped, SWEEP_BATCH);
+  return cancelOpenQuotes(deps, rows.map((r) => ({ id: r.id, makerAccountId: r.maker_account_id })));
 }

@@ -6,8 +6,8 @@
  * headroom serialise on the row: the first trips it, the second sees it tripped and may not
  * select that maker's quote (its open quotes are being cancelled, protection-sweep.ts).
  */
-import { sql } from 'kysely';
 import { appendEvent } from '../../store/outbox.ts';
+import { lockProtections, recordSelections, selectionsAfter, tripProtection, type GuardedProtection } from '../../store/protection-selections.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { LockedProtection } from '../../store/accept-functions.ts';
 import { protectionTrip, quoteNotional, type ProtectionLimits, type ProtectionReason, type SelectedInWindow } from '../../domain/rfq/maker-protection.ts';
@@ -37,24 +37,20 @@ export class SelectionGuard {
     this.barredMakers = new Set(barred);
   }
 
-  /** Locks and reads the settings of these (maker, instrument) pairs; pairs without one are free. */
-  static async lock(tx: Tx, pairs: Array<{ makerAccountId: string; instrumentId: string }>, now: number): Promise<SelectionGuard> {
+  /**
+   * Locks and reads the settings of these (maker, instrument) pairs; pairs without one are free.
+   * `barred` are the makers the caller found barred (`rfq_barred_makers`).
+   */
+  static async lock(tx: Tx, pairs: Array<{ makerAccountId: string; instrumentId: string }>, now: number, barred: readonly string[] = []): Promise<SelectionGuard> {
     const states = new Map<string, GuardedState>();
     const unique = [...new Map(pairs.map((p) => [keyOf(p.makerAccountId, p.instrumentId), p])).values()];
-    if (unique.length === 0) return new SelectionGuard(states);
-    const rows = await sql<{ maker_account_id: string; instrument_id: string; window_ms: number; max_selected_quotes: number | null; max_selected_notional: bigint | null; triggered_at: number | null }>`
-      select p.maker_account_id, p.instrument_id, p.window_ms, p.max_selected_quotes, p.max_selected_notional, p.triggered_at
-      from maker_protections p
-      join unnest(${unique.map((p) => p.makerAccountId)}::uuid[], ${unique.map((p) => p.instrumentId)}::text[]) as k(maker, instrument)
-        on p.maker_account_id = k.maker and p.instrument_id = k.instrument
-      order by p.maker_account_id, p.instrument_id
-      for update of p
-    `.execute(tx);
-    for (const row of rows.rows) {
-      const selected = row.triggered_at !== null ? { count: 0, notional: 0n } : await selectedInWindow(tx, row.maker_account_id, row.instrument_id, now - row.window_ms);
+    if (unique.length === 0) return new SelectionGuard(states, barred);
+    const rows = await lockProtections(tx, unique);
+    for (const row of rows) {
+      const selected = row.triggered_at !== null ? { count: 0, notional: 0n } : await selectionsAfter(tx, row.maker_account_id, row.instrument_id, now - row.window_ms);
       states.set(keyOf(row.maker_account_id, row.instrument_id), stateOf(row, selected));
     }
-    return new SelectionGuard(states);
+    return new SelectionGuard(states, barred);
   }
 
   /**
@@ -110,30 +106,15 @@ export class SelectionGuard {
   async flush(tx: Tx, now: number): Promise<void> {
     for (const state of this.states.values()) {
       if (state.counted.length === 0) continue;
-      await tx.deleteFrom('maker_protection_selections')
-        .where('maker_account_id', '=', state.makerAccountId)
-        .where('instrument_id', '=', state.instrumentId)
-        .where('selected_at', '<=', now - state.limits.windowMs)
-        .execute();
-      await tx.insertInto('maker_protection_selections')
-        .values(state.counted.map((c) => ({ quote_id: c.quoteId, maker_account_id: state.makerAccountId, instrument_id: state.instrumentId, notional: c.notional, selected_at: now })))
-        .onConflict((oc) => oc.column('quote_id').doNothing())
-        .execute();
+      await recordSelections(tx, { makerAccountId: state.makerAccountId, instrumentId: state.instrumentId, windowMs: state.limits.windowMs }, state.counted, now);
       if (state.tripped === null) continue;
-      await tx.updateTable('maker_protections')
-        .set({ triggered_at: now, trigger_reason: state.tripped, updated_at: now })
-        .where('maker_account_id', '=', state.makerAccountId)
-        .where('instrument_id', '=', state.instrumentId)
-        .execute();
+      await tripProtection(tx, state.makerAccountId, state.instrumentId, state.tripped, now);
       await appendEvent(tx, { accountId: state.makerAccountId, topic: 'quoteStatus', frame: { kind: 'protection', instrumentId: state.instrumentId, triggeredAt: now, reason: state.tripped } }, now);
     }
   }
 }
 
-function stateOf(
-  row: { maker_account_id: string; instrument_id: string; window_ms: number; max_selected_quotes: number | null; max_selected_notional: bigint | null; triggered_at: number | null },
-  selected: SelectedInWindow,
-): GuardedState {
+function stateOf(row: GuardedProtection, selected: SelectedInWindow): GuardedState {
   return {
     makerAccountId: row.maker_account_id,
     instrumentId: row.instrument_id,
@@ -143,17 +124,6 @@ function stateOf(
     counted: [],
     tripped: null,
   };
-}
-
-async function selectedInWindow(tx: Tx, makerAccountId: string, instrumentId: string, after: number): Promise<SelectedInWindow> {
-  const row = await tx
-    .selectFrom('maker_protection_selections')
-    .select((eb) => [eb.fn.countAll<string>().as('count'), sql<string | null>`sum(notional)`.as('notional')])
-    .where('maker_account_id', '=', makerAccountId)
-    .where('instrument_id', '=', instrumentId)
-    .where('selected_at', '>', after)
-    .executeTakeFirstOrThrow();
-  return { count: Number(row.count), notional: BigInt(row.notional ?? 0) };
 }
 
 /**

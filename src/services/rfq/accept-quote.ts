@@ -8,7 +8,8 @@
  * (accept-perp.ts).
  */
 import { inTransaction } from '../../store/outbox.ts';
-import { ServiceError } from '../../domain/errors.ts';
+import { ServiceError, invalidField } from '../../domain/errors.ts';
+import { acceptSweep, type SweepAcceptInput } from './accept-sweep.ts';
 import { assertAuctionOpen, assertQuoteAcceptable } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { assertTimestampClaimed, claimWon, type DeferredClaim } from '../auth/timestamp-claims.ts';
@@ -27,6 +28,13 @@ export interface AcceptInput {
   perpTakerOrder?: unknown;
 }
 
+/** The accept as the route takes it: one quote, or on a SWEEP RFQ the sweep or the quotes it ranks. */
+export interface AcceptRequestInput extends SweepAcceptInput {
+  quoteId?: string | null;
+  expectedVersion?: number | null;
+  perpTakerOrder?: unknown;
+}
+
 export interface AcceptResult {
   rfqId: string;
   quoteId: string;
@@ -34,10 +42,41 @@ export interface AcceptResult {
   replayed: boolean;
 }
 
-export async function acceptQuote(deps: ServiceDeps, taker: { accountId: string; address: string }, rfqId: string, input: AcceptInput, claim?: DeferredClaim): Promise<AcceptResult> {
+export async function acceptQuote(
+  deps: ServiceDeps,
+  taker: { accountId: string; address: string },
+  rfqId: string,
+  request: AcceptRequestInput,
+  claim?: DeferredClaim,
+): Promise<AcceptResult & { quoteIds?: string[] }> {
+  const input = await singleQuoteAccept(deps, rfqId, request);
+  if (input === null) return acceptSweep(deps, taker, rfqId, sweepInput(request), claim);
   // A perp accept carries its order; every other accept is group-committed with those arriving beside it.
   if (input.perpTakerOrder !== undefined) return acceptAlone(deps, taker, rfqId, input, claim);
   return acceptBatcher(deps).accept({ taker, rfqId, input, claim, arrivedAt: deps.clock.now() });
+}
+
+/**
+ * The single-quote accept the request asks for, or null for a sweep: `sweep` or `quotes`, or a
+ * `quoteId` on a SWEEP RFQ (ranked as a sweep of that one quote, so `minFillQty` holds). Exactly
+ * one of `quoteId`, `sweep: true` and `quotes` is required.
+ */
+async function singleQuoteAccept(deps: ServiceDeps, rfqId: string, request: AcceptRequestInput): Promise<AcceptInput | null> {
+  const asked = [request.quoteId !== undefined && request.quoteId !== null, request.sweep === true, request.quotes !== undefined && request.quotes !== null].filter(Boolean).length;
+  if (asked !== 1) throw invalidField('quoteId', asked === 0 ? 'required' : 'notAllowed', 'name exactly one of quoteId, sweep: true and quotes');
+  if (request.quoteId === undefined || request.quoteId === null) {
+    if (request.perpTakerOrder !== undefined) throw invalidField('perpTakerOrder', 'unexpected', 'perpTakerOrder goes with quoteId');
+    return null;
+  }
+  // The RFQ's fill never changes: the per-node cache answers it (quote-caches.ts).
+  const cached = await deps.quoteCaches.rfq(deps.db, rfqId);
+  if (cached?.fill === 'SWEEP' && request.perpTakerOrder === undefined) return null;
+  return { quoteId: request.quoteId, expectedVersion: request.expectedVersion, perpTakerOrder: request.perpTakerOrder };
+}
+
+function sweepInput(request: AcceptRequestInput): SweepAcceptInput {
+  if (request.quoteId !== undefined && request.quoteId !== null) return { quotes: [{ quoteId: request.quoteId, expectedVersion: request.expectedVersion ?? null }] };
+  return { sweep: request.sweep ?? null, quotes: request.quotes ?? null };
 }
 
 /**

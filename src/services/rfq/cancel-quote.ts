@@ -10,15 +10,16 @@ import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { persistQuote } from './persist-transition.ts';
 import { makerQuoteView } from './views.ts';
+import { lockQuote, lockRfq, quoteOwner } from '../../store/rfq-rows.ts';
 
 export async function cancelQuote(deps: ServiceDeps, accountId: string, quoteId: string) {
   const now = deps.clock.now();
   return inTransaction(deps.db, async (tx) => {
-    const probe = await tx.selectFrom('quotes').select(['rfq_id', 'maker_account_id']).where('id', '=', quoteId).executeTakeFirst();
+    const probe = await quoteOwner(tx, quoteId);
     if (!probe) throw new ServiceError('NOT_FOUND', 'no such quote');
     if (probe.maker_account_id !== accountId) throw new ServiceError('FORBIDDEN', 'this quote belongs to another maker');
-    const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', probe.rfq_id).forUpdate().executeTakeFirstOrThrow();
-    const quote = await tx.selectFrom('quotes').selectAll().where('id', '=', quoteId).forUpdate().executeTakeFirstOrThrow();
+    const rfq = await lockRfq(tx, probe.rfq_id);
+    const quote = await lockQuote(tx, quoteId);
     const decision = decideQuote(quote, 'makerCancel');
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
     const cancelled = await persistQuote(tx, deps, { quote, decision, rfq, instrument, now });

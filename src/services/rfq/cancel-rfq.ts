@@ -4,11 +4,12 @@
  */
 import { inTransaction } from '../../store/outbox.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { assertAuctionOpen, decideQuote, decideRfq } from '../../domain/rfq/index.ts';
+import { assertAuctionOpen, decideRfq, quoteFates } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { persistQuote, persistRfq, rfqState } from './persist-transition.ts';
-import { ownRfq, quotesOfRfq } from './rows.ts';
+import { ownRfq } from './rows.ts';
+import { quotesOfRfq } from '../../store/rfq-rows.ts';
 import { endTakerLock } from './taker-lock.ts';
 import { rfqView } from './views.ts';
 
@@ -23,10 +24,7 @@ export async function cancelRfq(deps: ServiceDeps, accountId: string, rfqId: str
     const decision = decideRfq(rfqState(rfq, instrument), 'takerCancel');
     // Each open quote expires (its maker told), then the RFQ (its taker told, with the balances
     // its released lock changed); the lock goes first so that frame shows it.
-    for (const quote of quotes) {
-      if (quote.status !== 'SUBMITTED') continue;
-      await persistQuote(tx, deps, { quote, decision: decideQuote(quote, 'expire'), rfq, instrument, now });
-    }
+    for (const { quote, decision: fate } of quoteFates(quotes, [])) await persistQuote(tx, deps, { quote, decision: fate, rfq, instrument, now });
     await endTakerLock(tx, rfq.id, decision.takerLock, 'takerCancel', now);
     const updated = await persistRfq(tx, deps, { rfq, decision, fields: { failure_reason: 'cancelled by the taker' }, instrument, now });
     return rfqView(updated, instrument);

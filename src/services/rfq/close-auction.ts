@@ -11,7 +11,7 @@
  */
 import {
   auctionEndEvent,
-  decideQuote,
+  quoteFates,
   decideRfq,
   selectBest,
   takerLockAmount,
@@ -21,15 +21,15 @@ import {
 import type { LockChange } from '../../store/ledger.ts';
 import { inTransaction } from '../../store/outbox.ts';
 import { lockClose, type CloseLocked } from '../../store/close-functions.ts';
+import { dueAuctionIds } from '../../store/rfq-deadlines.ts';
 import type { SelectionFields } from './settlement-gateway.ts';
 import type { Tx } from '../../store/transaction.ts';
-import type { ExpressionBuilder } from 'kysely';
-import type { DB } from '../../store/schema.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { persistClose, rfqState, type QuoteChange } from './persist-transition.ts';
 import { quoteTerms, rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { SelectionGuard } from '../protection/selection-guard.ts';
+import { closeSweep } from './close-sweep.ts';
 
 export interface ClosedAuction {
   rfqId: string;
@@ -40,27 +40,11 @@ export interface ClosedAuction {
 }
 
 /**
- * A perp accept answered 202 in time is an acceptance (the spec's "taker-driven RFQ with no
- * acceptance" is what the close cancels): while its checks run, the close leaves the RFQ to the
- * executor, which selects it (QUOTED) or refuses the quote, after which the next sweep closes it.
- * The sweep looks for due auctions with this rule; the close's lock call (`rfq_close_lock`,
- * close-functions.ts) applies it again as it takes the rows, and is what decides.
+ * Ids of due auctions, oldest first. A perp accept answered 202 in time is an acceptance: while
+ * its checks run, the sweep leaves the RFQ to the executor (dueAuctionIds, rfq-deadlines.ts).
  */
-const notBeingAccepted = (eb: ExpressionBuilder<DB, 'rfqs'>) =>
-  eb.not(eb.exists(eb.selectFrom('perp_executions').select('perp_executions.id').whereRef('perp_executions.rfq_id', '=', 'rfqs.id').where('perp_executions.phase', '=', 'checking')));
-
-/** Ids of due auctions, oldest first. */
 export async function dueAuctions(deps: ServiceDeps, limit: number): Promise<string[]> {
-  const rows = await deps.db
-    .selectFrom('rfqs')
-    .select('id')
-    .where('status', '=', 'PENDING')
-    .where('auction_ends_at', '<=', deps.clock.now())
-    .where(notBeingAccepted)
-    .orderBy('auction_ends_at')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.id);
+  return dueAuctionIds(deps.db, deps.clock.now(), limit);
 }
 
 export async function closeAuctions(deps: ServiceDeps, rfqIds: string[]): Promise<ClosedAuction[]> {
@@ -97,8 +81,15 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, locked: CloseLocked, now: 
   const guard = SelectionGuard.fromLocked(locked.protections, locked.barred);
   const decisions: Decision[] = [];
   const lockChanges: LockChange[] = [];
+  const swept: ClosedAuction[] = [];
   for (const rfq of rfqs) {
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
+    // An autoAccept sweep selects its legs on its own (close-sweep.ts); a taker-driven one closes as any other.
+    if (rfq.fill === 'SWEEP' && rfq.auto_accept) {
+      const outcome = await closeSweep(tx, deps, { rfq, quotes: quotesByRfq.get(rfq.id) ?? [], instrument, guard, now });
+      swept.push({ rfqId: rfq.id, outcome, auctionEndsAt: rfq.auction_ends_at, closedAt: now, settlementDeadline: outcome === 'QUOTED' ? rfq.settlement_deadline_secs : null });
+      continue;
+    }
     const terms = rfqTerms(rfq, instrument);
     const own = quotesByRfq.get(rfq.id) ?? [];
     const candidates = own.filter((q) => guard.maySelect(q.maker_account_id, rfq.instrument_id));
@@ -125,12 +116,10 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, locked: CloseLocked, now: 
 
   const quoteChanges: QuoteChange[] = [];
   for (const d of decisions) {
-    for (const q of quotesByRfq.get(d.rfq.id) ?? []) {
-      if (q.status !== 'SUBMITTED') continue;
-      const event = d.winner?.id === q.id ? 'select' : d.winner ? 'notSelect' : 'expire';
+    for (const { quote: q, event, decision } of quoteFates(quotesByRfq.get(d.rfq.id) ?? [], d.winner ? [d.winner.id] : [])) {
       quoteChanges.push({
         quote: q,
-        decision: decideQuote(q, event),
+        decision,
         settlementDeadlineSecs: event === 'select' ? d.rfq.settlement_deadline_secs : null,
         ...(event === 'select' && fieldsOf.has(q.id) ? { fields: fieldsOf.get(q.id)! } : {}),
       });
@@ -140,6 +129,10 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, locked: CloseLocked, now: 
   // The funds, the RFQs and their quotes in one call (src/store/close-functions.ts), then the
   // RFQs' frames (each taker's balances once, as the write left them), then the quotes'.
   const instruments = new Map(decisions.map((d) => [d.rfq.id, d.instrument]));
+  if (decisions.length === 0) {
+    await guard.flush(tx, now);
+    return swept;
+  }
   const written = await persistClose(tx, deps, {
     locks: lockChanges,
     rfqs: decisions.map((d) => ({
@@ -163,11 +156,14 @@ async function closeLocked(tx: Tx, deps: ServiceDeps, locked: CloseLocked, now: 
   }
   await guard.flush(tx, now);
 
-  return decisions.map((d) => ({
-    rfqId: d.rfq.id,
-    outcome: d.status,
-    auctionEndsAt: d.rfq.auction_ends_at,
-    closedAt: now,
-    settlementDeadline: d.status === 'QUOTED' ? d.rfq.settlement_deadline_secs : null,
-  }));
+  return [
+    ...swept,
+    ...decisions.map((d) => ({
+      rfqId: d.rfq.id,
+      outcome: d.status,
+      auctionEndsAt: d.rfq.auction_ends_at,
+      closedAt: now,
+      settlementDeadline: d.status === 'QUOTED' ? d.rfq.settlement_deadline_secs : null,
+    })),
+  ];
 }

@@ -15,11 +15,13 @@ import {
   submitRfq,
   takerPayToken,
   type Instrument,
+  type RfqFill,
   type RfqStatus,
   type Side,
 } from '../../domain/rfq/index.ts';
 import { lockFunds } from '../../store/ledger.ts';
 import { insertIdempotent } from '../../store/idempotent-insert.ts';
+import { lockAccountForRfqs, pendingRfqCount } from '../../store/open-rfq-cap.ts';
 import type { ServiceDeps } from '../deps.ts';
 import type { Tx } from '../../store/transaction.ts';
 import { pushFrames } from '../frames.ts';
@@ -42,6 +44,10 @@ export interface CreateRfqInput {
   makers?: string[] | null;
   /** Aliases of disclosed makers the RFQ must not reach. */
   excludeMakers?: string[] | null;
+  /** `ALL` (default): one maker fills the whole size; `SWEEP`: several makers may. */
+  fill?: RfqFill;
+  /** SWEEP only: the least the selection must fill (default `baseQty`). */
+  minFillQty?: string | null;
 }
 
 export interface CreateRfqResult {
@@ -71,15 +77,28 @@ function result(row: RfqRow, replayed: boolean): CreateRfqResult {
  * Runs after the insert: an idempotent replay is never refused, and the new row is counted.
  */
 async function refuseBeyondOpenCap(tx: Tx, accountId: string, maxOpen: number): Promise<void> {
-  const { open } = await tx
-    .selectFrom('rfqs')
-    .select((eb) => eb.fn.countAll<string>().as('open'))
-    .where('account_id', '=', accountId)
-    .where('status', '=', 'PENDING')
-    .executeTakeFirstOrThrow();
-  if (Number(open) > maxOpen) {
+  const open = await pendingRfqCount(tx, accountId);
+  if (open > maxOpen) {
     throw new ServiceError('TOO_MANY_OPEN_RFQS', `at most ${maxOpen} open RFQs per account`, { maxOpenRfqsPerAccount: maxOpen });
   }
+}
+
+/**
+ * A SWEEP RFQ's `minFillQty` in base units (default `baseQty`; positive, at most `baseQty`, on the
+ * base token's grid), or null on an ALL RFQ, which takes none. A sweep is offered on spot
+ * instruments: a perp sweep (one maker order per selected quote and a taker order over the
+ * selection) is refused with SWEEP_UNSUPPORTED.
+ */
+function sweepMinFill(instrument: Instrument, fill: RfqFill, baseQty: bigint, minFillQty: string | null): bigint | null {
+  if (fill === 'ALL') {
+    if (minFillQty !== null) throw invalidField('minFillQty', 'notAllowed', 'minFillQty is only for fill SWEEP');
+    return null;
+  }
+  if (instrument.type === 'PERP') throw new ServiceError('SWEEP_UNSUPPORTED', 'fill SWEEP is not offered on perp instruments', { reason: 'perp' });
+  if (minFillQty === null) return baseQty;
+  const min = parseAmount(minFillQty, instrument.baseDecimals, { field: 'minFillQty', positive: true });
+  if (min > baseQty) throw invalidField('minFillQty', 'aboveBaseQty', 'minFillQty must be at most baseQty');
+  return min;
 }
 
 export async function createRfq(deps: ServiceDeps, accountId: string, input: CreateRfqInput): Promise<CreateRfqResult> {
@@ -95,6 +114,8 @@ export async function createRfq(deps: ServiceDeps, accountId: string, input: Cre
     instrument.type === 'PERP'
       ? await parsePerpBaseQty(deps, instrument, input.baseQty)
       : parseAmount(input.baseQty, instrument.baseDecimals, { field: 'baseQty', positive: true });
+  const fill = input.fill ?? 'ALL';
+  const minFillQty = sweepMinFill(instrument, fill, baseQty, input.minFillQty ?? null);
   const quoteLimit =
     input.quoteLimit === undefined || input.quoteLimit === null
       ? null
@@ -126,6 +147,8 @@ export async function createRfq(deps: ServiceDeps, accountId: string, input: Cre
     input.windowSecs ?? null,
     // Only present when given, so the fingerprints of RFQs stored before counterparty choice still match their replays.
     ...(named.named !== null || named.excluded.length > 0 ? [named.named, named.excluded] : []),
+    // Likewise only on a SWEEP RFQ, so an ALL RFQ's fingerprint is what it always was.
+    ...(fill === 'SWEEP' ? [fill, String(minFillQty)] : []),
   ]);
   const idempotencyKey = input.idempotencyKey ?? null;
 
@@ -157,14 +180,17 @@ export async function createRfq(deps: ServiceDeps, accountId: string, input: Cre
     // Fixed below, inside the transaction, with the denials then in force.
     audience_only: null,
     audience_except: [],
+    fill,
+    min_fill_qty: minFillQty,
+    sweep_fills: null,
   };
 
   const created = await inTransaction(deps.db, async (tx) => {
-    await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().executeTakeFirst();
+    await lockAccountForRfqs(tx, accountId);
     const audience = await named.audience(tx, accountId);
     row.audience_only = audience.only === null ? null : [...audience.only];
     row.audience_except = [...audience.except];
-    const original = await insertIdempotent(tx, 'rfqs', row, 'rfqId');
+    const original = await insertIdempotent(tx, 'rfqs', { ...row, sweep_fills: null }, 'rfqId');
     if (original) return { row: original, replayed: true };
     await refuseBeyondOpenCap(tx, accountId, settings.maxOpenRfqsPerAccount);
     if (lockAmount !== null) {

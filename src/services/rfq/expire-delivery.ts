@@ -7,30 +7,33 @@
  */
 import { decideQuote, decideRfq } from '../../domain/rfq/index.ts';
 import type { Tx } from '../../store/transaction.ts';
+import { overduePromisedQuotes } from '../../store/rfq-deadlines.ts';
+import { lockQuoteIn, lockRfqIn } from '../../store/rfq-rows.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { persistQuote, persistRfq, rfqState } from './persist-transition.ts';
 import { recordMakerFailure } from '../settlement/maker-failures.ts';
 import { endTakerLock } from './taker-lock.ts';
+import { failSweepLeg, finishSweepIfEnded } from './sweep-legs.ts';
 
 /** Fails every promised quote whose deadline is before `finalChainTimeSecs`; returns the RFQ ids. */
 export async function expireDeliveries(tx: Tx, deps: ServiceDeps, finalChainTimeSecs: number, now: number, limit = 200): Promise<string[]> {
-  const overdue = await tx
-    .selectFrom('quotes')
-    .select(['id', 'rfq_id'])
-    .where('status', '=', 'SELECTED')
-    .where('settlement_mode', '=', 'promised')
-    .where('delivery_deadline_secs', '<', finalChainTimeSecs)
-    .orderBy('rfq_id')
-    .limit(limit)
-    .execute();
+  const overdue = await overduePromisedQuotes(tx, finalChainTimeSecs, limit);
   const failed: string[] = [];
   for (const { id, rfq_id } of overdue) {
-    const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', rfq_id).where('status', '=', 'QUOTED').forUpdate().executeTakeFirst();
+    const rfq = await lockRfqIn(tx, rfq_id, 'QUOTED');
     if (!rfq) continue;
-    const quote = await tx.selectFrom('quotes').selectAll().where('id', '=', id).where('status', '=', 'SELECTED').forUpdate().executeTakeFirst();
+    const quote = await lockQuoteIn(tx, id, 'SELECTED');
     if (!quote) continue;
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
+    if (rfq.fill === 'SWEEP') {
+      // One leg of a sweep fails alone; its RFQ ends with its last leg (sweep-legs.ts).
+      await recordMakerFailure(tx, { makerId: quote.maker_id, rfqId: rfq.id, quoteId: quote.id, reason: 'notDelivered', at: now });
+      const written = await failSweepLeg(tx, deps, { rfq, quote, instrument, now });
+      await finishSweepIfEnded(tx, deps, { rfq: written, instrument, now });
+      failed.push(rfq.id);
+      continue;
+    }
     const decision = decideRfq(rfqState(rfq, instrument), 'settlementFailed');
     await endTakerLock(tx, rfq.id, decision.takerLock, 'deliveryMissed', now);
     // A missed delivery is a maker failure (it may suspend the maker), recorded with the failure.

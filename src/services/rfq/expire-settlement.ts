@@ -12,29 +12,21 @@
  * failed by expire-delivery.ts on chain time instead, so they are left out here, as are perp wins
  * (services/perp/execute-perp.ts ends them).
  */
-import { sql } from 'kysely';
 import { inTransaction } from '../../store/outbox.ts';
 import { MAIN_CHAIN_CURSOR, readCursor } from '../../store/chain-cursor.ts';
 import type { Reader } from '../../store/transaction.ts';
+import { lockOverdueSettlement, overdueSettlementIds, type SettlementClocks } from '../../store/rfq-deadlines.ts';
+import { lockQuoteIfAny } from '../../store/rfq-rows.ts';
+import { expireSweepLegs } from './sweep-legs.ts';
 import { decideQuote, decideRfq } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { recordMakerFailure } from '../settlement/maker-failures.ts';
-import { outageDuring } from '../settlement/service-outages.ts';
+import { blameUnsettled } from '../settlement/blame-unsettled.ts';
 import { resolveInstrument } from './create-rfq.ts';
 import { persistQuote, persistRfq, rfqState } from './persist-transition.ts';
 import { endTakerLock } from './taker-lock.ts';
 
-interface Clocks {
-  wallSecs: number;
-  /** Modes whose expiry another worker owns (promised: expire-delivery.ts). */
-  excludedModes: string[];
-  /** Final chain time, or -1 before the follower has a cursor (nothing on chain expires yet). */
-  chainSecs: number;
-  chainModes: string[];
-}
-
 /** Read the cursor before the RFQ rows: everything the cursor covers is committed by then. */
-async function clocks(deps: ServiceDeps, db: Reader): Promise<Clocks> {
+async function clocks(deps: ServiceDeps, db: Reader): Promise<SettlementClocks> {
   const chainModes = Object.entries(deps.settlement)
     .filter(([, gateway]) => gateway?.onChain)
     .map(([mode]) => mode);
@@ -48,50 +40,24 @@ async function clocks(deps: ServiceDeps, db: Reader): Promise<Clocks> {
   return { wallSecs: Math.floor(deps.clock.now() / 1000), chainSecs: cursor?.blockTimestampSecs ?? -1, chainModes, excludedModes };
 }
 
-/** The SQL condition "this QUOTED RFQ's deadline has passed on the clock that judges it". */
-function overdue(c: Clocks) {
-  return sql<boolean>`r.settlement_deadline_secs < case when q.settlement_mode = any(${c.chainModes}::text[]) then ${c.chainSecs}::int8 else ${c.wallSecs}::int8 end
-    and not coalesce(q.settlement_mode = any(${c.excludedModes}::text[]), false)`;
-}
-
 export async function overdueSettlements(deps: ServiceDeps, limit: number): Promise<string[]> {
-  const c = await clocks(deps, deps.db);
-  // The index on QUOTED deadlines narrows to those past the later of the two clocks' candidates.
-  const rows = await sql<{ id: string }>`
-    select r.id from rfqs r left join quotes q on q.id = r.selected_quote_id
-    where r.status = 'QUOTED' and r.settlement_deadline_secs < ${Math.max(c.wallSecs, c.chainSecs)}::int8 and ${overdue(c)}
-    order by r.settlement_deadline_secs
-    limit ${limit}
-  `.execute(deps.db);
-  return rows.rows.map((r) => r.id);
+  return overdueSettlementIds(deps.db, await clocks(deps, deps.db), limit);
 }
 
 export async function expireSettlement(deps: ServiceDeps, rfqId: string): Promise<boolean> {
   const now = deps.clock.now();
   return inTransaction(deps.db, async (tx) => {
     const c = await clocks(deps, tx);
-    const due = await sql<{ id: string }>`
-      select r.id from rfqs r left join quotes q on q.id = r.selected_quote_id
-      where r.id = ${rfqId} and r.status = 'QUOTED' and ${overdue(c)}
-      for update of r skip locked
-    `.execute(tx);
-    if (due.rows.length === 0) return false;
-    const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', rfqId).executeTakeFirstOrThrow();
-    const quote = rfq.selected_quote_id
-      ? await tx.selectFrom('quotes').selectAll().where('id', '=', rfq.selected_quote_id).forUpdate().executeTakeFirst()
-      : undefined;
+    const rfq = await lockOverdueSettlement(tx, rfqId, c);
+    if (!rfq) return false;
+    const quote = rfq.selected_quote_id ? await lockQuoteIfAny(tx, rfq.selected_quote_id) : undefined;
     const instrument = await resolveInstrument(deps, rfq.instrument_id);
+    // A sweep's legs end on their own; the RFQ ends once they all have (sweep-legs.ts).
+    if (rfq.fill === 'SWEEP') return expireSweepLegs(tx, deps, { rfq, instrument, now });
     const decision = decideRfq(rfqState(rfq, instrument), 'settlementFailed');
     if (quote) {
       await persistQuote(tx, deps, { quote, decision: decideQuote(quote, 'fail'), rfq, instrument, now });
-      // A permit2 winner is blamed only if it got a permit; a mode without a gateway settles nothing, so nobody is at fault.
-      const gateway = deps.settlement[quote.settlement_mode];
-      // Nor is it blamed when no node of the service was alive during part of its window (service-outages.ts).
-      const makerCouldSettle = gateway !== undefined && (quote.settlement_mode !== 'permit2'
-        || (quote.permit_signature !== null && !(await outageDuring(tx, rfq.quoted_at ?? rfq.auction_ends_at, rfq.settlement_deadline_secs * 1000))));
-      if (makerCouldSettle) {
-        await recordMakerFailure(tx, { makerId: quote.maker_id, rfqId: rfq.id, quoteId: quote.id, reason: 'notSettled', at: now });
-      }
+      await blameUnsettled(tx, deps, rfq, quote, now);
     }
     // The lock is released before the RFQ's frames, so the taker's balances show it.
     await endTakerLock(tx, rfq.id, decision.takerLock, 'settlementFailed', now);

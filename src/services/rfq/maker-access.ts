@@ -7,6 +7,7 @@ import { assertMakerActive, type MakerStanding } from '../../domain/rfq/index.ts
 import type { Selectable } from 'kysely';
 import type { Reader } from '../../store/transaction.ts';
 import type { MakersTable } from '../../store/schema.ts';
+import { makerOfAccount } from '../../store/maker-registry.ts';
 
 export interface MakerRecord extends MakerStanding {
   makerId: string;
@@ -20,7 +21,7 @@ export interface MakerRecord extends MakerStanding {
 export type MakerRow = Pick<Selectable<MakersTable>, 'maker_id' | 'account_id' | 'active' | 'pairs' | 'settlement_modes' | 'spender' | 'adapter_signer' | 'suspended_until' | 'denied_takers'>;
 
 export async function activeMaker(db: Reader, accountId: string, now: number): Promise<MakerRecord> {
-  const row = await db.selectFrom('makers').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+  const row = await makerOfAccount(db, accountId);
   return activeMakerFrom(row ?? null, now);
 }
 

@@ -11,10 +11,11 @@
  * - the payout of `makerReceives` to the maker is queued for the custody broadcaster.
  */
 import { getAddress } from 'viem';
-import { sql } from 'kysely';
 import { decideQuote, decideRfq } from '../../domain/rfq/index.ts';
 import { promisedDeliveryPostings } from '../../domain/ledger/index.ts';
 import { postMovement, returnToAvailable } from '../../store/ledger.ts';
+import { recordPromisedDelivery, undeliveredPromisedQuotes } from '../../store/promised-deliveries.ts';
+import { lockQuoteIn, lockRfqIn, rfqIdOfQuote } from '../../store/rfq-rows.ts';
 import type { Reader, Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { enqueueCustodyTransfer } from '../funds/custody-transfers.ts';
@@ -24,36 +25,36 @@ import { persistQuote, persistRfq, rfqState } from './persist-transition.ts';
 import { insideWindow } from './promised-gateway.ts';
 import type { QuoteRow } from './rows.ts';
 import { endTakerLock } from './taker-lock.ts';
+import { settleSweepLeg } from './sweep-legs.ts';
 
 /** The open promised quote this transfer delivers, if any (earliest window first). */
 export async function findPromisedQuote(db: Reader, transfer: ObservedTransfer & { blockTimestampSecs: number }): Promise<QuoteRow | null> {
-  const candidates = await db
-    .selectFrom('quotes')
-    .innerJoin('accounts', 'accounts.id', 'quotes.maker_account_id')
-    .selectAll('quotes')
-    .where('quotes.status', '=', 'SELECTED')
-    .where('quotes.settlement_mode', '=', 'promised')
-    .where('accounts.address', '=', getAddress(transfer.from))
-    .where('quotes.maker_pays_token', '=', transfer.token)
-    .where('quotes.maker_pays_amount', '=', transfer.amount)
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('promised_deliveries').select(sql`1`.as('one')).whereRef('promised_deliveries.quote_id', '=', 'quotes.id'))))
-    .orderBy('quotes.window_starts_at')
-    .execute();
+  const candidates = await undeliveredPromisedQuotes(db, { fromAddress: getAddress(transfer.from), token: transfer.token, amount: transfer.amount });
   return candidates.find((q) => insideWindow(q, transfer.blockTimestampSecs)) ?? null;
 }
 
 /** Settles the quote's RFQ on a final delivery; false if the quote is no longer open. */
 export async function settlePromisedDelivery(tx: Tx, deps: ServiceDeps, quoteId: string, transfer: ObservedTransfer & { blockTimestampSecs: number }, now: number): Promise<boolean> {
-  const quoteRef = await tx.selectFrom('quotes').select('rfq_id').where('id', '=', quoteId).executeTakeFirstOrThrow();
+  const rfqId = await rfqIdOfQuote(tx, quoteId);
   // Lock order: RFQ before its quotes (rows.ts).
-  const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', quoteRef.rfq_id).where('status', '=', 'QUOTED').forUpdate().executeTakeFirst();
-  if (!rfq || rfq.selected_quote_id !== quoteId) return false;
-  const quote = await tx.selectFrom('quotes').selectAll().where('id', '=', quoteId).where('status', '=', 'SELECTED').forUpdate().executeTakeFirst();
+  const rfq = await lockRfqIn(tx, rfqId, 'QUOTED');
+  // On a sweep every leg is a selected quote of its own (sweep-legs.ts).
+  const sweep = rfq?.fill === 'SWEEP';
+  if (!rfq || (sweep ? !(rfq.sweep_fills ?? []).some((f) => f.quoteId === quoteId) : rfq.selected_quote_id !== quoteId)) return false;
+  const quote = await lockQuoteIn(tx, quoteId, 'SELECTED');
   if (!quote) return false;
   const instrument = await resolveInstrument(deps, rfq.instrument_id);
   const reference = await deps.refdata.current();
   const payoutTokenAddress = reference.tokens.get(quote.maker_receives_token)?.address;
   if (!payoutTokenAddress) throw new Error(`promised payout token ${quote.maker_receives_token} has no on-chain address`);
+  const delivered = { quote_id: quote.id, rfq_id: rfq.id, tx_hash: transfer.txHash, log_index: transfer.logIndex, block_number: transfer.blockNumber, block_timestamp_secs: transfer.blockTimestampSecs, created_at: now };
+  const payout = { purpose: 'payout' as const, ownerId: quote.id, token: quote.maker_receives_token, tokenAddress: payoutTokenAddress, toAddress: getAddress(transfer.from), amount: quote.maker_receives_amount };
+  if (sweep) {
+    await recordPromisedDelivery(tx, delivered);
+    await settleSweepLeg(tx, deps, { rfq, quote, instrument, txHash: transfer.txHash, now, paidTo: 'maker_settlement' });
+    await enqueueCustodyTransfer(tx, deps, payout, now);
+    return true;
+  }
 
   const decision = decideRfq(rfqState(rfq, instrument), 'settled');
   const lock = await endTakerLock(tx, rfq.id, decision.takerLock, 'settled', now);
@@ -69,7 +70,7 @@ export async function settlePromisedDelivery(tx: Tx, deps: ServiceDeps, quoteId:
   // A lock larger than what settled (never expected: selection locks exactly) goes back to available.
   await returnToAvailable(tx, lock, lock.amount - taken);
 
-  await tx.insertInto('promised_deliveries').values({ quote_id: quote.id, rfq_id: rfq.id, tx_hash: transfer.txHash, log_index: transfer.logIndex, block_number: transfer.blockNumber, block_timestamp_secs: transfer.blockTimestampSecs, created_at: now }).execute();
+  await recordPromisedDelivery(tx, delivered);
   // The RFQ (its taker told, with the balances the postings changed), then the quote (its maker).
   const settledRfq = await persistRfq(tx, deps, {
     rfq,
@@ -79,6 +80,6 @@ export async function settlePromisedDelivery(tx: Tx, deps: ServiceDeps, quoteId:
     now,
   });
   await persistQuote(tx, deps, { quote, decision: decideQuote(quote, 'settle'), fields: { settled_at: now, tx_hash: transfer.txHash }, rfq: settledRfq, instrument, now });
-  await enqueueCustodyTransfer(tx, deps, { purpose: 'payout', ownerId: quote.id, token: quote.maker_receives_token, tokenAddress: payoutTokenAddress, toAddress: getAddress(transfer.from), amount: quote.maker_receives_amount }, now);
+  await enqueueCustodyTransfer(tx, deps, payout, now);
   return true;
 }

@@ -7,6 +7,8 @@
  */
 import type { Reader } from '../../store/transaction.ts';
 import type { MakerRow } from './maker-access.ts';
+import { makerOfAccount } from '../../store/maker-registry.ts';
+import { findRfq } from '../../store/rfq-rows.ts';
 import type { RfqRow } from './rows.ts';
 
 class BoundedMap<V> {
@@ -43,7 +45,7 @@ export class QuoteCaches {
   async rfq(db: Reader, rfqId: string): Promise<RfqRow | undefined> {
     const cached = this.#rfqs.get(rfqId);
     if (cached) return cached;
-    const row = await db.selectFrom('rfqs').selectAll().where('id', '=', rfqId).executeTakeFirst();
+    const row = await findRfq(db, rfqId);
     if (row) this.#rfqs.set(rfqId, row);
     return row;
   }
@@ -56,7 +58,7 @@ export class QuoteCaches {
   async maker(db: Reader, accountId: string, now: number, fresh = false): Promise<MakerRow | null> {
     const cached = this.#makers.get(accountId);
     if (!fresh && cached && now - cached.at < this.#makerTtlMs) return cached.row;
-    const row = (await db.selectFrom('makers').selectAll().where('account_id', '=', accountId).executeTakeFirst()) ?? null;
+    const row = (await makerOfAccount(db, accountId)) ?? null;
     this.#makers.set(accountId, { row, at: now });
     return row;
   }

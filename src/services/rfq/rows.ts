@@ -1,15 +1,14 @@
 /**
- * Loading RFQ and quote rows, with the row locks the use cases need, and mapping them to the
- * domain's terms. Lock order is always RFQ before its quotes, so use cases cannot deadlock.
+ * RFQ and quote rows mapped to the domain's terms, and the caller's own RFQ. The rows are read
+ * and locked in src/store/rfq-rows.ts; lock order is always RFQ before its quotes, so use cases
+ * cannot deadlock.
  */
-import type { Selectable } from 'kysely';
 import { ServiceError } from '../../domain/errors.ts';
-import type { QuoteTerms, RfqStatus, RfqTerms, Instrument } from '../../domain/rfq/index.ts';
-import type { QuotesTable, RfqsTable } from '../../store/schema.ts';
-import type { Reader, Tx } from '../../store/transaction.ts';
+import type { QuoteTerms, RfqStatus, RfqTerms, Instrument, SweepTerms } from '../../domain/rfq/index.ts';
+import type { Reader } from '../../store/transaction.ts';
+import { rfqOfAccount, type QuoteRow, type RfqRow } from '../../store/rfq-rows.ts';
 
-export type RfqRow = Selectable<RfqsTable>;
-export type QuoteRow = Selectable<QuotesTable>;
+export type { QuoteRow, RfqRow };
 
 export function rfqTerms(row: RfqRow, instrument: Instrument): RfqTerms {
   return {
@@ -22,6 +21,22 @@ export function rfqTerms(row: RfqRow, instrument: Instrument): RfqTerms {
     base: instrument.base,
     quote: instrument.quote,
     instrumentType: instrument.type,
+  };
+}
+
+/**
+ * A SWEEP RFQ's terms for the selection (sweep-selection.ts). A spot base is cut on its own
+ * smallest unit; perp sweeps are not offered (create-rfq.ts).
+ */
+export function sweepTerms(row: RfqRow, instrument: Instrument): SweepTerms {
+  return {
+    side: row.side,
+    baseQty: row.base_qty,
+    minFillQty: row.min_fill_qty ?? row.base_qty,
+    quoteLimit: row.quote_limit,
+    takerFeeTenthBp: row.taker_fee_tenth_bp,
+    instrumentType: instrument.type,
+    baseStep: 1n,
   };
 }
 
@@ -42,15 +57,7 @@ export function rfqStatus(row: RfqRow): RfqStatus {
 
 /** The caller's own RFQ, or NOT_FOUND (another account's RFQ is not revealed). */
 export async function ownRfq(db: Reader, id: string, accountId: string, lock: 'update' | 'none' = 'none'): Promise<RfqRow> {
-  let query = db.selectFrom('rfqs').selectAll().where('id', '=', id).where('account_id', '=', accountId);
-  if (lock === 'update') query = query.forUpdate();
-  const row = await query.executeTakeFirst();
+  const row = await rfqOfAccount(db, id, accountId, lock);
   if (!row) throw new ServiceError('NOT_FOUND', 'no such RFQ');
   return row;
-}
-
-export async function quotesOfRfq(tx: Tx | Reader, rfqId: string, lock: 'update' | 'none'): Promise<QuoteRow[]> {
-  let query = tx.selectFrom('quotes').selectAll().where('rfq_id', '=', rfqId).orderBy('received_at').orderBy('id');
-  if (lock === 'update') query = query.forUpdate();
-  return query.execute();
 }

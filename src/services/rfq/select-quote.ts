@@ -8,7 +8,7 @@
  * (`rfq_accept_write`, through persist-transition.ts); a batch of accepts writes the plans of all
  * its items in one (accept-batch.ts). The decisions stay here.
  */
-import { decideQuote, decideRfq, takerLockAmount, takerPayToken, type Instrument, type RfqDecision } from '../../domain/rfq/index.ts';
+import { decideRfq, quoteFates, takerLockAmount, takerPayToken, type Instrument, type RfqDecision } from '../../domain/rfq/index.ts';
 import { assertLockAmount, endLock, insufficientBalance, type LockRequest } from '../../store/ledger.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -61,13 +61,14 @@ export async function planSelection(
   const fields = gateway ? await gateway.onSelected(tx, { rfq, quote: winner, instrument, now }) : {};
   // The RFQ, then the winner (with its fields) and every other open quote, each a compare-and-set
   // on the status its transition was decided from.
-  const open = quotes.filter((q) => q.rfq_id === rfq.id && q.id !== winner.id && q.status === 'SUBMITTED').sort((a, b) => (a.id < b.id ? -1 : 1));
+  const others = quotes.filter((q) => q.rfq_id === rfq.id && q.id !== winner.id).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const [won, ...rest] = quoteFates([winner, ...others], [winner.id]);
   return {
     decision,
     lock,
     quotes: [
-      { quote: winner, decision: decideQuote(winner, 'select'), settlementDeadlineSecs: rfq.settlement_deadline_secs, fields },
-      ...open.map((q) => ({ quote: q, decision: decideQuote(q, 'notSelect'), settlementDeadlineSecs: null })),
+      { quote: winner, decision: won!.decision, settlementDeadlineSecs: rfq.settlement_deadline_secs, fields },
+      ...rest.map((f) => ({ quote: f.quote, decision: f.decision, settlementDeadlineSecs: null })),
     ],
   };
 }

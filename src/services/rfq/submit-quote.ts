@@ -13,6 +13,10 @@ import { parseAmount } from '../../domain/money/index.ts';
 import {
   assertAuctionOpen,
   checkQuoteLegs,
+  checkSweepQuoteLegs,
+  sweepLegFee,
+  sweepQuoteTakerTotal,
+  quoteQuoteAmount,
   admitQuote,
   checkQuoteTarget,
   transitionQuote,
@@ -34,6 +38,8 @@ import { rfqTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { makerQuoteView, openRfqRoute, quoteView } from './views.ts';
 import { checkXchangeBundle, type XchangeBundleInput } from './xchange-bundle.ts';
 import { assertMayQuote, protectionRefusal } from '../protection/protection-settings.ts';
+import { markQuoteDivisible } from '../../store/sweep-quotes.ts';
+import { makerQuoteStatus, rfqPhase } from '../../store/rfq-rows.ts';
 import { assertNoPerpFields, checkPerpQuote, nonceClaimedError, writePerpQuote, type PerpQuoteWrite } from '../perp/perp-quote.ts';
 
 export interface SubmitQuoteInput {
@@ -48,6 +54,8 @@ export interface SubmitQuoteInput {
   /** Perp only, both required there (DESIGN.md 9.2): the maker's signed venue order and its cancel. */
   perpMakerOrder?: unknown;
   perpMakerCancel?: unknown;
+  /** SWEEP RFQ only: false lets the quote be cut to what the sweep has left (default true). */
+  allOrNone?: boolean | null;
 }
 
 function parseLegs(instrument: Instrument, input: SubmitQuoteInput): QuoteLegs {
@@ -78,7 +86,7 @@ async function quotingMaker(deps: ServiceDeps, accountId: string, instrument: In
 /** Why the statement wrote nothing, read fresh (refusals only). */
 async function explainRefusal(deps: ServiceDeps, rfqId: string, accountId: string, instrument: Instrument, now: number, rfqOpen: boolean, kind: QuoteKind): Promise<ServiceError> {
   if (!rfqOpen) {
-    const current = await deps.db.selectFrom('rfqs').select(['status', 'auction_ends_at']).where('id', '=', rfqId).executeTakeFirstOrThrow();
+    const current = await rfqPhase(deps.db, rfqId);
     if (current.status !== 'PENDING') return new ServiceError('RFQ_NOT_PENDING', 'the RFQ is no longer taking quotes', { status: current.status });
     return new ServiceError('AUCTION_CLOSED', 'the auction has closed', { auctionEndsAt: current.auction_ends_at });
   }
@@ -100,9 +108,9 @@ async function explainRefusal(deps: ServiceDeps, rfqId: string, accountId: strin
  * quote in another status, the quote machine names the refusal (QUOTE_NOT_OPEN, with the status).
  */
 async function refusedRequote(deps: ServiceDeps, rfqId: string, accountId: string): Promise<ServiceError> {
-  const existing = await deps.db.selectFrom('quotes').select('status').where('rfq_id', '=', rfqId).where('maker_account_id', '=', accountId).executeTakeFirstOrThrow();
+  const status = await makerQuoteStatus(deps.db, rfqId, accountId);
   try {
-    transitionQuote(existing.status, 'requote');
+    transitionQuote(status, 'requote');
   } catch (error) {
     if (error instanceof ServiceError) return error;
     throw error;
@@ -145,7 +153,12 @@ export async function submitQuote(
   checkQuoteTarget({ instrumentId: rfq.instrument_id, side: rfq.side }, input);
   assertAuctionOpen(rfq.auction_ends_at, now);
   const terms = rfqTerms(rfq, instrument);
-  checkQuoteLegs(terms, legs);
+  const sweep = rfq.fill === 'SWEEP';
+  // An xchange bundle fixes the swap's amounts: such a quote cannot be cut.
+  if (sweep && bundle !== null && input.allOrNone === false) throw invalidField('allOrNone', 'notAllowed', "an xchange quote's bundle fixes its amounts: it cannot be cut");
+  if (!sweep && input.allOrNone !== undefined && input.allOrNone !== null) throw invalidField('allOrNone', 'notAllowed', 'allOrNone is only for an RFQ with fill SWEEP');
+  if (sweep) checkSweepQuoteLegs(terms, legs);
+  else checkQuoteLegs(terms, legs);
   // A tripped market-maker protection refuses new quotes on its instrument until reset; a quote
   // that races the trip is cancelled by the sweep. The write checks it (refusal
   // `protectionTriggered`); it is read here first only where a check below could refuse the
@@ -177,8 +190,9 @@ export async function submitQuote(
     maker_pays_amount: legs.makerPays.amount,
     maker_receives_token: legs.makerReceives.token,
     maker_receives_amount: legs.makerReceives.amount,
-    taker_fee: takerFee(terms, legs.makerReceives.amount),
-    taker_total: takerTotal(terms, legs),
+    // A SWEEP quote's fee is in the quote token on both sides (sweep-selection.ts).
+    taker_fee: sweep ? sweepLegFee(terms, quoteQuoteAmount(terms.side, legs)) : takerFee(terms, legs.makerReceives.amount),
+    taker_total: sweep ? sweepQuoteTakerTotal(terms, legs) : takerTotal(terms, legs),
     received_at: now,
     acceptable_for_ms: acceptableForMs,
     settlement_mode: mode,
@@ -198,7 +212,10 @@ export async function submitQuote(
     perp_filled_size: null,
     perp_fill_avg_px: null,
     perp_maker_filled_size: null,
+    divisible_version: null,
+    selected_qty: null,
   };
+  const allOrNoneField = sweep ? { allOrNone: input.allOrNone ?? true } : {};
   const pendingClaim = claim && !claim.timestampClaimed ? { accessKey: claim.accessKey, signedAt: claim.signedAt } : null;
   const write = {
     claim: pendingClaim,
@@ -217,8 +234,10 @@ export async function submitQuote(
     takerTotal: row.taker_total,
     acceptableForMs,
     now,
-    takerFrame: { kind: 'quoteUpdate', ...quoteView(row, rfq, instrument) },
-    makerFrame: { kind: 'quoteStatus', ...makerQuoteView(row, rfq, instrument) },
+    // On a SWEEP RFQ the frames say what the maker asked; the row lets the quote be cut once
+    // markQuoteDivisible has written the version (below).
+    takerFrame: { kind: 'quoteUpdate', ...quoteView(row, rfq, instrument), ...allOrNoneField },
+    makerFrame: { kind: 'quoteStatus', ...makerQuoteView(row, rfq, instrument), ...allOrNoneField },
     ...(bundle !== null ? { xchange: bundle, adapterSigner: maker.adapterSigner } : {}),
   };
   const outcome = perp !== null ? await writePerpQuote(deps.db, write, perp) : await deps.quoteWriter.write(write);
@@ -238,7 +257,10 @@ export async function submitQuote(
       errors: [{ field: 'xchange.settlement.swapMessage.quoteId', reason: 'quoteIdTaken', message: 'quoteId is already in use; choose a fresh one' }],
     });
   }
-  if (outcome.quoteId !== null && outcome.version !== null) return { status: 'SUBMITTED', quoteId: outcome.quoteId, version: outcome.version };
+  if (outcome.quoteId !== null && outcome.version !== null) {
+    if (sweep && input.allOrNone === false) await markQuoteDivisible(deps.db, outcome.quoteId, outcome.version);
+    return { status: 'SUBMITTED', quoteId: outcome.quoteId, version: outcome.version };
+  }
   if (outcome.rfqOpen && outcome.makerAllowed) throw await refusedRequote(deps, rfq.id, accountId);
   throw await explainRefusal(deps, rfq.id, accountId, instrument, now, outcome.rfqOpen, kind);
 }

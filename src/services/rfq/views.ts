@@ -39,13 +39,41 @@ export function rfqView(row: RfqRow, instrument: Instrument) {
     ...present('settledAt', row.settled_at),
     ...present('executedPayAmount', row.executed_pay_amount === null ? null : formatAmount(row.executed_pay_amount, payDecimals(row, instrument))),
     ...present('executedRecvAmount', row.executed_recv_amount === null ? null : formatAmount(row.executed_recv_amount, recvDecimals)),
-    ...present('takerFee', row.taker_fee === null ? null : formatAmount(row.taker_fee, payDecimals(row, instrument))),
+    // A sweep's fee is in the quote token on both sides (sweep-selection.ts).
+    ...present('takerFee', row.taker_fee === null ? null : formatAmount(row.taker_fee, row.fill === 'SWEEP' ? instrument.quoteDecimals : payDecimals(row, instrument))),
     ...present('txHash', row.tx_hash),
     ...present('failureCode', row.failure_code),
     ...present('failureReason', row.failure_reason),
     // Additive (DESIGN.md 9.3): on a perp, the quote that executed, after any cascade.
     ...present('selectedQuoteId', instrument.type === 'PERP' ? row.selected_quote_id : null),
+    ...sweepFields(row, instrument),
+    ...sweepFills(row, instrument),
   };
+}
+
+/** Additive: a SWEEP RFQ echoes its fill and `minFillQty`; an ALL RFQ shows neither. */
+function sweepFields(row: Pick<RfqRow, 'fill' | 'min_fill_qty'>, instrument: Instrument): { fill?: 'SWEEP'; minFillQty?: string } {
+  if (row.fill !== 'SWEEP' || row.min_fill_qty === null) return {};
+  return { fill: 'SWEEP', minFillQty: formatAmount(row.min_fill_qty, instrument.baseDecimals) };
+}
+
+/** Additive, on a SWEEP RFQ once selected: its legs in rank order, none naming a maker. */
+function sweepFills(row: Pick<RfqRow, 'sweep_fills'>, instrument: Instrument) {
+  if (row.sweep_fills === null) return {};
+  return {
+    fills: row.sweep_fills.map((f) => ({
+      quoteId: f.quoteId,
+      baseQty: formatAmount(BigInt(f.baseQty), instrument.baseDecimals),
+      quoteQty: formatAmount(BigInt(f.quoteQty), instrument.quoteDecimals),
+      status: f.status,
+      ...present('txHash', f.txHash),
+    })),
+  };
+}
+
+/** Additive, on a SWEEP RFQ: whether the quote may be cut (only at the version its maker let it be). */
+function allOrNone(row: Pick<QuoteRow, 'version' | 'divisible_version'>, rfq: Pick<RfqRow, 'fill'>): { allOrNone?: boolean } {
+  return rfq.fill === 'SWEEP' ? { allOrNone: row.divisible_version !== row.version } : {};
 }
 
 function legs(row: QuoteRow, instrument: Instrument) {
@@ -64,7 +92,7 @@ export function builderFeeTenthBp(rfq: Pick<RfqRow, 'taker_fee_tenth_bp'>, instr
 }
 
 /** The taker's view of a competing quote: anonymous, no settlement authorisation. */
-export function quoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' | 'side' | 'taker_fee_tenth_bp'>, instrument: Instrument) {
+export function quoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' | 'side' | 'taker_fee_tenth_bp' | 'fill'>, instrument: Instrument) {
   return {
     rfqId: row.rfq_id,
     quoteId: row.id,
@@ -80,11 +108,12 @@ export function quoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' | 'si
     ...present('builderFeeTenthBp', builderFeeTenthBp(rfq, instrument)),
     ...present('perpFilledSize', row.perp_filled_size),
     ...present('perpFillAvgPx', row.perp_fill_avg_px),
+    ...allOrNone(row, rfq),
   };
 }
 
 /** The maker's view of its own quote, with the settlement fields once it wins. */
-export function makerQuoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' | 'side'>, instrument: Instrument) {
+export function makerQuoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' | 'side' | 'fill'>, instrument: Instrument) {
   return {
     rfqId: row.rfq_id,
     quoteId: row.id,
@@ -111,6 +140,8 @@ export function makerQuoteView(row: QuoteRow, rfq: Pick<RfqRow, 'instrument_id' 
     ...present('perpFilledSize', row.perp_filled_size),
     ...present('perpFillAvgPx', row.perp_fill_avg_px),
     ...present('perpMakerFilledSize', row.perp_maker_filled_size),
+    ...allOrNone(row, rfq),
+    ...present('selectedQty', row.selected_qty === null ? null : formatAmount(row.selected_qty, instrument.baseDecimals)),
   };
 }
 
@@ -145,11 +176,13 @@ export function openRfqView(row: RfqRow, instrument: Instrument) {
     id: row.id,
     instrumentId: row.instrument_id,
     side: row.side,
-    baseQty: formatAmount(makerBaseQty(rfqTerms(row, instrument)), instrument.baseDecimals),
+    // A SWEEP SELL carves no base out for the fee (its fee is in the quote token): makers see the full size.
+    baseQty: formatAmount(row.fill === 'SWEEP' ? row.base_qty : makerBaseQty(rfqTerms(row, instrument)), instrument.baseDecimals),
     autoAccept: row.auto_accept,
     createdAt: row.created_at,
     auctionEndsAt: row.auction_ends_at,
     expiresAt: row.auction_ends_at,
     settlementDeadline: row.settlement_deadline_secs,
+    ...sweepFields(row, instrument),
   };
 }

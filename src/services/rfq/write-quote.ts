@@ -1,6 +1,6 @@
 /**
  * Quote writes, group-committed: writes arriving while a batch is in flight are sent together in
- * one call of `rfq_write_quotes` (migration 0007): one round trip and one commit for the batch.
+ * one call of `rfq_write_quotes` (src/store/sql/rfq_write_quotes.sql): one round trip and one commit for the batch.
  * The function re-checks everything that can change under a quote (replay claim; the maker's
  * protection on the instrument not tripped; RFQ still PENDING and open, locked FOR SHARE so an accept or close waits for it; maker active,
  * unsuspended, approved for the pair and mode), inserts or re-prices the quote (only while
@@ -9,9 +9,9 @@
  * its bundle and the maker-chosen id it signs (migration 0015). Under light load a batch is one
  * quote, so nothing waits for company.
  */
-import { sql } from 'kysely';
 import type { Db } from '../../store/transaction.ts';
-import { committedRows, outboxCommitted, type AppendedRow, type OutboxEvent } from '../../store/outbox.ts';
+import { writeQuoteBatch, type QuoteWriteRow as Row } from '../../store/quote-write-functions.ts';
+import { committedRows, outboxCommitted, type OutboxEvent } from '../../store/outbox.ts';
 
 export interface QuoteWrite {
   /** The request's replay claim, made inside the write; null when already claimed. */
@@ -60,18 +60,6 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-interface Row {
-  /** null on the one row that carries the outbox rows written (`out_events`). */
-  out_ord: number | null;
-  out_reused: boolean;
-  out_rfq_open: boolean;
-  out_maker_allowed: boolean;
-  out_quote_id: string | null;
-  out_version: number | string | null;
-  out_refusal: string | null;
-  out_events: AppendedRow[] | null;
-}
-
 const DEADLOCK = '40P01';
 
 /** One item of `rfq_write_quotes`' JSON array (also written alone by `rfq_write_perp_quote`). */
@@ -106,7 +94,7 @@ export function quoteWriteItem(w: QuoteWrite, ord: number): Record<string, unkno
  * The frames `rfq_write_quotes` wrote, in the order it appended them: for each item written (a
  * version given), in the order it returned the items, the taker's `quoteUpdate` and the maker's
  * `quoteStatus`, each with the quote's id and version set as the function sets them
- * (quote-write-function.ts).
+ * (sql/rfq_write_quotes.sql).
  */
 function framesWritten(batch: readonly Pending[], rows: readonly Row[]): OutboxEvent[] {
   return rows.flatMap((r) => {
@@ -195,6 +183,6 @@ export class QuoteWriter {
   }
 
   async #call(payload: string): Promise<Row[]> {
-    return (await sql<Row>`select * from rfq_write_quotes(${payload}::jsonb, true)`.execute(this.#db)).rows;
+    return writeQuoteBatch(this.#db, payload);
   }
 }

@@ -6,9 +6,12 @@
  * again, so lifting a suspension gives the maker a clean window. The quote path refuses a maker
  * while `suspended_until` is in the future (maker-access.ts and the quote statement).
  */
-import { sql } from 'kysely';
-import type { Tx } from '../../store/transaction.ts';
+import { insertMakerFailure, lockMakerSuspensionState, countMakerFailuresSince, suspendMaker } from '../../store/maker-suspensions.ts';
 import { readSettings } from '../../store/settings.ts';
+import type { Tx } from '../../store/transaction.ts';
+
+/** Operator lift: the maker may quote again at once; the doubling count is kept. */
+export { liftMakerSuspension as liftSuspension } from '../../store/maker-suspensions.ts';
 
 export interface MakerFailure {
   makerId: string;
@@ -30,37 +33,18 @@ export interface FailureOutcome {
 
 /** Records a failure inside the caller's transaction (idempotent per quote) and suspends when due. */
 export async function recordMakerFailure(tx: Tx, failure: MakerFailure): Promise<FailureOutcome> {
-  const inserted = await tx
-    .insertInto('maker_failures')
-    .values({ quote_id: failure.quoteId, maker_id: failure.makerId, rfq_id: failure.rfqId, reason: failure.reason, created_at: failure.at, delay_ms: failure.delayMs ?? null })
-    .onConflict((oc) => oc.column('quote_id').doNothing())
-    .returning('quote_id')
-    .executeTakeFirst();
+  const inserted = await insertMakerFailure(tx, { quoteId: failure.quoteId, makerId: failure.makerId, rfqId: failure.rfqId, reason: failure.reason, at: failure.at, delayMs: failure.delayMs ?? null });
   if (!inserted) return { recorded: false, suspendedUntil: null };
 
   // Read in the transaction: the settings cache would need a second connection (PGlite has one).
   const settings = await readSettings(tx);
   // The maker row is the serialisation point: two failures committing at once count each other.
-  const maker = await tx.selectFrom('makers').select(['suspension_count', 'last_suspended_at']).where('maker_id', '=', failure.makerId).forUpdate().executeTakeFirstOrThrow();
+  const maker = await lockMakerSuspensionState(tx, failure.makerId);
   const since = Math.max(failure.at - settings.makerFailureWindowMs, maker.last_suspended_at ?? 0);
-  const counted = await tx
-    .selectFrom('maker_failures')
-    .select(sql<number>`count(*)::int`.as('n'))
-    .where('maker_id', '=', failure.makerId)
-    .where('created_at', '>', since)
-    .executeTakeFirstOrThrow();
-  if (settings.makerFailureThreshold <= 0 || counted.n < settings.makerFailureThreshold) return { recorded: true, suspendedUntil: null };
+  const counted = await countMakerFailuresSince(tx, failure.makerId, since);
+  if (settings.makerFailureThreshold <= 0 || counted < settings.makerFailureThreshold) return { recorded: true, suspendedUntil: null };
 
   const suspendedUntil = failure.at + settings.makerSuspensionBaseMs * 2 ** maker.suspension_count;
-  await tx
-    .updateTable('makers')
-    .set({ suspended_until: suspendedUntil, last_suspended_at: failure.at, suspension_count: maker.suspension_count + 1, updated_at: failure.at })
-    .where('maker_id', '=', failure.makerId)
-    .execute();
+  await suspendMaker(tx, failure.makerId, { until: suspendedUntil, count: maker.suspension_count + 1, at: failure.at });
   return { recorded: true, suspendedUntil };
-}
-
-/** Operator lift: the maker may quote again at once; the doubling count is kept. */
-export async function liftSuspension(tx: Tx, makerId: string, at: number): Promise<void> {
-  await tx.updateTable('makers').set({ suspended_until: null, updated_at: at }).where('maker_id', '=', makerId).execute();
 }

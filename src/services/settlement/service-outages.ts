@@ -7,20 +7,14 @@
  * an outage (expire-settlement.ts): the service, not the maker, was missing. The funds and the RFQ
  * end exactly as before; only the maker's record changes.
  */
-import type { Reader, Tx } from '../../store/transaction.ts';
+import { insertServiceOutage, lockLastAlive, markServiceAlive } from '../../store/service-liveness.ts';
+import type { Tx } from '../../store/transaction.ts';
+
+export { markServiceAlive, outageDuring } from '../../store/service-liveness.ts';
 
 export interface ServiceOutage {
   startedAt: number;
   endedAt: number;
-}
-
-/** A heartbeat, inside the node's heartbeat transaction: the service is alive at `now`. */
-export async function markServiceAlive(tx: Tx, now: number): Promise<void> {
-  await tx
-    .insertInto('service_liveness')
-    .values({ id: 1, alive_at: now })
-    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ alive_at: eb.fn('greatest', ['service_liveness.alive_at', 'excluded.alive_at']) })))
-    .execute();
 }
 
 /**
@@ -29,18 +23,12 @@ export async function markServiceAlive(tx: Tx, now: number): Promise<void> {
  * together record the outage once). A store that never saw the service alive records nothing.
  */
 export async function noteServiceStart(tx: Tx, now: number, gapMs: number): Promise<ServiceOutage | null> {
-  const last = await tx.selectFrom('service_liveness').select('alive_at').where('id', '=', 1).forUpdate().executeTakeFirst();
+  const lastAlive = await lockLastAlive(tx);
   let outage: ServiceOutage | null = null;
-  if (last && now - last.alive_at > gapMs) {
-    outage = { startedAt: last.alive_at, endedAt: now };
-    await tx.insertInto('service_outages').values({ started_at: outage.startedAt, ended_at: outage.endedAt }).onConflict((oc) => oc.doNothing()).execute();
+  if (lastAlive !== null && now - lastAlive > gapMs) {
+    outage = { startedAt: lastAlive, endedAt: now };
+    await insertServiceOutage(tx, outage);
   }
   await markServiceAlive(tx, now);
   return outage;
-}
-
-/** True when an outage overlapped the span [from, to] (ms). */
-export async function outageDuring(db: Reader, from: number, to: number): Promise<boolean> {
-  const row = await db.selectFrom('service_outages').select('started_at').where('started_at', '<', to).where('ended_at', '>', from).limit(1).executeTakeFirst();
-  return row !== undefined;
 }

@@ -16,12 +16,16 @@ import type { Logger } from 'pino';
 import type { Selectable } from 'kysely';
 import { settledAfterFailurePostings } from '../../domain/ledger/index.ts';
 import { postMovement } from '../../store/ledger.ts';
+import { newestSettlementAnomalies, recordSettlementAnomaly, type NewSettlementAnomaly } from '../../store/settlement-anomalies.ts';
+import { addressOfAccount } from '../../store/accounts.ts';
+import { lockRfqThenQuote, quoteByHash, tokenAddresses } from '../../store/settlement-matching.ts';
 import type { Tx } from '../../store/transaction.ts';
 import type { SettlementAnomaliesTable } from '../../store/schema.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from '../rfq/create-rfq.ts';
 import type { QuoteRow } from '../rfq/rows.ts';
 import { settleSpot } from './settle-spot.ts';
+import { settleSweepLeg } from '../rfq/sweep-legs.ts';
 import { judgeRelay } from './late-relay.ts';
 
 export interface RfqSettledEvent {
@@ -47,15 +51,14 @@ const same = (a: string | null | undefined, b: string) => a !== null && a !== un
 export async function settleQuote(tx: Tx, deps: ServiceDeps, event: RfqSettledEvent, logger: Logger): Promise<SettleOutcome> {
   const now = deps.clock.now();
   const txHash = event.txHash.toLowerCase();
-  const found = await tx.selectFrom('quotes').select(['id', 'rfq_id']).where('quote_hash', '=', event.quoteHash.toLowerCase()).executeTakeFirst();
+  const found = await quoteByHash(tx, event.quoteHash.toLowerCase());
   if (!found) {
     // Anyone can emit this event shape; one naming no selected quote is noise.
     logger.warn({ event: printable(event) }, 'RfqSettled for no selected quote: ignored');
     return 'unknownQuote';
   }
   // Lock order: RFQ before its quotes (rows.ts).
-  const rfq = await tx.selectFrom('rfqs').selectAll().where('id', '=', found.rfq_id).forUpdate().executeTakeFirstOrThrow();
-  const quote = await tx.selectFrom('quotes').selectAll().where('id', '=', found.id).forUpdate().executeTakeFirstOrThrow();
+  const { rfq, quote } = await lockRfqThenQuote(tx, found.rfq_id, found.id);
 
   const mismatches = await checkEvent(tx, quote, event);
   if (mismatches.length > 0) {
@@ -69,25 +72,21 @@ export async function settleQuote(tx: Tx, deps: ServiceDeps, event: RfqSettledEv
   }
 
   const instrument = await resolveInstrument(deps, rfq.instrument_id);
-  await settleSpot(tx, deps, { rfq, quote, instrument, txHash, now });
+  // A leg of a sweep settles on its own; its RFQ ends with its last leg (sweep-legs.ts).
+  if (rfq.fill === 'SWEEP') await settleSweepLeg(tx, deps, { rfq, quote, instrument, txHash, now });
+  else await settleSpot(tx, deps, { rfq, quote, instrument, txHash, now });
   if (quote.settlement_mode === 'permit2') await judgeRelay(tx, rfq, quote, { blockTimestampSecs: event.blockTimestampSecs ?? null, observedAt: now });
   return 'settled';
 }
 
 /** What about the event differs from the quote; empty when it is this quote's settlement. */
 async function checkEvent(tx: Tx, quote: QuoteRow, event: RfqSettledEvent): Promise<string[]> {
-  const row = await tx
-    .selectFrom('accounts')
-    .select('address')
-    .where('id', '=', quote.maker_account_id)
-    .executeTakeFirstOrThrow();
-  const tokens = new Map(
-    (await tx.selectFrom('tokens').select(['symbol', 'address']).where('symbol', 'in', [quote.maker_pays_token, quote.maker_receives_token]).execute()).map((t) => [t.symbol, t.address]),
-  );
+  const makerAddress = await addressOfAccount(tx, quote.maker_account_id);
+  const tokens = await tokenAddresses(tx, [quote.maker_pays_token, quote.maker_receives_token]);
   const wrong: string[] = [];
   if (quote.settlement_mode !== 'permit2') wrong.push('settlementMode');
   if (!same(quote.spender, event.emitter)) wrong.push('emitter');
-  if (!same(row.address, event.maker)) wrong.push('maker');
+  if (!same(makerAddress, event.maker)) wrong.push('maker');
   if (!same(tokens.get(quote.maker_receives_token), event.payToken)) wrong.push('payToken');
   if (event.payAmount !== quote.maker_receives_amount) wrong.push('payAmount');
   if (!same(tokens.get(quote.maker_pays_token), event.deliverToken)) wrong.push('deliverToken');
@@ -119,26 +118,8 @@ async function settledAfterFailure(tx: Tx, deps: ServiceDeps, event: RfqSettledE
   return 'afterFailure';
 }
 
-async function recordAnomaly(
-  tx: Tx,
-  event: RfqSettledEvent,
-  anomaly: { kind: string; quoteId: string | null; rfqId: string | null; detail: Record<string, unknown>; at: number },
-): Promise<boolean> {
-  const inserted = await tx
-    .insertInto('settlement_anomalies')
-    .values({
-      tx_hash: event.txHash.toLowerCase(),
-      log_index: event.logIndex,
-      kind: anomaly.kind,
-      quote_id: anomaly.quoteId,
-      rfq_id: anomaly.rfqId,
-      detail: JSON.stringify(anomaly.detail),
-      created_at: anomaly.at,
-    })
-    .onConflict((oc) => oc.columns(['tx_hash', 'log_index']).doNothing())
-    .returning('tx_hash')
-    .executeTakeFirst();
-  return inserted !== undefined;
+async function recordAnomaly(tx: Tx, event: RfqSettledEvent, anomaly: NewSettlementAnomaly): Promise<boolean> {
+  return recordSettlementAnomaly(tx, { txHash: event.txHash.toLowerCase(), logIndex: event.logIndex }, anomaly);
 }
 
 function printable(event: RfqSettledEvent): Record<string, unknown> {
@@ -164,6 +145,6 @@ export function settlementAnomalyView(r: Selectable<SettlementAnomaliesTable>): 
 
 /** GET /admin/v1/settlement-anomalies: newest first. */
 export async function listSettlementAnomalies(deps: ServiceDeps, limit = 100): Promise<SettlementAnomalyView[]> {
-  const rows = await deps.db.selectFrom('settlement_anomalies').selectAll().orderBy('created_at', 'desc').limit(limit).execute();
+  const rows = await newestSettlementAnomalies(deps.db, limit);
   return rows.map(settlementAnomalyView);
 }

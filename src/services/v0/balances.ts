@@ -1,6 +1,7 @@
 /** `getBalances` and `getFees` for the authenticated identity (the `VENUE` rail). */
 import { formatAmount } from '../../domain/money/index.ts';
 import { ppmToFraction } from '../../domain/v0/order-money.ts';
+import { balancesOnRail } from '../../store/rail-balances.ts';
 import { feeRatesOf, requireAccount } from './accounts.ts';
 import type { V0Deps } from './v0-deps.ts';
 
@@ -17,14 +18,7 @@ export interface V0BalanceEntry {
 export async function getBalances(deps: V0Deps, identity: string): Promise<{ balances: V0BalanceEntry[] }> {
   const db = deps.service.db;
   const accountId = await requireAccount(db, identity);
-  const rows = await db
-    .selectFrom('balances')
-    .innerJoin('tokens', 'tokens.symbol', 'balances.token')
-    .select(['balances.token', 'balances.available', 'balances.locked', 'tokens.decimals'])
-    .where('balances.account_id', '=', accountId)
-    .where('balances.rail', '=', 'VENUE')
-    .orderBy('balances.token')
-    .execute();
+  const rows = await balancesOnRail(db, accountId, 'VENUE');
   return {
     balances: rows
       .filter((r) => r.available + r.locked > 0n)

@@ -6,6 +6,7 @@
 import { ServiceError } from '../../domain/errors.ts';
 import { cancellable } from '../../domain/v0/order-status.ts';
 import { validationError } from '../../domain/v0/venue-grid.ts';
+import { lockV0OrderToCancel, markV0OrderCancelRequested } from '../../store/v0-order-rows.ts';
 import { requireAccount } from './accounts.ts';
 import type { V0Layout } from './create-order.ts';
 import type { V0Deps } from './v0-deps.ts';
@@ -21,17 +22,11 @@ export async function requestCancel(deps: V0Deps, identity: string, layout: V0La
   const now = deps.service.clock.now();
   const id = await deps.service.db.transaction().execute(async (tx) => {
     const accountId = await requireAccount(tx, identity);
-    const row = await tx
-      .selectFrom('v0_orders')
-      .select(['id', 'status', 'tif', 'cancel_requested'])
-      .where(layout === 'wrapped' ? 'order_uuid' : 'cloid', '=', layout === 'wrapped' ? orderId.toLowerCase() : orderId.toLowerCase())
-      .where('account_id', '=', accountId)
-      .forUpdate()
-      .executeTakeFirst();
+    const row = await lockV0OrderToCancel(tx, accountId, layout === 'wrapped' ? 'order_uuid' : 'cloid', orderId.toLowerCase());
     if (!row) throw new ServiceError(refusal, 'no such order');
     if (row.tif !== 'Gtc') throw new ServiceError(refusal, 'immediate-or-cancel orders cannot be cancelled');
     if (!cancellable(row.status, row.tif) || row.cancel_requested) throw new ServiceError(refusal, `the order is ${row.cancel_requested ? 'already being cancelled' : row.status} and cannot be cancelled`);
-    await tx.updateTable('v0_orders').set({ cancel_requested: true, updated_at: now }).where('id', '=', row.id).execute();
+    await markV0OrderCancelRequested(tx, row.id, now);
     return row.id;
   });
   return { id };

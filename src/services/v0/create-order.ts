@@ -7,6 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ServiceError } from '../../domain/errors.ts';
 import { parseSpotPrice, parseSpotSize, priceToGrid, validationError } from '../../domain/v0/venue-grid.ts';
 import { orderLock, PPM } from '../../domain/v0/order-money.ts';
+import { tokenDecimalsOf } from '../../store/reference-writes.ts';
 import { recordV0OrderLocked } from '../../store/v0-order-record.ts';
 import { uuidv7 } from '../ids.ts';
 import { NO_ACCOUNT, requireAccount } from './accounts.ts';
@@ -49,7 +50,7 @@ async function ledgerDecimals(deps: V0Deps, symbols: string[]): Promise<Map<stri
   const known = (await deps.service.refdata.current()).tokens;
   const decimals = new Map(symbols.flatMap((symbol) => (known.has(symbol) ? [[symbol, known.get(symbol)!.decimals] as const] : [])));
   const missing = symbols.filter((symbol) => !decimals.has(symbol));
-  if (missing.length > 0) for (const t of await deps.service.db.selectFrom('tokens').select(['symbol', 'decimals']).where('symbol', 'in', missing).execute()) decimals.set(t.symbol, t.decimals);
+  if (missing.length > 0) for (const t of await tokenDecimalsOf(deps.service.db, missing)) decimals.set(t.symbol, t.decimals);
   return decimals;
 }
 

@@ -5,7 +5,9 @@
  * the omnibus.
  */
 import { getAddress } from 'viem';
+import { ensureAccount } from '../../store/accounts.ts';
 import { postMovement } from '../../store/ledger.ts';
+import { insertVenueDeposit, venueDepositCredited } from '../../store/venue-deposits.ts';
 import type { V0Deps } from './v0-deps.ts';
 
 export async function creditVenueDeposit(deps: V0Deps, deposit: { hash: string; from: string; token: string; amount: bigint }): Promise<boolean> {
@@ -13,18 +15,16 @@ export async function creditVenueDeposit(deps: V0Deps, deposit: { hash: string; 
   const now = deps.service.clock.now();
   const address = getAddress(deposit.from);
   return deps.service.db.transaction().execute(async (tx) => {
-    const seen = await tx.selectFrom('venue_deposits').select('hash').where('hash', '=', deposit.hash).executeTakeFirst();
-    if (seen) return false;
-    await tx.insertInto('accounts').values({ id: deps.service.ids.uuid(), address, created_at: now }).onConflict((oc) => oc.column('address').doNothing()).execute();
-    const account = await tx.selectFrom('accounts').select('id').where('address', '=', address).executeTakeFirstOrThrow();
+    if (await venueDepositCredited(tx, deposit.hash)) return false;
+    const accountId = await ensureAccount(tx, address, deps.service.ids.uuid(), now);
     const movementId = deps.service.ids.uuid();
     const base = { rail: 'VENUE' as const, source: 'DEPOSIT' as const, token: deposit.token };
     const postings = [
-      { ...base, book: 'user' as const, accountId: account.id, delta: deposit.amount },
+      { ...base, book: 'user' as const, accountId, delta: deposit.amount },
       { ...base, book: 'custody' as const, delta: -deposit.amount },
     ];
     await postMovement(tx, { movementId, kind: 'v0_deposit', reference: deposit.hash, postings, postingIds: postings.map(() => deps.service.ids.uuid()), at: now });
-    await tx.insertInto('venue_deposits').values({ hash: deposit.hash, account_id: account.id, from_address: address, token: deposit.token, amount: deposit.amount, movement_id: movementId, created_at: now }).execute();
+    await insertVenueDeposit(tx, { hash: deposit.hash, account_id: accountId, from_address: address, token: deposit.token, amount: deposit.amount, movement_id: movementId, created_at: now });
     return true;
   });
 }

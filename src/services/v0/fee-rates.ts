@@ -5,6 +5,7 @@
  */
 import { getAddress } from 'viem';
 import { ServiceError } from '../../domain/errors.ts';
+import { deleteV0FeeRates, hasOwnV0FeeRates, writeV0FeeRates } from '../../store/v0-fee-rates.ts';
 import { accountIdOf, feeRatesOf } from './accounts.ts';
 import type { V0Deps } from './v0-deps.ts';
 
@@ -25,7 +26,7 @@ async function accountOf(deps: V0Deps, address: string): Promise<{ id: string; a
 
 export async function readV0FeeRates(deps: V0Deps, address: string): Promise<V0FeeRatesView> {
   const account = await accountOf(deps, address);
-  const own = await deps.service.db.selectFrom('v0_fee_rates').select('account_id').where('account_id', '=', account.id).executeTakeFirst();
+  const own = await hasOwnV0FeeRates(deps.service.db, account.id);
   const rates = await feeRatesOf(deps.service.db, account.id, deps.settings);
   return { address: account.address, ...rates, source: own ? 'account' : 'default' };
 }
@@ -34,17 +35,13 @@ export async function readV0FeeRates(deps: V0Deps, address: string): Promise<V0F
 export async function setV0FeeRates(deps: V0Deps, address: string, rates: { takerPpm: number; makerPpm: number }): Promise<V0FeeRatesView> {
   const account = await accountOf(deps, address);
   const now = deps.service.clock.now();
-  await deps.service.db
-    .insertInto('v0_fee_rates')
-    .values({ account_id: account.id, taker_ppm: rates.takerPpm, maker_ppm: rates.makerPpm, updated_at: now })
-    .onConflict((oc) => oc.column('account_id').doUpdateSet({ taker_ppm: rates.takerPpm, maker_ppm: rates.makerPpm, updated_at: now }))
-    .execute();
+  await writeV0FeeRates(deps.service.db, account.id, rates, now);
   return { address: account.address, ...rates, source: 'account' };
 }
 
 /** Removes the account's own rates: it pays the defaults again. */
 export async function clearV0FeeRates(deps: V0Deps, address: string): Promise<V0FeeRatesView> {
   const account = await accountOf(deps, address);
-  await deps.service.db.deleteFrom('v0_fee_rates').where('account_id', '=', account.id).execute();
+  await deleteV0FeeRates(deps.service.db, account.id);
   return { address: account.address, takerPpm: deps.settings.defaultTakerPpm, makerPpm: deps.settings.defaultMakerPpm, source: 'default' };
 }

@@ -4,11 +4,11 @@
  * `primaryAddress`, the signer must be an unexpired API wallet of it at the venue and the identity
  * is the primary address. Login creates no account.
  */
-import { sql } from 'kysely';
 import { getAddress, isAddress, recoverMessageAddress, type Hex } from 'viem';
 import { parseSiweMessage } from 'viem/siwe';
 import { ServiceError } from '../../domain/errors.ts';
 import { siweNonceRefusal } from '../../domain/auth/siwe-nonce.ts';
+import { claimLoginNonce, deleteLoginNoncesUsedBefore } from '../../store/v0-sessions.ts';
 import { issueJwt } from './jwt.ts';
 import { VenueUnavailableError } from './venue-port.ts';
 import type { V0Deps } from './v0-deps.ts';
@@ -63,13 +63,7 @@ export async function login(deps: V0Deps, input: V0LoginInput): Promise<{ token:
     }
     identity = primary;
   }
-  const claimed = await deps.service.db
-    .insertInto('v0_login_nonces')
-    .values({ address: signer, nonce: parsed.nonce, used_at: now })
-    .onConflict((oc) => oc.doNothing())
-    .returning('nonce')
-    .executeTakeFirst();
-  if (!claimed) throw invalidSignature('this nonce was already used');
+  if (!(await claimLoginNonce(deps.service.db, signer, parsed.nonce, now))) throw invalidSignature('this nonce was already used');
   return { token: await issueJwt(deps.jwtKey, identity, now, deps.settings.tokenLifetimeSecs, identity === signer ? null : signer), identity };
 }
 
@@ -81,8 +75,7 @@ export async function login(deps: V0Deps, input: V0LoginInput): Promise<{ token:
  */
 export async function pruneLoginNonces(deps: V0Deps, batch = 5000): Promise<number> {
   const horizon = deps.service.clock.now() - 2 * deps.settings.loginWindowMs;
-  const result = await sql`delete from v0_login_nonces where ctid in (select ctid from v0_login_nonces where used_at < ${horizon} limit ${batch})`.execute(deps.service.db);
-  return Number(result.numAffectedRows ?? 0);
+  return deleteLoginNoncesUsedBefore(deps.service.db, horizon, batch);
 }
 
 /** Whether `apiWallet` is an approved, unexpired API wallet of `primary` now. @throws ServiceError SERVICE_UNAVAILABLE */

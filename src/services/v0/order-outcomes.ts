@@ -6,16 +6,13 @@
  */
 import { fillMoney } from '../../domain/v0/order-money.ts';
 import { decideV0Order, finishEvent, isTerminal, type V0OrderDecision } from '../../domain/v0/order-status.ts';
-import { sql } from 'kysely';
 import { endLock, type Posting } from '../../store/ledger.ts';
 import { applyBalanceDeltas, consumeAndMaybeEndLock, recordMovement, type BalanceDelta } from '../../store/ledger-batched.ts';
+import { tokenDecimalsOf } from '../../store/reference-writes.ts';
 import type { Tx } from '../../store/transaction.ts';
+import { insertV0Fill, lockV0Order, lockV0OrderForFills, writeV0OrderFields } from '../../store/v0-order-rows.ts';
 import { writeV0OrderStatus, writeV0OrderStatusIfStill, type V0OrderOutcomeFields } from '../../store/v0-order-status.ts';
 import type { V0Deps } from './v0-deps.ts';
-
-async function lockOrder(tx: Tx, orderId: string) {
-  return tx.selectFrom('v0_orders').selectAll().where('id', '=', orderId).forUpdate().executeTakeFirst();
-}
 
 export async function markOrderResting(deps: V0Deps, orderId: string, oid: number): Promise<void> {
   const now = deps.service.clock.now();
@@ -24,7 +21,7 @@ export async function markOrderResting(deps: V0Deps, orderId: string, oid: numbe
   await writeV0OrderStatusIfStill(deps.service.db, { id: orderId, from: 'pending', to: decision.status, fields: { oid } }, now);
 }
 
-type LockedOrder = NonNullable<Awaited<ReturnType<typeof lockOrder>>>;
+type LockedOrder = NonNullable<Awaited<ReturnType<typeof lockV0Order>>>;
 
 /** Writes a locked order's transition and applies its lock effect. */
 async function applyDecision(tx: Tx, order: Pick<LockedOrder, 'id' | 'status'>, decision: V0OrderDecision, fields: V0OrderOutcomeFields, now: number): Promise<void> {
@@ -36,7 +33,7 @@ async function applyDecision(tx: Tx, order: Pick<LockedOrder, 'id' | 'status'>, 
 export async function failOrder(deps: V0Deps, orderId: string, message: string): Promise<void> {
   const now = deps.service.clock.now();
   await deps.service.db.transaction().execute(async (tx) => {
-    const order = await lockOrder(tx, orderId);
+    const order = await lockV0Order(tx, orderId);
     if (!order || isTerminal(order.status)) return;
     await applyDecision(tx, order, decideV0Order(order.status, 'refuse'), { error_message: message.slice(0, 500) }, now);
   });
@@ -55,9 +52,9 @@ async function finishIfComplete(tx: Tx, order: LockedOrder, filled: bigint, now:
 export async function finishOrder(deps: V0Deps, orderId: string, venueFilled: bigint, oid: number | null): Promise<void> {
   const now = deps.service.clock.now();
   await deps.service.db.transaction().execute(async (tx) => {
-    const order = await lockOrder(tx, orderId);
+    const order = await lockV0Order(tx, orderId);
     if (!order || isTerminal(order.status)) return;
-    await tx.updateTable('v0_orders').set({ venue_filled_amount: venueFilled, ...(oid !== null ? { oid } : {}), updated_at: now }).where('id', '=', orderId).execute();
+    await writeV0OrderFields(tx, orderId, { venue_filled_amount: venueFilled, ...(oid !== null ? { oid } : {}) }, now);
     await finishIfComplete(tx, { ...order, venue_filled_amount: venueFilled }, order.filled_amount, now);
   });
 }
@@ -89,26 +86,10 @@ export interface VenueFinalAnswer {
   oid: number;
 }
 
-/**
- * The order under its row lock, with what booking a fill needs beside it in the same statement:
- * the account's own fee rates (null: the defaults) and the trade ids already booked for it.
- */
-async function lockOrderForFills(tx: Tx, orderId: string) {
-  return tx
-    .selectFrom('v0_orders')
-    .leftJoin('v0_fee_rates', 'v0_fee_rates.account_id', 'v0_orders.account_id')
-    .selectAll('v0_orders')
-    .select(['v0_fee_rates.taker_ppm', 'v0_fee_rates.maker_ppm'])
-    .select((eb) => eb.selectFrom('v0_fills').select(sql<string | null>`string_agg(tid, ',')`.as('tids')).whereRef('v0_fills.order_id', '=', 'v0_orders.id').as('booked_tids'))
-    .where('v0_orders.id', '=', orderId)
-    .forUpdate('v0_orders')
-    .executeTakeFirst();
-}
-
 async function ledgerDecimals(deps: V0Deps, tx: Tx, symbols: string[]): Promise<Map<string, number>> {
   const known = (await deps.service.refdata.current()).tokens;
   if (symbols.every((symbol) => known.has(symbol))) return new Map(symbols.map((symbol) => [symbol, known.get(symbol)!.decimals]));
-  const rows = await tx.selectFrom('tokens').select(['symbol', 'decimals']).where('symbol', 'in', symbols).execute();
+  const rows = await tokenDecimalsOf(tx, symbols);
   return new Map(rows.map((t) => [t.symbol, t.decimals]));
 }
 
@@ -126,7 +107,7 @@ export async function bookFill(deps: V0Deps, orderId: string, fill: VenueFill, s
 export async function bookFills(deps: V0Deps, orderId: string, fills: VenueFill[], scales: FillScales, answer?: VenueFinalAnswer): Promise<number> {
   const now = deps.service.clock.now();
   return deps.service.db.transaction().execute(async (tx) => {
-    const order = await lockOrderForFills(tx, orderId);
+    const order = await lockV0OrderForFills(tx, orderId);
     if (!order) return 0;
     const booked = new Set(order.booked_tids?.split(',') ?? []);
     const fresh: VenueFill[] = [];
@@ -168,10 +149,7 @@ export async function bookFills(deps: V0Deps, orderId: string, fills: VenueFill[
       const movementId = deps.service.ids.uuid();
       deltas.push(...(await recordMovement(tx, { movementId, kind: 'v0_fill', reference: order.id, postings, postingIds: postings.map(() => deps.service.ids.uuid()), at: now })));
       consumed += money.paid;
-      await tx
-        .insertInto('v0_fills')
-        .values({ tid: fill.tid, order_id: order.id, account_id: order.account_id, price: fill.price, amount: fill.size, fee: money.fee, fee_token: received, fill_time: fill.time, movement_id: movementId, created_at: now })
-        .execute();
+      await insertV0Fill(tx, { tid: fill.tid, order_id: order.id, account_id: order.account_id, price: fill.price, amount: fill.size, fee: money.fee, fee_token: received, fill_time: fill.time, movement_id: movementId, created_at: now });
       progress = { filledAmount: progress.filledAmount + fill.size, filledNotional: money.filledNotional, quoteSettled: money.quoteSettled };
     }
     // The order's progress and (once complete) its transition are one write.
@@ -188,7 +166,7 @@ export async function bookFills(deps: V0Deps, orderId: string, fills: VenueFill[
       await writeV0OrderStatus(tx, { id: order.id, from: order.status, to: decision.status, fields }, now);
       if (decision.lock === 'release') lockEnd = { reason: `order ${decision.status}` };
     } else {
-      await tx.updateTable('v0_orders').set({ ...fields, updated_at: now }).where('id', '=', order.id).execute();
+      await writeV0OrderFields(tx, order.id, fields, now);
     }
     deltas.push(...(await consumeAndMaybeEndLock(tx, 'order', order.id, consumed, lockEnd, now)));
     await applyBalanceDeltas(tx, deltas);

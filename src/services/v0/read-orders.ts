@@ -7,7 +7,9 @@ import { formatAmount } from '../../domain/money/index.ts';
 import { PRICE_DECIMALS, validationError } from '../../domain/v0/venue-grid.ts';
 import type { Selectable } from 'kysely';
 import type { V0OrdersTable } from '../../store/schema.ts';
+import { allTokens } from '../../store/reference-writes.ts';
 import type { Reader } from '../../store/transaction.ts';
+import { v0FillsOfAccount, v0OrdersByIds, v0OrdersOfAccount } from '../../store/v0-order-reads.ts';
 import { decodeCursor, encodeCursor } from '../paging.ts';
 import { requireAccount } from './accounts.ts';
 import { venueMeta } from './discovery.ts';
@@ -103,13 +105,7 @@ export async function listDelegatedOrders(deps: V0Deps, identity: string, input:
   const cursor = cursorOf(input.cursor);
   const db = deps.service.db;
   const accountId = await requireAccount(db, identity);
-  let query = db.selectFrom('v0_orders').selectAll().where('account_id', '=', accountId);
-  if (status) query = query.where('status', '=', status);
-  if (orderType) query = query.where('order_type', '=', orderType);
-  if (createdAfter !== undefined) query = query.where('created_at', '>', createdAfter);
-  if (createdBefore !== undefined) query = query.where('created_at', '<', createdBefore);
-  if (cursor) query = query.where((eb) => eb.or([eb('created_at', '<', cursor.at), eb.and([eb('created_at', '=', cursor.at), eb('id', '<', cursor.id)])]));
-  const rows = (await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute());
+  const rows = await v0OrdersOfAccount(db, accountId, { status, orderType, createdAfter, createdBefore, before: cursor }, limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -119,8 +115,7 @@ export async function listDelegatedOrders(deps: V0Deps, identity: string, input:
 }
 
 async function ownOrders(db: Reader, accountId: string, ids: string[]): Promise<OrderRow[]> {
-  if (ids.length === 0) return [];
-  return (await db.selectFrom('v0_orders').selectAll().where('account_id', '=', accountId).where('id', 'in', ids).execute());
+  return v0OrdersByIds(db, accountId, ids);
 }
 
 export async function getDelegatedOrder(deps: V0Deps, identity: string, orderId: unknown) {
@@ -152,9 +147,7 @@ export async function getUserOrders(deps: V0Deps, identity: string, statusInput:
   const status = statusFilter(statusInput);
   const db = deps.service.db;
   const accountId = await requireAccount(db, identity);
-  let query = db.selectFrom('v0_orders').selectAll().where('account_id', '=', accountId);
-  if (status) query = query.where('status', '=', status);
-  const rows = (await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100).execute());
+  const rows = await v0OrdersOfAccount(db, accountId, { status }, 100);
   const wei = await weiDecimalsOf(deps);
   return {
     orders: rows.map((row) => ({
@@ -183,14 +176,8 @@ export async function listFills(deps: V0Deps, identity: string, input: Record<st
   }
   const db = deps.service.db;
   const accountId = await requireAccount(db, identity);
-  let query = db
-    .selectFrom('v0_fills as f')
-    .innerJoin('v0_orders as o', 'o.id', 'f.order_id')
-    .select(['f.tid', 'f.price', 'f.amount', 'f.fee', 'f.fee_token', 'f.fill_time', 'o.id as order_id', 'o.cloid', 'o.order_type', 'o.side', 'o.base_token', 'o.quote_token'])
-    .where('f.account_id', '=', accountId);
-  if (typeof orderIdInput === 'string') query = query.where(orderIdInput.startsWith('dord_') ? 'o.id' : 'o.cloid', '=', orderIdInput.toLowerCase());
-  const rows = await query.orderBy('f.fill_time', 'desc').orderBy('f.tid', 'desc').execute();
-  const decimals = new Map((await db.selectFrom('tokens').select(['symbol', 'decimals']).execute()).map((t) => [t.symbol, t.decimals]));
+  const rows = await v0FillsOfAccount(db, accountId, typeof orderIdInput === 'string' ? { by: orderIdInput.startsWith('dord_') ? 'id' : 'cloid', value: orderIdInput.toLowerCase() } : undefined);
+  const decimals = new Map((await allTokens(db)).map((t) => [t.symbol, t.decimals]));
   type Row = { key: string; at: number; fill: Record<string, unknown> };
   const out: Row[] = [];
   const aggregates = new Map<string, { amount: bigint; notional: bigint; row: (typeof rows)[number]; at: number }>();

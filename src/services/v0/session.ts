@@ -8,6 +8,7 @@
  * and no fresh answer: SERVICE_UNAVAILABLE (never a pass).
  */
 import { ServiceError } from '../../domain/errors.ts';
+import { sessionsRevokedAt, writeSessionsRevoked } from '../../store/v0-sessions.ts';
 import { readJwt } from './jwt.ts';
 import type { V0Venue } from './venue-port.ts';
 import { isApprovedApiWallet } from './login.ts';
@@ -36,8 +37,8 @@ async function stillApproved(deps: V0Deps, apiWallet: string, identity: string, 
 export async function authorisedIdentity(deps: V0Deps, token: string | null): Promise<string> {
   const now = deps.service.clock.now();
   const session = await readJwt(deps.jwtKey, token, now);
-  const revoked = await deps.service.db.selectFrom('v0_session_revocations').select('revoked_at').where('identity', '=', session.identity).executeTakeFirst();
-  if (revoked && session.issuedAtMs <= Number(revoked.revoked_at)) throw new ServiceError('UNAUTHORIZED', 'this session was revoked; log in again');
+  const revokedAt = await sessionsRevokedAt(deps.service.db, session.identity);
+  if (revokedAt !== null && session.issuedAtMs <= revokedAt) throw new ServiceError('UNAUTHORIZED', 'this session was revoked; log in again');
   if (session.apiWallet !== null && !(await stillApproved(deps, session.apiWallet, session.identity, now))) {
     throw new ServiceError('UNAUTHORIZED', 'the API wallet this session was issued to is no longer approved for the account; log in again');
   }
@@ -47,10 +48,6 @@ export async function authorisedIdentity(deps: V0Deps, token: string | null): Pr
 /** Ends every session of `identity` issued until now (`POST /admin/v1/v0/sessions/revoke`). */
 export async function revokeSessions(deps: V0Deps, identity: string): Promise<{ address: string; revokedAt: number }> {
   const now = deps.service.clock.now();
-  await deps.service.db
-    .insertInto('v0_session_revocations')
-    .values({ identity, revoked_at: now })
-    .onConflict((oc) => oc.column('identity').doUpdateSet({ revoked_at: now }))
-    .execute();
+  await writeSessionsRevoked(deps.service.db, identity, now);
   return { address: identity, revokedAt: now };
 }

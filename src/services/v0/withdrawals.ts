@@ -8,7 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money/index.ts';
 import { parseV0Decimal, validationError } from '../../domain/v0/venue-grid.ts';
+import { decideV0Withdrawal, v0WithdrawalTransition } from '../../domain/v0/withdrawal-status.ts';
+import { lockAccountRow } from '../../store/accounts.ts';
 import { endLock, lockFunds, postMovement } from '../../store/ledger.ts';
+import { tokenDecimalsOf } from '../../store/reference-writes.ts';
+import { insertV0Withdrawal, latestV0WithdrawalsOfAccount, lockPendingV0WithdrawalPaidBy, pendingV0WithdrawalOf, v0WithdrawalOfAccount } from '../../store/v0-withdrawal-rows.ts';
+import { writeV0WithdrawalState, writeV0WithdrawalStateIfStill } from '../../store/v0-withdrawal-status.ts';
 import { requireAccount } from './accounts.ts';
 import type { V0Deps } from './v0-deps.ts';
 
@@ -20,7 +25,7 @@ export async function initiateWithdrawal(deps: V0Deps, identity: string, input: 
   if (typeof input.tokenSymbol !== 'string' || !WITHDRAWAL_TOKENS.includes(input.tokenSymbol)) throw validationError('tokenSymbol', `must be one of ${WITHDRAWAL_TOKENS.join(', ')}`);
   const token = input.tokenSymbol;
   const db = deps.service.db;
-  const tokenRow = await db.selectFrom('tokens').select('decimals').where('symbol', '=', token).executeTakeFirst();
+  const [tokenRow] = await tokenDecimalsOf(db, [token]);
   if (!tokenRow) throw validationError('tokenSymbol', 'is not a token this service holds');
   const amount = parseV0Decimal(input.amount, tokenRow.decimals, 'amount');
   const accountId = await requireAccount(db, identity);
@@ -28,10 +33,9 @@ export async function initiateWithdrawal(deps: V0Deps, identity: string, input: 
   const id = randomUUID();
   const now = deps.service.clock.now();
   await db.transaction().execute(async (tx) => {
-    await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
-    const pending = await tx.selectFrom('v0_withdrawals').select('id').where('account_id', '=', accountId).where('state', '=', 'pending').executeTakeFirst();
-    if (pending) throw new ServiceError('CONFLICT', 'a withdrawal is already in progress');
-    await tx.insertInto('v0_withdrawals').values({ id, account_id: accountId, token, amount, to_address: identity, state: 'pending', tx_hash: null, error_message: null, created_at: now, updated_at: now }).execute();
+    await lockAccountRow(tx, accountId);
+    if ((await pendingV0WithdrawalOf(tx, accountId)) !== undefined) throw new ServiceError('CONFLICT', 'a withdrawal is already in progress');
+    await insertV0Withdrawal(tx, { id, account_id: accountId, token, amount, to_address: identity, state: 'pending', tx_hash: null, error_message: null, created_at: now, updated_at: now });
     try {
       await lockFunds(tx, { lockId: deps.service.ids.uuid(), accountId, token, rail: 'VENUE', amount, ownerKind: 'v0_withdrawal', ownerId: id, at: now });
     } catch (error) {
@@ -59,14 +63,14 @@ function view(row: { id: string; token: string; amount: bigint; state: string; t
 export async function getWithdrawalStatus(deps: V0Deps, identity: string, withdrawalId: unknown) {
   if (typeof withdrawalId !== 'string' || !UUID.test(withdrawalId)) throw validationError('withdrawalId', 'must be the UUID initiateWithdrawal returned');
   const accountId = await requireAccount(deps.service.db, identity);
-  const row = await deps.service.db.selectFrom('v0_withdrawals').selectAll().where('id', '=', withdrawalId.toLowerCase()).where('account_id', '=', accountId).executeTakeFirst();
+  const row = await v0WithdrawalOfAccount(deps.service.db, accountId, withdrawalId.toLowerCase());
   if (!row) throw new ServiceError('NOT_FOUND', 'no such withdrawal');
   return { withdrawal: view(row) };
 }
 
 export async function getUserWithdrawals(deps: V0Deps, identity: string) {
   const accountId = await requireAccount(deps.service.db, identity);
-  const rows = await deps.service.db.selectFrom('v0_withdrawals').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100).execute();
+  const rows = await latestV0WithdrawalsOfAccount(deps.service.db, accountId);
   return { withdrawals: rows.map(view) };
 }
 
@@ -74,8 +78,9 @@ export async function getUserWithdrawals(deps: V0Deps, identity: string) {
 export async function failWithdrawal(deps: V0Deps, id: string, message: string): Promise<void> {
   const now = deps.service.clock.now();
   await deps.service.db.transaction().execute(async (tx) => {
-    const row = await tx.updateTable('v0_withdrawals').set({ state: 'failed', error_message: message.slice(0, 500), updated_at: now }).where('id', '=', id).where('state', '=', 'pending').returning('id').executeTakeFirst();
-    if (row) await endLock(tx, 'v0_withdrawal', id, 'release', 'withdrawal failed', now);
+    const { lock, ...transition } = v0WithdrawalTransition('fail');
+    const failed = await writeV0WithdrawalStateIfStill(tx, { id, ...transition, fields: { error_message: message.slice(0, 500) } }, now);
+    if (failed) await endLock(tx, 'v0_withdrawal', id, lock, 'withdrawal failed', now);
   });
 }
 
@@ -86,19 +91,11 @@ export async function failWithdrawal(deps: V0Deps, id: string, message: string):
 export async function completeWithdrawal(deps: V0Deps, transfer: { destination: string; token: string; amount: bigint; hash: string; venueFee: bigint; venueFeeToken: string }): Promise<boolean> {
   const now = deps.service.clock.now();
   return deps.service.db.transaction().execute(async (tx) => {
-    const row = await tx
-      .selectFrom('v0_withdrawals')
-      .selectAll()
-      .where('to_address', '=', transfer.destination)
-      .where('token', '=', transfer.token)
-      .where('amount', '=', transfer.amount)
-      .where('state', '=', 'pending')
-      .orderBy('created_at')
-      .forUpdate()
-      .executeTakeFirst();
+    const row = await lockPendingV0WithdrawalPaidBy(tx, transfer);
     if (!row) return false;
-    await tx.updateTable('v0_withdrawals').set({ state: 'completed', tx_hash: transfer.hash, updated_at: now }).where('id', '=', row.id).execute();
-    await endLock(tx, 'v0_withdrawal', row.id, 'consume', 'withdrawal completed', now);
+    const decision = decideV0Withdrawal(row.state, 'complete');
+    await writeV0WithdrawalState(tx, { id: row.id, from: row.state, to: decision.state, fields: { tx_hash: transfer.hash } }, now);
+    await endLock(tx, 'v0_withdrawal', row.id, decision.lock, 'withdrawal completed', now);
     const base = { rail: 'VENUE' as const, source: 'WITHDRAWAL' as const };
     const postings = [
       { ...base, book: 'user' as const, accountId: row.account_id, token: row.token, delta: -row.amount, fromLocked: true },

@@ -4,13 +4,11 @@
  * commit order even when two transactions change different balance rows of one account at once.
  * The accept's and the close's one-call writes read the balances they answer through it, and
  * write their quote batch through one definition (`rfq_write_quote_batch`, quote-status.ts).
+ *
+ * Its functions are now defined by the SQL function set (src/store/sql/, installed after the
+ * migrations): this migration does nothing and stays so that the databases that ran it still
+ * match the list.
  */
-import { type Kysely, sql } from 'kysely';
-import { BALANCE_FRAME_ROWS_SQL } from '../balance-frames.ts';
-import { RFQ_ACCEPT_WRITE_SQL } from '../accept-functions.ts';
-import { RFQ_CLOSE_WRITE_SQL } from '../close-functions.ts';
-import { RFQ_WRITE_QUOTE_BATCH_SQL } from '../quote-status.ts';
-
-export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const definition of [BALANCE_FRAME_ROWS_SQL, RFQ_WRITE_QUOTE_BATCH_SQL, RFQ_ACCEPT_WRITE_SQL, RFQ_CLOSE_WRITE_SQL]) await sql.raw(definition).execute(db);
+export async function up(): Promise<void> {
+  // The function set is installed after the migrations (src/store/sql-functions.ts).
 }

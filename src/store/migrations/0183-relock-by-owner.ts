@@ -4,10 +4,11 @@
  * whose plan followed the table's statistics (on a locks table grown since its last
  * ANALYZE, a close of 100 RFQs compared every live lock with every owner, 30 ms). Same signature
  * and results.
+ *
+ * Its functions are now defined by the SQL function set (src/store/sql/, installed after the
+ * migrations): this migration does nothing and stays so that the databases that ran it still
+ * match the list.
  */
-import { type Kysely, sql } from 'kysely';
-import { RFQ_RELOCK_MANY_SQL } from '../ledger.ts';
-
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql.raw(RFQ_RELOCK_MANY_SQL).execute(db);
+export async function up(): Promise<void> {
+  // The function set is installed after the migrations (src/store/sql-functions.ts).
 }

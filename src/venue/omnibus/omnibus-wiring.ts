@@ -22,6 +22,8 @@ export interface V0VenueSettings {
   pollIntervalMs?: number;
   /** The longest pause between idle ledger reads (default 30 s: 40 weight a minute); a deposit is credited within it. */
   ledgerIdleMaxMs?: number;
+  /** While the stream is live, one REST read of the ledger this often all the same (default 60 s: 20 weight a minute). */
+  ledgerReconcileMs?: number;
   /**
    * The omnibus's fills and ledger updates pushed over the venue's WebSocket (default true);
    * false: the passes poll with back-off (the fallback while the socket is down).
@@ -54,6 +56,7 @@ export function wireOmnibus(settings: V0VenueSettings, now: () => number, budget
         network: settings.network,
         pollIntervalMs: settings.pollIntervalMs ?? 250,
         ledgerIdleMaxMs: settings.ledgerIdleMaxMs ?? 30_000,
+        ...(settings.ledgerReconcileMs !== undefined ? { ledgerReconcileMs: settings.ledgerReconcileMs } : {}),
         exchangeTimeoutMs: 5000,
         infoTimeoutMs: 3000,
         reconcileAfterMs: 3000,

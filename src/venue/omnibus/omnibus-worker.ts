@@ -16,11 +16,12 @@ import { FILL_CLOCK_SLACK_MS } from '../../domain/perp/fills.ts';
 import { bookFills, cancelUnsentOrder, failOrder, finishOrder, markOrderResting, type VenueFill } from '../../services/v0/order-outcomes.ts';
 import { completeWithdrawal, failWithdrawal } from '../../services/v0/withdrawals.ts';
 import { creditVenueDeposit } from '../../services/v0/credit-deposit.ts';
+import { recordActionKnown, storeSignedAction } from '../../services/v0/venue-actions.ts';
 import { VenueUnavailableError, type VenueSpotMeta } from '../../services/v0/venue-port.ts';
 import type { V0Deps } from '../../services/v0/v0-deps.ts';
 import type { V0OrdersTable } from '../../store/schema.ts';
 import { advanceVenueCursor, readVenueCursor } from '../../store/venue-cursor.ts';
-import { allocateNonces, postRequest, recordAnswer, sendStoredAction, storeSignedAction } from './signed-actions.ts';
+import { allocateNonces, postRequest, recordAnswer, sendStoredAction } from './signed-actions.ts';
 import { firstStatus, type VenueExchangeReply, type VenueHttp } from './venue-http.ts';
 import type { OmnibusVenue } from './omnibus-venue.ts';
 import { omnibusTransferOf, type LedgerUpdate } from './ledger-update.ts';
@@ -38,6 +39,12 @@ export interface OmnibusWorkerOptions {
   pollIntervalMs: number;
   /** While nothing arrives and nothing waits on the ledger, its reads back off up to this far apart (a deposit is seen within it). */
   ledgerIdleMaxMs: number;
+  /**
+   * While the stream is live, one REST read of the ledger this often all the same (default 60 s:
+   * 20 weight a minute). The venue's pushes carry no sequence number, so a lost one would
+   * otherwise go unseen until the next reconnection; an update only this read finds is logged.
+   */
+  ledgerReconcileMs?: number;
   exchangeTimeoutMs: number;
   infoTimeoutMs: number;
   /** An order sent without an answer is looked up by cloid after this long. */
@@ -77,6 +84,7 @@ const LEDGER_PAGE_CAP = 500;
 const MAX_LEDGER_PAGES = 20;
 /** Ledger updates are read again from this far before the cursor: an update can appear late. */
 const LEDGER_OVERLAP_MS = 60_000;
+const DEFAULT_LEDGER_RECONCILE_MS = 60_000;
 const LEDGER_CURSOR = 'v0-omnibus-ledger';
 
 interface VenueFillRow { coin: string; px: string; sz: string; side: string; time: number; hash: string; oid: number; tid: number; fee: string; feeToken: string; cloid?: string }
@@ -103,6 +111,8 @@ export class OmnibusWorker {
   #pushedLedger: LedgerUpdate[] = [];
   /** Since the stream last went live, has a REST read caught up on the fills and on the ledger? */
   #caughtUp = { fills: false, ledger: false };
+  /** When the stream's ledger was last checked against a REST read. */
+  #ledgerReconciledAt = 0;
   /** Counts the stream's goings live: a REST read begun before the last one does not catch up. */
   #liveGeneration = 0;
   /** Orders and withdrawals being worked on right now (by a pass or by placeOrder): nobody else touches them. */
@@ -643,14 +653,18 @@ export class OmnibusWorker {
    * order or withdrawal) or a new update brings them back to every pass.
    */
   async #followLedger(): Promise<void> {
+    const now = this.#now();
+    let reconciling = false;
     if (this.#pushing('ledger')) {
       await this.#applyPushedLedger();
-      return;
+      if (now - this.#ledgerReconciledAt < (this.#o.ledgerReconcileMs ?? DEFAULT_LEDGER_RECONCILE_MS)) return;
+      // Due whether or not this read succeeds: a venue that refuses it is not asked every pass.
+      this.#ledgerReconciledAt = now;
+      reconciling = true;
     }
     const catchUp = this.#catchUpRead();
-    const now = this.#now();
-    const waiting = await this.#db.selectFrom('v0_withdrawals').select('id').where('state', '=', 'pending').limit(1).executeTakeFirst();
-    if (waiting === undefined && !this.#ledgerReads.due(now)) return;
+    const waiting = reconciling ? undefined : await this.#db.selectFrom('v0_withdrawals').select('id').where('state', '=', 'pending').limit(1).executeTakeFirst();
+    if (!reconciling && waiting === undefined && !this.#ledgerReads.due(now)) return;
     this.#ledgerCursorMs ??= (await readVenueCursor(this.#db, LEDGER_CURSOR)) ?? 0;
     let from = Math.max(0, this.#ledgerCursorMs - LEDGER_OVERLAP_MS);
     let fresh = false;
@@ -665,8 +679,9 @@ export class OmnibusWorker {
         throw error;
       }
       const before = this.#ledgerCursorMs;
-      await this.#applyLedger(updates);
+      const applied = await this.#applyLedger(updates);
       if (this.#ledgerCursorMs > before) fresh = true;
+      if (reconciling && applied > 0) this.#o.logger.warn({ applied }, 'venue ledger updates not (yet) applied from the stream, found by the reconciliation read');
       if (updates.length < LEDGER_PAGE_CAP) {
         readAll = true;
         break;
@@ -678,16 +693,26 @@ export class OmnibusWorker {
     }
     if (this.#ledgerCursorMs > 0) await advanceVenueCursor(this.#db, LEDGER_CURSOR, this.#ledgerCursorMs, this.#now());
     this.#ledgerReads.read(this.#now(), fresh || waiting !== undefined);
-    if (readAll && catchUp()) this.#caughtUp.ledger = true;
+    if (readAll && catchUp()) {
+      this.#caughtUp.ledger = true;
+      this.#ledgerReconciledAt = now;
+    }
   }
 
   /** The ledger updates pushed since the last pass (those before the cursor's overlap were seen). */
   async #applyPushedLedger(): Promise<void> {
     const pushed = this.#pushedLedger.splice(0);
     if (pushed.length === 0) return;
-    this.#ledgerCursorMs ??= (await readVenueCursor(this.#db, LEDGER_CURSOR)) ?? 0;
-    const from = this.#ledgerCursorMs - LEDGER_OVERLAP_MS;
-    await this.#applyLedger(pushed.filter((update) => update.time >= from));
+    try {
+      this.#ledgerCursorMs ??= (await readVenueCursor(this.#db, LEDGER_CURSOR)) ?? 0;
+      const from = this.#ledgerCursorMs - LEDGER_OVERLAP_MS;
+      await this.#applyLedger(pushed.filter((update) => update.time >= from));
+    } catch (error) {
+      // Not applied (each update is applied once by its hash, so a retry is safe): the next pass
+      // tries them again rather than leave them to the next reconnection's catch-up.
+      this.#pushedLedger.unshift(...pushed);
+      throw error;
+    }
     if (this.#ledgerCursorMs > 0) await advanceVenueCursor(this.#db, LEDGER_CURSOR, this.#ledgerCursorMs, this.#now());
   }
 
@@ -701,10 +726,12 @@ export class OmnibusWorker {
     return () => live && this.#o.stream?.live === true && generation === this.#liveGeneration;
   }
 
-  async #applyLedger(updates: LedgerUpdate[]): Promise<void> {
+  /** Applies each update not applied before (by its hash); returns how many it applied now. */
+  async #applyLedger(updates: LedgerUpdate[]): Promise<number> {
     const decimals = new Map((await this.#db.selectFrom('tokens').select(['symbol', 'decimals']).execute()).map((t) => [t.symbol, t.decimals]));
     const omnibus = this.#o.venue.omnibusAddress.toLowerCase();
     let latest = this.#ledgerCursorMs ?? 0;
+    let applied = 0;
     for (const update of updates) {
       latest = Math.max(latest, update.time);
       const transfer = omnibusTransferOf(update, omnibus);
@@ -715,13 +742,14 @@ export class OmnibusWorker {
         continue;
       }
       if (transfer.kind === 'deposit') {
-        await creditVenueDeposit(this.#o.deps, { hash: transfer.hash, from: transfer.from, token: transfer.token, amount: venueUnitsDown(transfer.amount, tokenDecimals) });
+        if (await creditVenueDeposit(this.#o.deps, { hash: transfer.hash, from: transfer.from, token: transfer.token, amount: venueUnitsDown(transfer.amount, tokenDecimals) })) applied++;
       } else {
         const fee = transfer.fee !== null ? venueUnitsUp(transfer.fee, tokenDecimals) : 0n;
-        await completeWithdrawal(this.#o.deps, { destination: getAddress(transfer.destination), token: transfer.token, amount: venueUnitsDown(transfer.amount, tokenDecimals), hash: transfer.hash, venueFee: fee, venueFeeToken: transfer.token });
+        if (await completeWithdrawal(this.#o.deps, { destination: getAddress(transfer.destination), token: transfer.token, amount: venueUnitsDown(transfer.amount, tokenDecimals), hash: transfer.hash, venueFee: fee, venueFeeToken: transfer.token })) applied++;
       }
     }
     this.#ledgerCursorMs = latest;
+    return applied;
   }
 
   /** Orders sent without an answer: looked up by client order id; never seen by the venue means resend the same bytes. */
@@ -756,7 +784,7 @@ export class OmnibusWorker {
       if (outcome.answered) await this.#applyReply('order', row.order_id, outcome.reply, meta);
       return;
     }
-    await this.#db.updateTable('venue_actions').set({ status: 'ACKED', updated_at: this.#now() }).where('id', '=', row.action_id).execute();
+    await recordActionKnown(this.#db, row.action_id, this.#now());
     await this.#finishFromStatus(row.order_id, meta);
   }
 }

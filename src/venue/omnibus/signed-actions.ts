@@ -1,11 +1,13 @@
 /**
  * Signed venue actions: each signer's nonces come from one persisted allocator (strictly
- * increasing, at least the clock), and every signed request is stored before it is sent, so a
- * resend after a crash or a lost answer reuses exactly the same bytes.
+ * increasing, at least the clock), and every signed request is stored before it is sent
+ * (src/services/v0/venue-actions.ts), so a resend after a crash or a lost answer reuses exactly
+ * the same bytes.
  */
 import { sql } from 'kysely';
 import type { Db, Reader } from '../../store/transaction.ts';
 import { VenueUnavailableError } from '../../services/v0/venue-port.ts';
+import { recordActionAnswer, recordActionSent } from '../../services/v0/venue-actions.ts';
 import type { VenueExchangeReply, VenueHttp } from './venue-http.ts';
 
 /**
@@ -22,37 +24,12 @@ export async function allocateNonces(db: Reader, signer: string, nowMs: number, 
   return Number(result.rows[0]!.last_nonce) - count + 1;
 }
 
-export interface StoredAction {
-  id: string;
-  signer: string;
-  nonce: number;
-  kind: 'order' | 'cancel' | 'spotSend';
-  ownerId: string;
-  request: Record<string, unknown>;
-}
-
-/**
- * Stores a signed request (one statement) unless its owner already has one of that kind (then
- * false: nothing is stored and the caller sends nothing). `SIGNED` leaves it to the next pass's sends; `SENT`
- * (send_attempts 1) is for a caller that sends it right after this commits: stored before sent
- * as ever, and a crash before the send leaves an order the reconciler finds unknown to the venue
- * by its cloid and resends (same bytes) — exactly what it does for a send that got no answer.
- */
-export async function storeSignedAction(db: Reader, action: StoredAction, nowMs: number, status: 'SIGNED' | 'SENT' = 'SIGNED'): Promise<boolean> {
-  const stored = await db
-    .insertInto('venue_actions')
-    .values({ id: action.id, signer: action.signer, nonce: action.nonce, kind: action.kind, owner_id: action.ownerId, request: JSON.stringify(action.request), status, send_attempts: status === 'SENT' ? 1 : 0, response: null, created_at: nowMs, updated_at: nowMs })
-    .onConflict((oc) => oc.columns(['owner_id', 'kind']).doNothing())
-    .executeTakeFirst();
-  return stored.numInsertedOrUpdatedRows === 1n;
-}
-
 export type SendOutcome = { answered: true; reply: VenueExchangeReply } | { answered: false; error: string };
 
 /** Sends a stored action's exact request; records the answer (or the attempt when none came). */
 export async function sendStoredAction(db: Db, http: VenueHttp, actionId: string, timeoutMs: number, nowMs: () => number): Promise<SendOutcome> {
   const row = await db.selectFrom('venue_actions').select(['request']).where('id', '=', actionId).executeTakeFirstOrThrow();
-  await db.updateTable('venue_actions').set({ status: 'SENT', send_attempts: sql`send_attempts + 1`, updated_at: nowMs() }).where('id', '=', actionId).where('status', 'in', ['SIGNED', 'SENT']).execute();
+  await recordActionSent(db, actionId, nowMs());
   const outcome = await postRequest(http, row.request, timeoutMs);
   if (outcome.answered) await recordAnswer(db, actionId, outcome.reply, nowMs());
   return outcome;
@@ -70,8 +47,7 @@ export async function postRequest(http: VenueHttp, request: unknown, timeoutMs: 
 
 /** Records the venue's answer to a stored action (`ACKED`, or `REFUSED` with its message). */
 export async function recordAnswer(db: Reader, actionId: string, reply: VenueExchangeReply, nowMs: number): Promise<void> {
-  const refused = reply.status === 'err' || typeof firstError(reply) === 'string';
-  await db.updateTable('venue_actions').set({ status: refused ? 'REFUSED' : 'ACKED', response: JSON.stringify(reply), updated_at: nowMs }).where('id', '=', actionId).execute();
+  await recordActionAnswer(db, actionId, { refused: reply.status === 'err' || typeof firstError(reply) === 'string', reply }, nowMs);
 }
 
 function firstError(reply: VenueExchangeReply): string | undefined {

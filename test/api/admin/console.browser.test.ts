@@ -28,7 +28,7 @@ import { generateSecretKey } from '../../../src/runtime/node.ts';
 import { backends, createTestDatabase, type TestDatabase } from '../../helpers/backends.ts';
 import { ADMIN_TOKEN, startHarness, type Harness } from '../../helpers/harness.ts';
 import { startTestChain, testAccount, type TestChain } from '../../helpers/chain.ts';
-import { fundedTaker, relay, until, winningQuote, type ChainMaker } from '../../helpers/settlement.ts';
+import { chainMaker, fundedTaker, relay, until, winningQuote, type ChainMaker } from '../../helpers/settlement.ts';
 import { depositOnChain, requestWithdrawal, waitFor, wallet, withdrawal } from '../../chain/funds/helpers.ts';
 import { deployForger, forgeRfqSettled } from '../../chain/helpers/forger.ts';
 import { quoteHash } from '../../../src/chain/permit.ts';
@@ -204,6 +204,33 @@ for (const backend of backends().slice(-1)) {
       assert.match((await created.getAttribute('title'))!, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{3})? UTC$/);
       assert.match((await created.textContent())!, /CET|CEST|GMT\+1|GMT\+2/);
       await shot('rfqs');
+    });
+
+    it("shows a sweep's legs on the RFQ page, each settling on its own with its transaction", async () => {
+      const { page } = browser;
+      const [a, b] = [await chainMaker(h, chain), await chainMaker(h, chain)];
+      const taker = await fundedTaker(h, chain, { USDC: '10000' });
+      await open('rfqs');
+      const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1.5', quoteLimit: '5000', fill: 'SWEEP', windowMs: 15_000 });
+      const quote = (amount: string, usdc: string) => ({ rfqId, instrumentId: 'ETH-USDC-SPOT', side: 'BUY' as const, makerPays: { token: 'ETH', amount }, makerReceives: { token: 'USDC', amount: usdc } });
+      const qa = (await a.client.submitQuote(quote('1', '2990'))).quoteId;
+      const qb = (await b.client.submitQuote(quote('0.5', '1496'))).quoteId;
+      assert.deepEqual((await taker.client.acceptSweep(rfqId, { sweep: true })).quoteIds, [qa, qb]);
+      const legA = page.locator(`tr[data-leg="${qa}"]`);
+      await legA.filter({ hasText: 'SELECTED' }).waitFor();
+      assert.ok((await page.locator(`tr[data-rfq="${rfqId}"]`).textContent())!.includes('sweep'), 'the RFQ row says it is a sweep');
+      const receipts = [await relay(chain, a, await winningQuote(a, qa)), await relay(chain, b, await winningQuote(b, qb))];
+      await page.locator(`tr[data-rfq="${rfqId}"][data-status="SETTLED"]`).waitFor({ timeout: 30_000 });
+      for (const [id, receipt, base, usdc] of [[qa, receipts[0]!, '1 ETH', '2990 USDC'], [qb, receipts[1]!, '0.5 ETH', '1496 USDC']] as const) {
+        const leg = page.locator(`tr[data-leg="${id}"]`);
+        await leg.filter({ hasText: 'SETTLED' }).waitFor();
+        const text = (await leg.textContent())!;
+        assert.ok(text.includes(base) && text.includes(usdc), `the leg's amounts as the API gives them: ${text}`);
+        assert.equal(await leg.locator('code.id').last().getAttribute('title'), receipt.transactionHash);
+        // Both legs' quotes are marked selected in the quotes table.
+        assert.equal(await page.locator(`tr[data-quote="${id}"]`).getAttribute('class'), 'selected');
+      }
+      await shot('rfqs-sweep');
     });
 
     it("shows a suspended maker's failures and lifts the suspension", async () => {

@@ -11,7 +11,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { resolveProfile, startVenueSim, type VenueSim } from '../../../sim/venue/index.ts';
 import { VenueSimControl } from '../../../sim/venue/control.ts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
-import { eventually } from '../../helpers/eventually.ts';
+import { eventually, waitUntil } from '../../helpers/eventually.ts';
 import { backends, createTestDatabase } from '../../helpers/backends.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { TEST_VENUE_PROFILE } from '../../helpers/venue-profile.ts';
@@ -80,6 +80,9 @@ for (const backend of backends()) {
       const mine = (await maker.client.makerQuotes({ status: ['SETTLED'] })).items.find((q) => q.quoteId === quoteIds[0]) as Record<string, unknown> | undefined;
       assert.equal(mine?.['perpMakerFilledSize'], '0.1');
       assert.equal(mine?.['perpFilledSize'], '0.1');
+      // The look-up after the IOC found the maker's order filled: nothing left to cancel.
+      const cleanup = await waitUntil(async () => (await f.callKinds(rfqId)).filter((c) => c.kind === 'makerCancel' || c.kind === 'makerCancelNotNeeded'), (calls) => calls.length > 0, 'the clean-up');
+      assert.deepEqual(cleanup, [{ kind: 'makerCancelNotNeeded', quoteId: quoteIds[0] }]);
     });
 
     it('SELL: a maker refused for margin is counted and the backup executes (cascade)', async () => {
@@ -237,6 +240,9 @@ for (const backend of backends()) {
       const settled = await eventually(() => taker.client.getRfq(partial.rfqId), ended);
       assert.equal(settled.status, 'SETTLED', JSON.stringify(settled));
       assert.equal((await taker.client.getQuote(partial.quoteIds[0]!) as unknown as Record<string, unknown>)['perpFilledSize'], '0.05');
+      // Half of the maker's order is still on the book: it gets its cancel.
+      const cleanup = await waitUntil(async () => (await f.callKinds(partial.rfqId)).filter((c) => c.kind === 'makerCancel' || c.kind === 'makerCancelNotNeeded'), (calls) => calls.length > 0, 'the clean-up');
+      assert.deepEqual(cleanup, [{ kind: 'makerCancel', quoteId: partial.quoteIds[0] }]);
     });
 
     it('timeoutAfterApply on the taker order resolves SETTLED by cloid; unknownOid past the window ends EXECUTION_UNCONFIRMED', async () => {

@@ -143,6 +143,13 @@ for (const backend of backends()) {
       assert.equal(open?.baseQty, '0.5');
     });
 
+    it('refuses fill SWEEP on a perp (SWEEP_UNSUPPORTED, details.reason perp) and creates nothing', async () => {
+      const before = (await taker.client.listRfqs()).items.length;
+      const refused = await rejects(taker.client.createRfq({ instrumentId: 'ETH-USDC-PERP', side: 'BUY', baseQty: '0.5', quoteLimit: '2000', fill: 'SWEEP' }), 400, 'SWEEP_UNSUPPORTED');
+      assert.equal(refused.details?.reason, 'perp');
+      assert.equal((await taker.client.listRfqs()).items.length, before);
+    });
+
     it('only makers with the perp mode see perp RFQs', async () => {
       const { rfqId } = await buyRfq();
       assert.ok((await maker.client.openRfqs()).items.some((r) => r.id === rfqId));

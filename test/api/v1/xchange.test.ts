@@ -175,6 +175,27 @@ for (const backend of backends()) {
       assert.equal((seen as unknown as Record<string, unknown>)['xchange'], undefined);
     });
 
+    it('a leg of a sweep settles by xchange on its own; its bundle fixes the amounts, so it is never cut', async () => {
+      const taker = await fundedTaker('5000');
+      // 3 ETH asked, at least 1.5: the xchange quote is one leg of 1.5.
+      const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '3', fill: 'SWEEP', minFillQty: ETH_QTY, windowMs: 60_000 });
+      const { settlementDeadline } = await taker.client.getRfq(rfqId);
+      const quoteId = `qt_${randomUUID()}`;
+      const b = await bundle({ quoteId, expiration: settlementDeadline });
+      const cuttable = await rejects(makerClient.submitQuote({ ...quote(rfqId, b), allOrNone: false }), 400, 'INVALID_REQUEST');
+      assert.deepEqual((cuttable.details?.errors as Array<{ field: string; reason: string }>).map((e) => `${e.field}:${e.reason}`), ['allOrNone:notAllowed']);
+      await makerClient.submitQuote(quote(rfqId, b));
+      assert.deepEqual((await taker.client.acceptSweep(rfqId, { sweep: true })).quoteIds, [quoteId]);
+      const settled = await until(() => taker.client.getRfq(rfqId), (r) => r.status !== 'QUOTED');
+      assert.equal(settled.status, 'SETTLED', JSON.stringify(settled));
+      assert.deepEqual([settled.executedPayAmount, settled.executedRecvAmount, settled.takerFee], ['4511.25', ETH_QTY, '11.25']);
+      assert.deepEqual(settled.fills!.map((f) => [f.quoteId, f.baseQty, f.status]), [[quoteId, ETH_QTY, 'SETTLED']]);
+      assert.match(settled.fills![0]!.txHash!, /^0x[0-9a-f]{64}$/);
+      const usdc = (await taker.client.balances()).balances.find((x) => x.token === 'USDC' && x.rail === 'EVM')!;
+      assert.deepEqual([usdc.available, usdc.locked], ['488.75', '0']);
+      assert.deepEqual((await h.admin.invariants()).violations, []);
+    });
+
     it('accept -> custody executes the bundle -> SETTLED, ledger and chain exact', async () => {
       const taker = await fundedTaker('5000');
       const { rfqId, settlementDeadline } = await openRfq(taker);

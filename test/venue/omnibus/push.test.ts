@@ -92,4 +92,35 @@ for (const backend of backends()) {
       assert.equal(worker.pushing, true);
     });
   });
+
+  describe(`/v0 omnibus worker: a ledger push lost on its way (${backend})`, { timeout: 120_000 }, () => {
+    let stack: V0Stack;
+    before(async () => {
+      stack = await startV0Stack(backend, { pollIntervalMs: 20, ledgerReconcileMs: 1_000 });
+      assert.equal(await eventually(async () => stack.harness.node.v0Worker!.pushing, Boolean, 10_000), true);
+      await stack.settle();
+    });
+    after(async () => {
+      await stack?.simControl('/_sim/faults/clear', {});
+      await stack?.close();
+    });
+
+    it('the reconciliation read credits a deposit whose push never came, the stream live throughout', async () => {
+      const worker = stack.harness.node.v0Worker!;
+      const omnibus = privateKeyToAccount(stack.omnibusKey).address;
+      await stack.simControl('/_sim/faults', { match: { endpoint: 'ws', channel: 'userNonFundingLedgerUpdates', user: omnibus }, effect: { type: 'dropPush' }, count: 1 });
+      const account = privateKeyToAccount(generatePrivateKey());
+      const before = await spent(stack, 'background');
+      await stack.deposit(account, 'USDC', '40');
+      const token = await stack.login(account);
+      const balances = await eventually(async () => (await stack.call('getBalances', {}, { token })).body.balances, (b) => b?.length === 1, 15_000);
+      assert.equal(balances[0].available, '40000000');
+      // The fault was taken (the push really was dropped) and the socket never went down.
+      const faults = (await (await fetch(`${stack.sim.url}/_sim/faults`)).json()) as unknown[];
+      assert.deepEqual(faults, []);
+      assert.equal(worker.pushing, true);
+      assert.ok((await spent(stack, 'background')) - before >= 20, 'a REST read of the ledger was made');
+      assert.deepEqual((await stack.invariants()).violations, []);
+    });
+  });
 }

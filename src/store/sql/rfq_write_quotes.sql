@@ -1,43 +1,33 @@
-/**
- * The live definition of `rfq_write_quotes(items jsonb, events boolean)`, the group-committed quote write
- * (src/services/rfq/write-quote.ts), in one place. Migrations load it with `create or replace`
- * (0061, then 0085 when it began to claim through `rfq_claim_timestamps`, then 0151 when it
- * claimed the whole batch in one call, then 0160 when it began to return the outbox rows it
- * wrote and to gather the batch's frames and claims in arrays); the definitions in
- * migrations 0004, 0006, 0007 and 0015 are history.
- *
- * Per item, in (RFQ, maker, arrival) order, and refused per item without touching the batch:
- * 1. the request's replay claim through the one claim, `rfq_claim_timestamps` (every item's in
- *    one call before the loop; a pair repeated in the batch is won by its first item)
- *    (src/store/timestamp-claims.ts): `out_reused` when the (access key, timestamp) was already
- *    used, `out_refusal = 'keyRevoked'` when the key was revoked since it was cached;
- * 2. the maker's market-maker protection on the item's instrument not tripped
- *    (`out_refusal = 'protectionTriggered'`; since 0175, when it replaced a statement of its own
- *    per quote, submit-quote.ts);
- * 3. the RFQ still PENDING and before `auctionEndsAt`, locked FOR SHARE so an accept or close waits;
- * 4. the maker active, unsuspended, approved for the pair and settlement mode, and (xchange) its
- *    registered adapter signer still the one the bundle was verified against: the live half of
- *    "may this maker quote now" (the cached half is `quotingMaker`, submit-quote.ts);
- * 5. xchange ids: the maker's existing quote id (`quoteIdMismatch`) or a fresh one (`quoteIdTaken`),
- *    with a transaction-scoped advisory lock on the proposed id;
- * 6. insert, or re-price while SUBMITTED (the quote machine's `requote`: version + 1, receivedAt
- *    restamped);
- * then the taker's `quoteUpdate` and the maker's `quoteStatus` frames of every written quote go to
- * the outbox through `rfq_append_events` (outbox.ts), taker's then maker's for each quote written
- * in the order the items are returned. With `p_events` (since 0160) one more row, `out_ord` null,
- * carries what `rfq_append_events` returned (`out_events`: since 0187 each frame's `[id, seq]`),
- * for the writer to join with its frames (write-quote.ts `framesWritten`) and hand to its node's
- * dispatcher once committed; it comes only when some frame was written. The frames' `quoteId`
- * and `version` are set here and, for that hand-over, there: the test of this function holds the
- * two to the rows stored. 0160 drops the one-argument form (0015) it replaces; on a fresh database
- * 0061, 0085 and 0151 create this one beside it, unused until then.
- */
-import { GENERIC_PLANS } from './generic-plans.ts';
-
-export const RFQ_WRITE_QUOTES_SQL = `
+-- `rfq_write_quotes(items jsonb, events boolean)`, the group-committed quote write
+-- (src/services/rfq/write-quote.ts).
+--
+-- Per item, in (RFQ, maker, arrival) order, and refused per item without touching the batch:
+-- 1. the request's replay claim through the one claim, `rfq_claim_timestamps` (every item's in
+--    one call before the loop; a pair repeated in the batch is won by its first item)
+--    (src/store/timestamp-claims.ts): `out_reused` when the (access key, timestamp) was already
+--    used, `out_refusal = 'keyRevoked'` when the key was revoked since it was cached;
+-- 2. the maker's market-maker protection on the item's instrument not tripped (`rfq_protection_tripped`)
+--    (`out_refusal = 'protectionTriggered'`; since 0175, when it replaced a statement of its own
+--    per quote, submit-quote.ts);
+-- 3. the RFQ open for quotes (`rfq_open_for_quotes`), locked FOR SHARE so an accept or close waits;
+-- 4. the maker in standing (`rfq_maker_standing`: active, unsuspended), approved for the pair and settlement mode, and (xchange) its
+--    registered adapter signer still the one the bundle was verified against: the live half of
+--    "may this maker quote now" (the cached half is `quotingMaker`, submit-quote.ts);
+-- 5. xchange ids: the maker's existing quote id (`quoteIdMismatch`) or a fresh one (`quoteIdTaken`),
+--    with a transaction-scoped advisory lock on the proposed id;
+-- 6. insert, or re-price while SUBMITTED (the quote machine's `requote`: version + 1, receivedAt
+--    restamped);
+-- then the taker's `quoteUpdate` and the maker's `quoteStatus` frames of every written quote go to
+-- the outbox through `rfq_append_events` (outbox.ts), taker's then maker's for each quote written
+-- in the order the items are returned. With `p_events` (since 0160) one more row, `out_ord` null,
+-- carries what `rfq_append_events` returned (`out_events`: since 0187 each frame's `[id, seq]`),
+-- for the writer to join with its frames (write-quote.ts `framesWritten`) and hand to its node's
+-- dispatcher once committed; it comes only when some frame was written. The frames' `quoteId`
+-- and `version` are set here and, for that hand-over, there: the test of this function holds the
+-- two to the rows stored.
 create or replace function rfq_write_quotes(p_items jsonb, p_events boolean default false)
 returns table (out_ord int, out_reused boolean, out_rfq_open boolean, out_maker_allowed boolean, out_quote_id text, out_version int8, out_refusal text, out_events jsonb)
-language plpgsql ${GENERIC_PLANS} as $fn$
+language plpgsql set plan_cache_mode = force_generic_plan as $fn$
 declare
   it record;
   v_rfq text;
@@ -63,7 +53,7 @@ begin
     from jsonb_to_recordset(p_items) as x(access_key text, signed_at int8)
     where x.access_key is not null;
   if v_keys is not null then
-    select coalesce(jsonb_object_agg(c.access_key || E'\\n' || c.signed_at, c.outcome), '{}') into v_claims
+    select coalesce(jsonb_object_agg(c.access_key || E'\n' || c.signed_at, c.outcome), '{}') into v_claims
       from rfq_claim_timestamps(v_keys, v_times) as c;
   end if;
   for it in
@@ -78,7 +68,7 @@ begin
     out_reused := false; out_rfq_open := false; out_maker_allowed := false; out_quote_id := null; out_version := null; out_refusal := null; out_events := null;
     if it.access_key is not null then
       -- A pair repeated in the batch is claimed once: the first item in loop order wins it.
-      v_key := it.access_key || E'\\n' || it.signed_at;
+      v_key := it.access_key || E'\n' || it.signed_at;
       v_claim := v_claims ->> v_key;
       if v_claim = 'claimed' and v_key = any(v_seen) then
         v_claim := 'reused';
@@ -94,19 +84,19 @@ begin
         continue;
       end if;
     end if;
-    if exists (select 1 from maker_protections where maker_account_id = it.maker_account and instrument_id = it.instrument and triggered_at is not null) then
+    if exists (select 1 from maker_protections where maker_account_id = it.maker_account and instrument_id = it.instrument and rfq_protection_tripped(triggered_at)) then
       out_refusal := 'protectionTriggered';
       return next;
       continue;
     end if;
-    select id into v_rfq from rfqs where id = it.rfq_id and status = 'PENDING' and auction_ends_at > it.now for share;
+    select id into v_rfq from rfqs where id = it.rfq_id and rfq_open_for_quotes(status, auction_ends_at, it.now) for share;
     if v_rfq is null then
       return next;
       continue;
     end if;
     out_rfq_open := true;
     select maker_id into v_maker from makers
-    where account_id = it.maker_account and active and (suspended_until is null or suspended_until <= it.now)
+    where account_id = it.maker_account and rfq_maker_standing(active, suspended_until, it.now) is null
       and pairs ? it.pair and settlement_modes ? it.mode
       and (it.adapter_signer is null or adapter_signer = it.adapter_signer);
     if v_maker is null then
@@ -172,4 +162,3 @@ begin
   end if;
 end
 $fn$;
-`;
