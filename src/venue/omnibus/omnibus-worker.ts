@@ -85,6 +85,8 @@ const MAX_LEDGER_PAGES = 20;
 /** Ledger updates are read again from this far before the cursor: an update can appear late. */
 const LEDGER_OVERLAP_MS = 60_000;
 const DEFAULT_LEDGER_RECONCILE_MS = 60_000;
+/** The longest pause between two look-ups of an order whose cancel went out but which is still open. */
+const CANCEL_LOOKUP_MAX_MS = 60_000;
 const LEDGER_CURSOR = 'v0-omnibus-ledger';
 
 interface VenueFillRow { coin: string; px: string; sz: string; side: string; time: number; hash: string; oid: number; tid: number; fee: string; feeToken: string; cloid?: string }
@@ -111,6 +113,8 @@ export class OmnibusWorker {
   #pushedLedger: LedgerUpdate[] = [];
   /** Since the stream last went live, has a REST read caught up on the fills and on the ledger? */
   #caughtUp = { fills: false, ledger: false };
+  /** Open orders whose cancel went out, looked up at the venue again: when next, and the pause that led there. */
+  readonly #cancelLookups = new Map<string, { dueAt: number; pauseMs: number }>();
   /** When the stream's ledger was last checked against a REST read. */
   #ledgerReconciledAt = 0;
   /** Counts the stream's goings live: a REST read begun before the last one does not catch up. */
@@ -340,6 +344,7 @@ export class OmnibusWorker {
     await this.#followLedger();
     await this.#sendUnsent(meta);
     await this.#reconcile(meta);
+    await this.#followCancels(meta);
     await this.#bookFills(meta);
 
   }
@@ -557,20 +562,68 @@ export class OmnibusWorker {
     }
   }
 
-  /** Finishes an order from the venue's own record of it (after a cancel, or when unclear). */
-  async #finishFromStatus(orderId: string, meta: VenueSpotMeta): Promise<void> {
+  /**
+   * Finishes an order from the venue's own record of it (after a cancel, or when unclear).
+   * Returns what the venue said: the order ended (and is finished here), is still open, or
+   * nothing usable (the read failed, or the venue's API server has not seen the order yet).
+   */
+  async #finishFromStatus(orderId: string, meta: VenueSpotMeta): Promise<'ended' | 'open' | 'unknown'> {
     const order = await this.#db.selectFrom('v0_orders').select(['cloid', 'base_token', 'status']).where('id', '=', orderId).executeTakeFirst();
-    if (!order) return;
+    if (!order) return 'unknown';
     const reply = await this.#o.http.info<OrderStatusReply>({ type: 'orderStatus', user: this.#o.venue.omnibusAddress, oid: order.cloid }, this.#o.infoTimeoutMs, 2).catch(() => null);
-    if (!reply?.order) return;
+    if (!reply?.order) return 'unknown';
     const wei = meta.tokens.find((t) => t.name === order.base_token)?.weiDecimals ?? 0;
     const venueOrder = reply.order.order;
     if (reply.order.status === 'open') {
       await markOrderResting(this.#o.deps, orderId, venueOrder.oid);
-      return;
+      return 'open';
     }
     const filled = venueUnitsDown(venueOrder.origSz, wei) - venueUnitsDown(venueOrder.sz, wei);
     await finishOrder(this.#o.deps, orderId, filled, venueOrder.oid);
+    return 'ended';
+  }
+
+  /**
+   * Open orders whose cancel went out but which are still open here. The look-up right after the
+   * cancel's answer can miss the order (the read failed, or the venue's API servers lag behind
+   * its state: `unknownOid`) or find it not yet cancelled, and an unanswered cancel is not resent
+   * by the sends (a cancel may not be needed any more). So once the cancel's last write is
+   * `reconcileAfterMs` old the venue is asked again, and while it still shows the order open an
+   * unanswered cancel is resent (same bytes: if the first arrived, the venue refuses its nonce).
+   * Each order's look-ups back off from `reconcileAfterMs` to a minute apart, so one the venue
+   * keeps open (a cancel it refused) costs one read a minute, not one a pass.
+   */
+  async #followCancels(meta: VenueSpotMeta): Promise<void> {
+    const now = this.#now();
+    const rows = await this.#db
+      .selectFrom('v0_orders')
+      .innerJoin('venue_actions', (join) => join.onRef('venue_actions.owner_id', '=', 'v0_orders.id').on('venue_actions.kind', '=', 'cancel'))
+      .select(['v0_orders.id as order_id', 'venue_actions.id as action_id', 'venue_actions.status as action_status', 'venue_actions.send_attempts'])
+      .where('v0_orders.status', '=', 'open')
+      .where('v0_orders.cancel_requested', '=', true)
+      .where('venue_actions.status', '!=', 'SIGNED')
+      .where('venue_actions.updated_at', '<', now - this.#o.reconcileAfterMs)
+      .limit(BATCH)
+      .execute();
+    const following = new Set(rows.map((row) => row.order_id));
+    for (const id of this.#cancelLookups.keys()) if (!following.has(id)) this.#cancelLookups.delete(id);
+    for (const row of rows) {
+      const lookup = this.#cancelLookups.get(row.order_id);
+      if (lookup && lookup.dueAt > now) continue;
+      if (!this.#claim(row.order_id)) continue;
+      try {
+        const venue = await this.#finishFromStatus(row.order_id, meta);
+        if (venue === 'ended') {
+          this.#cancelLookups.delete(row.order_id);
+          continue;
+        }
+        const pauseMs = Math.min(CANCEL_LOOKUP_MAX_MS, (lookup?.pauseMs ?? this.#o.reconcileAfterMs / 2) * 2);
+        this.#cancelLookups.set(row.order_id, { dueAt: this.#now() + pauseMs, pauseMs });
+        if (venue === 'open' && row.action_status === 'SENT') await this.#send({ id: row.action_id, kind: 'cancel', owner_id: row.order_id, send_attempts: row.send_attempts }, meta);
+      } finally {
+        this.#release(row.order_id);
+      }
+    }
   }
 
   /** An IOC the venue answered `filled`: its total is recorded; the fill step books the fills. */

@@ -152,6 +152,39 @@ for (const backend of backends()) {
       await assertInvariants();
     });
 
+    it('a cancel whose look-up misses the order, and a cancel never answered, still end the order and free its lock', async () => {
+      const { token } = await funded('500', '5');
+      const restingSell = async (price: string) => {
+        // The wrapped layout's limit order is a resting GTC one (the flat layout's is an IOC).
+        const placed = await stack.call('createOrder', { side: 'sell', orderType: 'limit', baseToken: 'HYPE', quoteToken: 'USDC', amount: '1', price }, { token, layout: 'wrapped' });
+        assert.equal(placed.status, 200, JSON.stringify(placed.body));
+        const orderId = placed.body.data.orderId as string;
+        await stack.waitFor(async () => (await statusOf(orderId)) === 'open', 'order resting');
+        return orderId;
+      };
+      const statusOf = async (orderId: string) => {
+        const r = await stack.call('getUserOrders', {}, { token, layout: 'wrapped' });
+        return r.body.data.orders.find((o: { orderId: string }) => o.orderId === orderId)?.status as string | undefined;
+      };
+      // The look-up after the cancel's answer reads `unknownOid`, as from a venue API server that
+      // has not seen the order yet: a later look-up ends it.
+      const missed = await restingSell('60');
+      await stack.simControl('/_sim/faults', { match: { endpoint: 'info', infoType: 'orderStatus' }, effect: { type: 'unknownOid' }, count: 1 });
+      assert.equal((await stack.call('cancelOrder', { orderId: missed }, { token, layout: 'wrapped' })).status, 200);
+      await stack.waitFor(async () => (await statusOf(missed)) === 'cancelled', 'the order cancelled after a later look-up');
+      // The cancel's send gets no answer and was not applied: the venue still shows the order
+      // open, so the same signed cancel is sent again and ends it.
+      const unanswered = await restingSell('61');
+      await stack.simControl('/_sim/faults', { match: { endpoint: 'exchange', action: 'cancel' }, effect: { type: 'timeoutBeforeApply', holdMs: 200 }, count: 1 });
+      assert.equal((await stack.call('cancelOrder', { orderId: unanswered }, { token, layout: 'wrapped' })).status, 200);
+      await stack.waitFor(async () => (await statusOf(unanswered)) === 'cancelled', 'the order cancelled by the resent cancel');
+      // Both faults were met (the cases really ran their recovery paths).
+      assert.deepEqual(await (await fetch(`${stack.sim.url}/_sim/faults`)).json(), []);
+      assert.equal((await balance(token, 'HYPE')).locked, '0');
+      assert.equal((await balance(token, 'HYPE')).available, '500000000');
+      await assertInvariants();
+    });
+
     it('reads: batch with notFound, paging by cursor, foreign orders invisible', async () => {
       const { token } = await funded('100');
       for (const price of ['30', '31', '32']) {
