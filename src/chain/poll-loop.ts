@@ -20,6 +20,8 @@ export class PollLoop {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #stopped = false;
+  /** `afterPass` callers waiting for the next pass to begin and end. */
+  #waiting: Array<() => void> = [];
 
   constructor(options: PollLoopOptions) {
     this.#o = options;
@@ -38,16 +40,29 @@ export class PollLoop {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     await this.#running;
+    for (const resolve of this.#waiting.splice(0)) resolve();
+  }
+
+  /**
+   * Resolves once a pass begun after the call has ended (failed or not), or the loop stopped:
+   * whatever the pass would do by then it has had its chance to. Tests wait on it to show that
+   * something does not happen.
+   */
+  afterPass(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
   #schedule(delayMs: number): void {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
+      const waiting = this.#waiting.splice(0);
       this.#running = this.#o
         .pass()
         .then(() => undefined)
         .catch((error: unknown) => this.#o.logger.warn({ err: error }, this.#o.failureMessage))
         .finally(() => {
+          for (const resolve of waiting) resolve();
           this.#running = null;
           this.#schedule(this.#o.intervalMs());
         });

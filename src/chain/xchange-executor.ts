@@ -37,6 +37,7 @@ export interface XchangeExecutorOptions {
 }
 
 export class XchangeExecutor {
+  readonly name = 'xchange-executor';
   readonly #o: Required<XchangeExecutorOptions>;
   readonly #loop: PollLoop;
 
@@ -51,6 +52,11 @@ export class XchangeExecutor {
 
   async stop(): Promise<void> {
     await this.#loop.stop();
+  }
+
+  /** Resolves once a pass begun after the call has ended (PollLoop.afterPass). */
+  afterPass(): Promise<void> {
+    return this.#loop.afterPass();
   }
 
   /** One pass: claims due quotes and attempts each. */

@@ -39,6 +39,8 @@ async function stop(): Promise<void> {
 
 port.on('message', (message: ToAuctionThread) => {
   if (message.kind === 'stop') void stop();
+  // The node's `settled` (tests): the answer follows every `closed` message of what the closer found.
+  else if (message.kind === 'settle') void inBackgroundLane(() => closer?.settled() ?? Promise.resolve()).then(() => post({ kind: 'settled', id: message.id }));
   // The node posts schedules only once the thread said it is ready.
   else if (closer) inBackgroundLane(() => closer!.schedule(message.rfqId, message.atMs));
 });

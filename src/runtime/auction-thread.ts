@@ -31,14 +31,15 @@ export interface AuctionThreadData {
   logLevel: string;
 }
 
-export type ToAuctionThread = { kind: 'schedule'; rfqId: string; atMs: number } | { kind: 'stop' };
+export type ToAuctionThread = { kind: 'schedule'; rfqId: string; atMs: number } | { kind: 'settle'; id: number } | { kind: 'stop' };
 
 export type FromAuctionThread =
   | { kind: 'ready' }
   | { kind: 'failed'; message: string }
   | { kind: 'closed'; closed: ClosedAuction }
   | { kind: 'selected'; rfqId: string; settlementDeadlineSecs: number }
-  | { kind: 'outbox' };
+  | { kind: 'outbox' }
+  | { kind: 'settled'; id: number };
 
 /** The node's reactions to the thread's closes (run on the node's loop). */
 export interface AuctionThreadEvents {
@@ -58,6 +59,9 @@ export class AuctionThread {
   #ready = false;
   #stopping = false;
   #restart: NodeJS.Timeout | null = null;
+  /** `settled` calls waiting for the thread's answer, by the id posted with them. */
+  readonly #settling = new Map<number, () => void>();
+  #nextSettle = 0;
 
   private constructor(data: AuctionThreadData, events: AuctionThreadEvents, logger: Logger) {
     this.#data = data;
@@ -80,6 +84,21 @@ export class AuctionThread {
   /** Closes `rfqId` at `atMs`. While the thread is down this is dropped: its successor's sweep finds the auction. */
   schedule(rfqId: string, atMs: number): void {
     if (this.#ready) this.#worker?.postMessage({ kind: 'schedule', rfqId, atMs } satisfies ToAuctionThread);
+  }
+
+  /**
+   * Resolves once the thread's closer has swept after the call and finished what it found
+   * (DeadlineWorker.settled); the thread's `closed` messages for those closes came before. While
+   * the thread is down it resolves at once: nothing closes then.
+   */
+  settled(): Promise<void> {
+    const worker = this.#worker;
+    if (!this.#ready || !worker) return Promise.resolve();
+    const id = this.#nextSettle++;
+    return new Promise<void>((resolve) => {
+      this.#settling.set(id, resolve);
+      worker.postMessage({ kind: 'settle', id } satisfies ToAuctionThread);
+    });
   }
 
   /** Ends the thread at once, as a crash would (tests); it is started again as after any exit. */
@@ -125,6 +144,10 @@ export class AuctionThread {
           case 'outbox':
             this.#events.outbox();
             break;
+          case 'settled':
+            this.#settling.get(message.id)?.();
+            this.#settling.delete(message.id);
+            break;
         }
       });
       worker.on('error', (error) => {
@@ -136,6 +159,9 @@ export class AuctionThread {
           this.#worker = null;
           this.#ready = false;
         }
+        // A thread gone closes nothing more: its waiters need no answer.
+        for (const resolve of this.#settling.values()) resolve();
+        this.#settling.clear();
         if (!started) reject(new Error(`auction thread exited (code ${code}) before it was ready`));
         else if (!this.#stopping) {
           this.#logger.error({ code }, `auction thread exited; starting another in ${RESTART_DELAY_MS} ms`);

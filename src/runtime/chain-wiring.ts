@@ -25,7 +25,7 @@ export interface ChainWiring {
   /** Handlers the chain follower runs on every step, in this order. */
   handlers: ChainLogHandler[];
   /** Loops that run with the settlement worker (e.g. custody executing xchange swaps). */
-  background: Array<{ start(): void; stop(): Promise<void> }>;
+  background: Array<{ readonly name: string; start(): void; stop(): Promise<void>; afterPass(): Promise<void> }>;
 }
 
 export function wireChain(context: NodeContext, chain: ChainContext, logger: Logger): ChainWiring {

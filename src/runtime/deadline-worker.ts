@@ -27,12 +27,13 @@ export class DeadlineWorker {
   readonly #options: DeadlineWorkerOptions;
   /** A batch failing the same way on every sweep is logged once a window, not on every round. */
   readonly #errors: RepeatLimitedLog;
-  readonly #timers = new Map<string, NodeJS.Timeout>();
+  readonly #timers = new Map<string, { timer: NodeJS.Timeout; atMs: number }>();
   readonly #queue = new Set<string>();
   readonly #inFlight = new Set<Promise<void>>();
   readonly #handedOff = new Set<Promise<void>>();
   #sweepTimer: NodeJS.Timeout | null = null;
-  #sweeping = false;
+  /** The sweep running now, if any. */
+  #sweeping: Promise<void> | null = null;
   #stopped = false;
 
   constructor(options: DeadlineWorkerOptions) {
@@ -61,7 +62,7 @@ export class DeadlineWorker {
       else this.#enqueue([id]);
     }, Math.max(0, atMs - Date.now()));
     timer.unref();
-    this.#timers.set(id, timer);
+    this.#timers.set(id, { timer, atMs });
   }
 
   #enqueue(ids: string[]): void {
@@ -105,20 +106,43 @@ export class DeadlineWorker {
 
   async sweep(): Promise<void> {
     if (this.#sweeping || this.#stopped) return;
-    this.#sweeping = true;
-    try {
-      this.#enqueue(await this.#options.findDue(500));
-    } catch (error) {
-      if (!this.#stopped) this.#options.logger.warn({ err: error, worker: this.#options.name }, 'deadline sweep failed');
-    } finally {
-      this.#sweeping = false;
+    this.#sweeping = this.#options
+      .findDue(500)
+      .then((ids) => this.#enqueue(ids))
+      .catch((error: unknown) => {
+        if (!this.#stopped) this.#options.logger.warn({ err: error, worker: this.#options.name }, 'deadline sweep failed');
+      })
+      .finally(() => {
+        this.#sweeping = null;
+      });
+    await this.#sweeping;
+  }
+
+  /**
+   * Resolves once what was due at the call has had its chance: a timer due by then that has not
+   * fired yet (a loaded loop fires late) runs now, a sweep begun after the call has ended, and
+   * every batch queued by then (by them, or already in flight) is processed. Tests wait on it to
+   * show that something does not happen (a second close, an expiry by the wall clock) instead of
+   * waiting for a length of time.
+   */
+  async settled(): Promise<void> {
+    const now = Date.now();
+    const due = [...this.#timers].filter(([, { atMs }]) => atMs <= now).map(([id]) => id);
+    for (const id of due) {
+      clearTimeout(this.#timers.get(id)!.timer);
+      this.#timers.delete(id);
     }
+    this.#enqueue(due);
+    // A sweep running now may have read before the call: the next one is ours.
+    while (this.#sweeping) await this.#sweeping;
+    await this.sweep();
+    while (!this.#stopped && (this.#inFlight.size > 0 || this.#handedOff.size > 0)) await Promise.allSettled([...this.#inFlight, ...this.#handedOff]);
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#sweepTimer) clearInterval(this.#sweepTimer);
-    for (const timer of this.#timers.values()) clearTimeout(timer);
+    for (const { timer } of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     this.#queue.clear();
     await Promise.allSettled([...this.#inFlight]);

@@ -101,6 +101,11 @@ export interface RunningNode {
   v0Worker: OmnibusWorker | null;
   /** The auction-close thread, when this node's closer runs on one (`auctionsThread` on PostgreSQL). */
   auctionThread: AuctionThread | null;
+  /**
+   * Resolves once a pass of the named worker begun after the call has ended (Workers.afterPass),
+   * the auction closer's also on its thread; fails when this node does not run the worker.
+   */
+  afterPass(worker: string): Promise<void>;
   close(): Promise<void>;
   /** While `close` runs: the part it is waiting for (a stop that hangs says where; the simulation reports it). */
   readonly closing: string | null;
@@ -189,6 +194,11 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     auctionThread,
     get closing() {
       return closing === 'workers' && workers.stopping ? `workers: ${workers.stopping}` : closing;
+    },
+    async afterPass(worker) {
+      const pass = worker === 'auctions' && auctionThread ? auctionThread.settled() : workers.afterPass(worker);
+      if (!pass) throw new Error(`this node does not run the ${worker} worker`);
+      await pass;
     },
     async close() {
       if (closed) return;

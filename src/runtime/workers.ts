@@ -41,6 +41,13 @@ export interface Workers {
   stop(): Promise<void>;
   /** While `stop` runs: the part it is waiting for. */
   readonly stopping: string | null;
+  /**
+   * Resolves once a pass of the named worker begun after the call has ended: a deadline
+   * worker's sweep with what it found (`auctions`, `settlement-expiry`), the chain follower's
+   * step (`chain-follower`), a chain loop's pass (`xchange-executor`); null when this node does
+   * not run it. Tests wait on it to show that something did not happen.
+   */
+  afterPass(worker: string): Promise<void> | null;
 }
 
 export async function startWorkers(context: NodeContext, enabled: ReadonlySet<string>, logger: Logger, chainWiring: ChainWiring | null = null, perp: PerpWiring | null = null): Promise<Workers> {
@@ -127,6 +134,13 @@ export async function startWorkers(context: NodeContext, enabled: ReadonlySet<st
   return {
     get stopping() {
       return stopping;
+    },
+    afterPass(worker) {
+      const deadlines = workers.find((w) => w.name === worker);
+      if (deadlines) return inBackgroundLane(() => deadlines.settled());
+      if (worker === 'chain-follower') return chainWatcher?.afterStep() ?? null;
+      const loop = chainWatcher ? chainWiring?.background.find((l) => l.name === worker) : undefined;
+      return loop?.afterPass() ?? null;
     },
     async stop() {
       for (const timer of timers) clearInterval(timer);

@@ -119,6 +119,14 @@ export class NodeBus {
     this.pump();
   }
 
+  /**
+   * Resolves once every notification waiting at the call has been sent (or failed): what the
+   * calls before this one asked to send is counted in `wakesSent` by then (tests).
+   */
+  async sent(): Promise<void> {
+    while (this.sending) await this.sending;
+  }
+
   /** Sends `message` to the other nodes; a newer message under the same key replaces a waiting one. */
   publishPrice(key: string, message: Record<string, unknown>): void {
     const payload = JSON.stringify({ ...message, node: this.nodeId });

@@ -106,6 +106,19 @@ export class SessionPresence {
     });
   }
 
+  /**
+   * Resolves once the writes queued before the call (a session's end, a beat) are done and a
+   * sweep begun after them has ended: a cancel, a trip's cancels or a dead man's switch due by
+   * then has had its chance. Tests wait on it to show that one does not happen.
+   */
+  async afterSweep(): Promise<void> {
+    await this.queue;
+    // A sweep running now may have read before the writes: the next one is ours.
+    while (this.sweeping) await this.sweeping;
+    this.sweep();
+    await this.sweeping;
+  }
+
   /** One sweep at a time; a request during one runs another right after it. */
   sweep(): void {
     const deps = this.deps;

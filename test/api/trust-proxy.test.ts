@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { backends } from '../helpers/backends.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { TestSocket, SESSION_PATH } from '../ws/test-socket.ts';
-import { CLOSE_CONNECTION_CAP } from '../../src/ws/frames.ts';
+import { CLOSE_AUTH_FAILED, CLOSE_CONNECTION_CAP } from '../../src/ws/frames.ts';
 import { parseTrustProxy, type TrustProxy } from '../../src/runtime/config.ts';
 import { elapse } from '../helpers/eventually.ts';
 
@@ -93,9 +93,12 @@ for (const backend of backends()) {
         const second = await socketFrom(h, '198.51.100.21');
         try {
           if (setting.trusted) {
-            // A refusal is sent on open; none came, and the socket is still open.
-            await second.quiet(300);
-            assert.equal(second.closeCode, null);
+            // A refusal is sent on open, so it would come before the answer to a first frame that
+            // is not `auth`: that answer comes first, and the socket was open until it.
+            second.send({ kind: 'ping' });
+            const answer = await second.next();
+            assert.deepEqual([answer.code, answer.message], ['AUTH_REQUIRED', 'the first frame must be `auth`']);
+            assert.equal(await second.closed, CLOSE_AUTH_FAILED, 'closed for its first frame, not by the cap');
             const third = await socketFrom(h, '203.0.113.5, 198.51.100.20');
             assert.equal((await third.next()).code, 'AUTH_REQUIRED');
             assert.equal(await third.closed, CLOSE_CONNECTION_CAP);

@@ -1,7 +1,8 @@
 /**
  * Tests wait for conditions, not for time: outside test/helpers/ no test file sleeps on its own
- * (a promise resolved by a timer, a timers/promises delay, a `sleep` of its own). They wait with
- * test/helpers/eventually.ts, whose `elapse` and `absentFor` name the spans that remain.
+ * (a promise resolved by a timer, a timers/promises delay, a `sleep` of its own, an `absentFor`).
+ * They wait with test/helpers/eventually.ts, whose `elapse` names the spans where time passing is
+ * what is tested; an absence is shown after a later event the test observes, never after a span.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +17,7 @@ const WAITS: Array<[string, RegExp]> = [
   ['a timer resolving a promise', /setTimeout\(\s*\(\)\s*=>\s*(?:resolve|res|r)\s*\(/],
   ['a timers/promises delay', /from\s+['"](?:node:)?timers\/promises['"]/],
   ['a sleep of its own', /\b(?:const|let|function)\s+sleep\b/],
+  ['a fixed span standing for an absence', /\babsentFor\b/],
 ];
 
 function testFiles(dir: string): string[] {
@@ -38,5 +40,10 @@ describe('test waits', () => {
       });
     }
     assert.deepEqual(found, []);
+  });
+
+  it('the wait helpers offer no fixed span for an absence', () => {
+    const helpers = readFileSync(path.join(testDir, 'helpers', 'eventually.ts'), 'utf8');
+    assert.doesNotMatch(helpers, /export\s+(?:async\s+)?function\s+absentFor\b/);
   });
 });

@@ -9,9 +9,11 @@
  *   the caller's assertion says what was expected.
  * - `elapse(ms, why)`: time passing is itself what is tested (moving past a window, a measure over a
  *   span); not for waiting on an outcome.
- * - `absentFor(ms, what)`: shows that something does not happen where nothing the test can observe
- *   marks the moment it would have (no pass, tick or frame after it). Each use is a gap: the code
- *   under test should expose such a marker, and the test then waits for it instead.
+ *
+ * There is no wait for an absence: a test shows that something does not happen by waiting for a
+ * later event it can observe, one that comes only after the thing had its chance (a worker's later
+ * pass, `node.afterPass(worker)`; a later frame on the same socket, `TestSocket.quiet`; a later
+ * block booked), and then asserting that it did not happen.
  */
 import assert from 'node:assert/strict';
 
@@ -73,15 +75,5 @@ export async function waitFor<T>(condition: () => T | Promise<T>, what: string, 
  */
 export async function elapse(ms: number, why: string): Promise<void> {
   assert.ok(why.length > 0, 'say why the time must pass');
-  await pause(ms);
-}
-
-/**
- * Lets `ms` pass to show that `what` does not happen, where the code under test exposes no later
- * event (a pass, a tick, a frame) the test could wait for instead. Prefer waiting for such a
- * marker and then asserting the absence; this is the fallback until one exists.
- */
-export async function absentFor(ms: number, what: string): Promise<void> {
-  assert.ok(what.length > 0, 'say what must not happen');
   await pause(ms);
 }

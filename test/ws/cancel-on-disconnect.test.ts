@@ -11,7 +11,7 @@ import { backends } from '../helpers/backends.ts';
 import { useWsHarness } from '../helpers/ws-harness.ts';
 import { flaggedSession, fundedTaker, quotedRfq, quoteStatusWithin } from '../helpers/protection.ts';
 import { authFrame, openSession, subscribe } from './test-socket.ts';
-import { absentFor } from '../helpers/eventually.ts';
+import { waitUntil } from '../helpers/eventually.ts';
 
 for (const backend of backends()) {
   describe(`cancel on disconnect [${backend}]`, () => {
@@ -62,8 +62,10 @@ for (const backend of backends()) {
       const open = await quotedRfq(taker, maker.client);
       socket.close();
       await socket.closed;
-      // The node marks no moment after which a cancel on disconnect would have run.
-      await absentFor(1500, 'the quote cancelled when a session without the flag closes');
+      // The session's end is in the store, and a protection sweep begun after it has ended: a
+      // cancel on disconnect would have run in it.
+      await waitUntil(async () => (await ws.h.admin.getMaker(maker.account.address)).sessions, (live) => live.length === 0, 'the session ended in the store');
+      await ws.h.node.context.presence.afterSweep();
       assert.equal(await quoteStatusWithin(maker.client, open.quoteId, 'SUBMITTED', 0), 'SUBMITTED');
     });
   });

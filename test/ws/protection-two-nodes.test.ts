@@ -12,10 +12,10 @@ import { backends, createTestDatabase, type TestDatabase } from '../helpers/back
 import { ADMIN_TOKEN, startHarness, type Harness } from '../helpers/harness.ts';
 import { spawnNode, type SpawnedNode } from '../helpers/spawn-node.ts';
 import { INSTRUMENT, flaggedSession, fundedTaker, quotedRfq, quoteStatusWithin } from '../helpers/protection.ts';
-import { openSession, subscribe, type TestSocket } from './test-socket.ts';
+import { openSession, subscribe, type Frame, type TestSocket } from './test-socket.ts';
 import { generateSecretKey } from '../../src/runtime/node.ts';
 import { RfqClient } from '../../src/client/rfq-client.ts';
-import { absentFor } from '../helpers/eventually.ts';
+import { waitUntil } from '../helpers/eventually.ts';
 
 /** Short, so the dead-node case runs in seconds; the default is 5 s. */
 const HEARTBEAT_TIMEOUT_MS = 1500;
@@ -62,7 +62,10 @@ describe('maker protection across two nodes [postgres]', { skip: !backends().inc
 
     onA.socket.close();
     await onA.socket.closed;
-    await absentFor(1500, 'the quote cancelled while the session on B still holds it');
+    // The session on A has ended in the store, and a protection sweep of each node begun after
+    // that has ended: either would have cancelled the quote.
+    await waitUntil(async () => (await b.admin.getMaker(maker.account.address)).sessions.map((s) => s.nodeId), (live) => live.length === 1 && live[0] === b.node.context.presence.nodeId, 'the session on A ended in the store');
+    await Promise.all([a.node.context.presence.afterSweep(), b.node.context.presence.afterSweep()]);
     assert.equal(await quoteStatusWithin(maker.client, first.quoteId, 'SUBMITTED', 0), 'SUBMITTED', 'the session on B still holds it');
     assert.deepEqual(takerSocket.frames.filter((f) => f.status === 'CANCELLED'), []);
 
@@ -103,6 +106,9 @@ describe('maker protection across two nodes [postgres]', { skip: !backends().inc
     await maker.client.putProtection({ instrumentId: INSTRUMENT, windowMs: 60_000, maxSelectedQuotes: 1 });
     const makerSocket = await openSession(b.url, on(b.url, maker.client), sockets);
     await subscribe(makerSocket, { topic: 'quoteStatus' });
+    // The marker below: a balance frame the test causes once both accepts have ended.
+    await subscribe(makerSocket, { topic: 'balances' });
+    await makerSocket.next((f) => f.kind === 'balanceSnapshot'); // the baseline
     const takers = [await fundedTaker(a), await fundedTaker(a)];
     const x = await quotedRfq(takers[0]!, maker.client);
     const y = await quotedRfq(takers[1]!, maker.client);
@@ -112,7 +118,11 @@ describe('maker protection across two nodes [postgres]', { skip: !backends().inc
     const trip = await makerSocket.next((f) => f.kind === 'protection');
     assert.equal(trip.reason, 'maxSelectedQuotes');
     assert.equal(await quoteStatusWithin(maker.client, spare.quoteId, 'CANCELLED', 2000), 'CANCELLED');
-    await absentFor(300, 'a second protection trip');
-    assert.deepEqual(makerSocket.frames.filter((f) => f.kind === 'protection'), [], 'one trip');
+    // Both accepts' transactions ended before this one began, so its frame comes after any trip
+    // either of them wrote (the dispatcher keeps outbox order).
+    await a.admin.adjustBalance({ address: maker.account.address, token: 'USDC', amount: '1', memo: 'after the accepts' });
+    const before: Frame[] = [];
+    await makerSocket.next((f) => f.kind === 'balanceSnapshot' || (before.push(f), false));
+    assert.deepEqual(before.filter((f) => f.kind === 'protection'), [], 'one trip');
   });
 });

@@ -10,6 +10,7 @@ import { useWsHarness } from '../helpers/ws-harness.ts';
 import { pruneOutbox } from '../../src/store/outbox.ts';
 import { subscribe, type Frame } from './test-socket.ts';
 import { elapse } from '../helpers/eventually.ts';
+import { outboxDispatched } from '../helpers/metrics.ts';
 
 for (const backend of backends()) {
   describe(`ws replay [${backend}]`, () => {
@@ -35,7 +36,8 @@ for (const backend of backends()) {
       await ws.h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1', memo: 'live' });
       const live = await socket.next();
       assert.deepEqual([live.seq, usdc(live)], [6, '16']);
-      await socket.quiet(100);
+      await outboxDispatched(ws.h.url);
+      await socket.quiet();
     });
 
     it('replays nothing when fromSeq is the current seq', async () => {
@@ -43,7 +45,8 @@ for (const backend of backends()) {
       const socket = await session(client);
       const ack = await subscribe(socket, { topic: 'balances', fromSeq: 2 });
       assert.equal(ack.seq, 2);
-      await socket.quiet(200);
+      await outboxDispatched(ws.h.url);
+      await socket.quiet();
     });
 
     it('sends the baseline with resync: true when the outbox no longer holds the range, or fromSeq is unknown', async () => {
@@ -59,7 +62,8 @@ for (const backend of backends()) {
       const future = await session(client);
       const futureAck = await subscribe(future, { topic: 'rfqStatus', fromSeq: 99 });
       assert.deepEqual([futureAck.seq, futureAck.resync], [0, true]);
-      await future.quiet(100); // no open RFQs: an empty baseline, still marked on the ack
+      await outboxDispatched(ws.h.url);
+      await future.quiet(); // no open RFQs: an empty baseline, still marked on the ack
     });
 
     it('refuses fromSeq on a topic without seq, and a malformed fromSeq; the socket stays open', async () => {

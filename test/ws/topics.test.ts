@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { backends } from '../helpers/backends.ts';
 import { useWsHarness } from '../helpers/ws-harness.ts';
 import { subscribe, type Frame, type TestSocket } from './test-socket.ts';
+import { outboxDispatched } from '../helpers/metrics.ts';
 
 for (const backend of backends()) {
   describe(`ws topics [${backend}]`, () => {
@@ -51,7 +52,8 @@ for (const backend of backends()) {
       socket.send({ kind: 'unsubscribe', topic: 'balances' });
       assert.deepEqual(await socket.next(), { kind: 'unsubscribed', topic: 'balances' });
       await ws.h.admin.adjustBalance({ address: account.address, token: 'USDC', amount: '1', memo: 'after unsubscribe' });
-      await socket.quiet(300);
+      await outboxDispatched(ws.h.url);
+      await socket.quiet();
     });
 
     it('rfqStatus: a baseline frame per open RFQ (not terminal ones), then one per transition with the full Rfq', async () => {
@@ -82,7 +84,8 @@ for (const backend of backends()) {
       // The full Rfq: every field the REST read has, with the new status.
       for (const key of Object.keys(rfq)) assert.ok(key in transition, `rfqStatus lacks ${key}`);
       assert.equal(typeof transition.failureReason, 'string');
-      await other.quiet(200);
+      await outboxDispatched(ws.h.url);
+      await other.quiet();
     });
 
     it('quotes: a baseline of the quotes on open RFQs in their reached status, then one per quote or re-quote; anonymous', async () => {
@@ -107,7 +110,8 @@ for (const backend of backends()) {
       for (const frame of baseline) {
         for (const hidden of ['makerId', 'maker', 'settlementMode', 'permitSignature', 'spender']) assert.equal(hidden in frame, false, `quote shows ${hidden}`);
       }
-      await socket.quiet(100);
+      await outboxDispatched(ws.h.url);
+      await socket.quiet();
 
       await makerB.client.submitQuote(quoteBody(rfq.rfqId, '2980'));
       const requote = await socket.next();
@@ -166,7 +170,8 @@ for (const backend of backends()) {
       const cancelled = await takerSocket.next();
       assert.equal(cancelled.status, 'CANCELLED');
       assert.equal(cancelled.seq, (update.seq as number) + 1);
-      await bystander.quiet(300);
+      await outboxDispatched(ws.h.url);
+      await bystander.quiet();
     });
 
     it('refuses quoteStatus to a session without a maker-scoped credential; the socket stays open', async () => {
@@ -200,7 +205,8 @@ for (const backend of backends()) {
 
       assert.deepEqual(await subscribe(eth, { topic: 'openRfqs', instrumentId: 'ETH-USDC-SPOT' }), { kind: 'subscribed', topic: 'openRfqs', instrumentId: 'ETH-USDC-SPOT' });
       await subscribe(btc, { topic: 'openRfqs', instrumentId: 'BTC-USDC-SPOT' });
-      await eth.quiet(100); // no baseline by spec
+      await outboxDispatched(ws.h.url);
+      await eth.quiet(); // no baseline by spec
 
       const ethRfq = await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1', quoteLimit: '10000' });
       const frame = await eth.next();
@@ -209,19 +215,22 @@ for (const backend of backends()) {
       assert.equal(frame.instrumentId, 'ETH-USDC-SPOT');
       assert.equal('seq' in frame, false);
       assert.equal('quoteLimit' in frame, false);
-      await btc.quiet(300);
+      await outboxDispatched(ws.h.url);
+      await btc.quiet();
 
       const btcRfq = await taker.client.createRfq({ instrumentId: 'BTC-USDC-SPOT', side: 'SELL', baseQty: '1' });
       const btcFrame = await btc.next();
       assert.equal(btcFrame.kind, 'rfq');
       assert.equal(btcFrame.id, btcRfq.rfqId);
-      await eth.quiet(300);
+      await outboxDispatched(ws.h.url);
+      await eth.quiet();
 
       eth.send({ kind: 'unsubscribe', topic: 'openRfqs', instrumentId: 'ETH-USDC-SPOT' });
       assert.deepEqual(await eth.next(), { kind: 'unsubscribed', topic: 'openRfqs', instrumentId: 'ETH-USDC-SPOT' });
       await taker.client.createRfq({ instrumentId: 'ETH-USDC-SPOT', side: 'BUY', baseQty: '1', quoteLimit: '10000' });
-      await eth.quiet(300);
-      await user.quiet(0);
+      await outboxDispatched(ws.h.url);
+      await eth.quiet();
+      await user.quiet();
     });
 
     // An empty settlement-mode list cannot be stored (the admin API requires one), so only the

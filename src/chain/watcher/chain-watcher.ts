@@ -97,6 +97,8 @@ export class ChainWatcher {
   /** Consecutive failed steps at `failedAt` (the cursor block): feeds the handlers' quarantine. */
   private failedAttempts = 0;
   private failedAt = -1;
+  /** `afterStep` callers waiting for the next step to begin and end. */
+  private waiting: Array<() => void> = [];
 
   constructor(options: ChainWatcherOptions) {
     this.options = { name: 'main', maxBlocksPerStep: 200, now: () => Date.now(), ...options };
@@ -111,11 +113,23 @@ export class ChainWatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
+    for (const resolve of this.waiting.splice(0)) resolve();
+  }
+
+  /**
+   * Resolves once a step begun after the call has ended (advanced, found nothing final, or
+   * failed), or the follower stopped: a block final by the call's time is booked by then. Tests
+   * wait on it to show the follower does not go past a block.
+   */
+  afterStep(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
   }
 
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
+      const waiting = this.waiting.splice(0);
       this.running = this.step()
         .then((advanced) => this.schedule(advanced ? 0 : this.options.chain.settings.pollIntervalMs))
         .catch((error: unknown) => {
@@ -123,6 +137,7 @@ export class ChainWatcher {
           this.schedule(Math.max(1000, this.options.chain.settings.pollIntervalMs));
         })
         .finally(() => {
+          for (const resolve of waiting) resolve();
           this.running = null;
         });
     }, delayMs);

@@ -10,7 +10,7 @@ import { backends, createTestDatabase, type TestDatabase } from '../../helpers/b
 import { ADMIN_TOKEN, startHarness, type Harness } from '../../helpers/harness.ts';
 import { useWsHarness } from '../../helpers/ws-harness.ts';
 import { spawnNode, type SpawnedNode } from '../../helpers/spawn-node.ts';
-import { absentFor, eventually } from '../../helpers/eventually.ts';
+import { elapse, eventually } from '../../helpers/eventually.ts';
 import { rejects } from '../../helpers/rejects.ts';
 import { INSTRUMENT, fundedTaker, quotedRfq, quoteStatusWithin } from '../../helpers/protection.ts';
 import { subscribe } from '../../ws/test-socket.ts';
@@ -23,11 +23,12 @@ async function statuses(maker: RfqClient): Promise<Map<string, string>> {
 }
 
 /**
- * Resolves once the wall clock is past `at` plus the time of `sweeps` protection sweeps (250 ms
- * each), in which `what` must not happen: the sweeps mark no pass the test could wait for.
+ * Resolves once the wall clock is past `at` and a protection sweep of the node begun after that
+ * has ended: a switch due by `at` (the thing that must not happen) would have fired in it.
  */
-async function pastSweeps(at: number, sweeps: number, what: string): Promise<void> {
-  await absentFor(at + sweeps * 250 - Date.now(), what);
+async function pastSweep(h: Harness, at: number, what: string): Promise<void> {
+  await elapse(at + 1 - Date.now(), `the wall clock passes the moment ${what}`);
+  await h.node.context.presence.afterSweep();
 }
 
 for (const backend of backends()) {
@@ -75,14 +76,14 @@ for (const backend of backends()) {
       assert.ok(armed.firesAt !== null && Math.abs(armed.firesAt - (Date.now() + 1_000)) < 1_000, JSON.stringify(armed));
       assert.deepEqual(await maker.client.cancelAllAfterState(), armed);
       assert.deepEqual(await maker.client.cancelAllAfter(0), { firesAt: null });
-      await pastSweeps(armed.firesAt, 4, 'the disarmed cancel-all fires');
+      await pastSweep(ws.h, armed.firesAt, 'the disarmed cancel-all would fire');
       assert.equal((await statuses(maker.client)).get(kept.quoteId), 'SUBMITTED');
 
       // Pushed back: not fired at the first deadline, fired at the second.
       const first = await maker.client.cancelAllAfter(1_000);
       const pushed = await maker.client.cancelAllAfter(3_000);
       assert.ok(pushed.firesAt! > first.firesAt!);
-      await pastSweeps(first.firesAt!, 4, 'the pushed-back cancel-all fires at its first deadline');
+      await pastSweep(ws.h, first.firesAt!, 'the pushed-back cancel-all would fire at its first deadline');
       assert.equal((await statuses(maker.client)).get(kept.quoteId), 'SUBMITTED', 'pushed back, so not fired at the first deadline');
       const late = await quotedRfq(taker, maker.client);
       const fired = await eventually(() => statuses(maker.client), (s) => s.get(kept.quoteId) === 'CANCELLED' && s.get(late.quoteId) === 'CANCELLED', 5_000);
@@ -92,7 +93,7 @@ for (const backend of backends()) {
 
       // After firing the maker quotes again; nothing is armed, so nothing more is cancelled.
       const after = await quotedRfq(taker, maker.client);
-      await pastSweeps(Date.now(), 4, 'a cancel-all fires with nothing armed');
+      await pastSweep(ws.h, Date.now(), 'a cancel-all would fire with nothing armed');
       assert.equal((await statuses(maker.client)).get(after.quoteId), 'SUBMITTED');
     });
 
@@ -122,7 +123,7 @@ for (const backend of backends()) {
       await taker.accept(btcRfq.rfqId, { quoteId: btc.quoteId });
       const btcTrip = (await maker.client.protection()).items.find((p) => p.instrumentId === 'BTC-USDC-SPOT')!;
       assert.deepEqual([btcTrip.reason, btcTrip.frozenMs], ['maxSelectedQuotes', null]);
-      await pastSweeps(btcTrip.triggeredAt! + 1_000, 4, 'the unfrozen trip clears by itself');
+      await pastSweep(ws.h, btcTrip.triggeredAt! + 1_000, 'the unfrozen trip would clear by itself');
       assert.notEqual((await maker.client.protection()).items.find((p) => p.instrumentId === 'BTC-USDC-SPOT')!.triggeredAt, null);
     });
   });

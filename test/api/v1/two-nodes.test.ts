@@ -17,7 +17,7 @@ import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { RfqClient } from '../../../src/client/rfq-client.ts';
 import type { Rfq, RfqStatus } from '../../../src/client/types.ts';
 import type { Store } from '../../../src/store/database.ts';
-import { absentFor, waitUntil } from '../../helpers/eventually.ts';
+import { waitUntil } from '../../helpers/eventually.ts';
 
 /** A USDC decimal string (6 decimals) as micro-units, so sums are exact. */
 function micro(amount: string): bigint {
@@ -152,9 +152,11 @@ describe('two nodes on one database [postgres]', () => {
 
     // Read through node B (the taker's second credential), which never saw the RFQs created.
     await untilSettledDown(() => Promise.all(plans.map((p) => p.owner.elsewhere.getRfq(p.rfqId))), 10_000);
-    // Two more sweeps on each node: a second close would show up below. The sweeps run on the
-    // auction thread and mark no pass the test could wait for, so this is a span of time.
-    await absentFor(600, 'a second close of any auction');
+    // Every deadline passed (the accepted RFQs' timers included), then a later sweep on each node
+    // with what it and those timers found: a second close would have been recorded by then (node
+    // B's arrive from its thread before its answer).
+    await waitUntil(() => Date.now(), (now) => now > Math.max(...plans.map((p) => p.auctionEndsAt)), 'every auction deadline passed');
+    await Promise.all([nodeA.node.afterPass('auctions'), nodeB.node.afterPass('auctions')]);
 
     const store = nodeB.node.store;
     const expectedStatus: Record<Plan['kind'], RfqStatus> = { 0: 'QUOTED', 1: 'FAILED', 2: 'QUOTED', 3: 'CANCELLED' };
@@ -222,7 +224,8 @@ describe('two nodes on one database [postgres]', () => {
 
     const read = () => Promise.all([owners[0]!.elsewhere.getRfq(quoted), owners[0]!.elsewhere.getRfq(failed), owners[1]!.elsewhere.getRfq(cancelled)]);
     await untilSettledDown(read, 5000);
-    await absentFor(600, 'a second close by node B\'s later sweeps');
+    // A later sweep of node B's, with what it found: a second close would have been recorded.
+    await nodeB.node.afterPass('auctions');
     const [q, f, c] = await read();
     assert.deepEqual([q.status, f.status, c.status], ['QUOTED', 'FAILED', 'CANCELLED']);
     assert.equal((await owners[0]!.elsewhere.getQuote(winner.quoteId)).status, 'SELECTED');

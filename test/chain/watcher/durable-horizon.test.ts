@@ -14,7 +14,6 @@ import { backends, createTestDatabase, type TestDatabase } from '../../helpers/b
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { startTestChain, type TestChain } from '../../helpers/chain.ts';
 import { rpc, waitFor } from '../funds/helpers.ts';
-import { absentFor } from '../../helpers/eventually.ts';
 
 for (const backend of backends()) {
   describe(`durable horizon and start-up check (${backend})`, () => {
@@ -43,12 +42,12 @@ for (const backend of backends()) {
       h = await start();
       await waitFor('follower at the horizon', cursor, (n) => n === horizon);
       for (let i = 0; i < 4; i++) await rpc(chain, 'evm_mine');
-      // The follower's passes mark nothing the test could wait for.
-      await absentFor(1500, 'the follower books a block above the durable horizon');
+      // A step of the follower begun after the blocks were mined has ended: it saw them.
+      await h.node.afterPass('chain-follower');
       assert.equal(await cursor(), horizon, 'blocks above the saved one are not final');
       horizon += 2;
       await waitFor('follower at the raised horizon', cursor, (n) => n === horizon);
-      await absentFor(500, 'the follower goes past the raised horizon');
+      await h.node.afterPass('chain-follower');
       assert.equal(await cursor(), horizon);
     });
 
