@@ -94,6 +94,8 @@ export class Driver {
   readonly #sweeps: boolean;
   /** Whether the planned crash while a sweep had legs still to settle has happened. */
   #sweepCrashDone = false;
+  /** SWEEP RFQs the taker considered sweeping once two makers had quoted (`#sweepReady`). */
+  readonly #sweepTried = new Set<string>();
   readonly #stack: SimStack;
   readonly #model: Model;
   readonly #findings: Findings;
@@ -163,10 +165,16 @@ export class Driver {
     this.watchdog?.enter(`step ${this.step}: the RPC back`);
     if (this.#stack.chain?.rpcDown && this.step >= this.#rpcBackAt) await this.#rpcOutage();
     const sweepCrash = this.#sweepCrashDue();
-    const kind = sweepCrash ? 'sweepCrash' : this.#plan.get(this.step) ?? this.rng.weighted(this.#weights);
+    const sweepReady = sweepCrash || this.#plan.has(this.step) ? null : this.#sweepReady();
+    const kind = sweepCrash ? 'sweepCrash' : sweepReady ? 'sweepAccept' : this.#plan.get(this.step) ?? this.rng.weighted(this.#weights);
     this.watchdog?.enter(`step ${this.step}: ${kind}`);
     if (sweepCrash) await this.#sweepCrash(sweepCrash);
+    else if (sweepReady) await this.#accept(this.sweepRng.chance(0.2), sweepReady);
     else await this.perform(kind as ActionKind);
+    if (this.#sweeps) {
+      this.watchdog?.enter(`step ${this.step}: the makers quote parts of sweeps`);
+      await this.#makersQuoteSweeps();
+    }
     this.watchdog?.enter(`step ${this.step}: the makers settle their wins`);
     if (this.#stack.chain && kind !== 'relay' && kind !== 'badRelay' && kind !== 'reorgRelay') await this.#makersRelay();
   }
@@ -248,7 +256,10 @@ export class Driver {
     if (!listing.ok) return this.#record(maker.name, 'quote', {}, `listing refused: ${listing.code}`);
     const known = listing.value.items.filter((r) => this.#model.rfqs.has(r.id));
     if (known.length === 0) return this.#record(maker.name, 'quote', {}, 'skipped: nothing open');
-    const open = this.rng.pick(known);
+    let open = this.rng.pick(known);
+    // With sweeps, a maker mostly takes a part of a sweep it has not quoted yet, if one is open.
+    const sweepsToQuote = known.filter((r) => this.#model.rfqs.get(r.id)!.sweep && ![...this.#model.rfqs.get(r.id)!.quotes.values()].some((q) => q.maker === maker.name));
+    if (sweepsToQuote.length > 0 && this.sweepRng.chance(0.6)) open = this.sweepRng.pick(sweepsToQuote);
     const rfq = this.#model.rfqs.get(open.id)!;
     rfq.settlementDeadline ??= open.settlementDeadline;
     const existing = [...rfq.quotes.values()].find((q) => q.maker === maker.name);
@@ -256,12 +267,32 @@ export class Driver {
   }
 
   /**
-   * A maker's part of a sweep: now and then the whole size, mostly 30-75 % of it, so that it
+   * Makers quote parts of the sweeps they see, as a maker's bot would: after each step, each maker
+   * up quotes a part of one open SWEEP RFQ it has not quoted yet, a third of the time (all drawn
+   * from the sweep stream).
+   */
+  async #makersQuoteSweeps(): Promise<void> {
+    for (const maker of this.#up('maker')) {
+      const unquoted = [...this.#model.rfqs.values()].filter((r) => r.sweep && r.status === 'PENDING' && ![...r.quotes.values()].some((q) => q.maker === maker.name));
+      if (unquoted.length === 0 || !this.sweepRng.chance(0.35)) continue;
+      const listing = await attempt(() => maker.client.openRfqs({ limit: 100 }), this.#findings, `openRfqs ${maker.name}`);
+      if (!listing.ok) continue;
+      const open = listing.value.items.filter((r) => unquoted.some((u) => u.id === r.id));
+      if (open.length === 0) continue;
+      const picked = this.sweepRng.pick(open);
+      const rfq = this.#model.rfqs.get(picked.id)!;
+      rfq.settlementDeadline ??= picked.settlementDeadline;
+      await this.#submit(maker, rfq, this.#part(rfq), null, false, this.sweepRng);
+    }
+  }
+
+  /**
+   * A maker's part of a sweep: now and then the whole size, mostly 40-85 % of it, so that it
    * takes two makers (or a cut) to fill the RFQ.
    */
   #part(rfq: RfqModel): string {
     if (this.sweepRng.chance(0.15)) return rfq.baseQty;
-    return share(rfq.instrument, rfq.baseQty, this.sweepRng.int(30, 75)) ?? rfq.baseQty;
+    return share(rfq.instrument, rfq.baseQty, this.sweepRng.int(40, 85)) ?? rfq.baseQty;
   }
 
   /** The base leg a quote was last acknowledged with (BUY what the maker pays, SELL what it receives). */
@@ -283,7 +314,11 @@ export class Driver {
   /** Submits one quote (or, `reordered`, two re-prices at once: either may commit last). */
   async #submit(maker: Actor, rfq: RfqModel, makerBaseQty: string, existing: QuoteModel | null, reordered: boolean, rng: Prng = this.rng): Promise<void> {
     const { instrument } = rfq;
-    const prices = (reordered ? [0, 1] : [0]).map(() => instrument.refPrice * (0.96 + rng.next() * 0.08));
+    // A sweep's parts are priced closer to the level (within the taker's bound per unit more often), from the sweep stream.
+    const prices = (reordered ? [0, 1] : [0]).map(() => {
+      const price = instrument.refPrice * (0.96 + rng.next() * 0.08);
+      return rfq.sweep ? instrument.refPrice * (0.985 + this.sweepRng.next() * 0.025) : price;
+    });
     // A re-quote keeps its mode; a new spot quote on a chain is sent in xchange mode now and then.
     const chain = this.#stack.chain;
     const mode: QuoteModel['mode'] = instrument.perp ? 'perp' : existing ? existing.mode : chain && maker.adapterSigner && rfq.settlementDeadline !== null && rng.chance(XCHANGE_SHARE) ? 'xchange' : maker.inventoryMode;
@@ -412,18 +447,24 @@ export class Driver {
    * The taker reads its quotes and accepts one: with the right version, a stale one (must be
    * refused), or none; `duplicate` sends the same accept twice at once (a retry).
    */
-  async #accept(duplicate: boolean): Promise<void> {
+  async #accept(duplicate: boolean, given?: RfqModel): Promise<void> {
     const candidates = [...this.#model.rfqs.values()].filter((r) => r.status === 'PENDING' && r.quotes.size > 0 && this.#stack.isRunning(this.#actor(r.taker).node));
     const action = duplicate ? 'accept(duplicate)' : 'accept';
     if (candidates.length === 0) return this.#record('-', action, {}, 'skipped: no quoted RFQ');
-    const rfq = this.rng.pick(candidates);
+    const rfq = given ?? this.rng.pick(candidates);
     const taker = this.#actor(rfq.taker);
     const read = await attempt(() => taker.client.rfqQuotes(rfq.id, { status: 'SUBMITTED' }), this.#findings, `rfqQuotes ${taker.name}`);
     if (!read.ok || read.value.items.length === 0) return this.#record(taker.name, action, { rfqId: rfq.id }, read.ok ? 'skipped: no SUBMITTED quote' : read.code);
     const quote: Quote = this.rng.pick(read.value.items);
     const mode = this.rng.weighted({ right: 7, stale: 2, none: 1 });
     const stale = mode === 'stale' && quote.version > 1;
-    if (rfq.sweep) return this.#acceptSweep(taker, rfq, read.value.items, quote, mode, duplicate, action);
+    if (rfq.sweep) {
+      // A taker mostly waits for a second maker's part before it sweeps (one part seldom fills it).
+      if (new Set(read.value.items.map((q) => this.#model.quotes.get(q.quoteId)?.maker)).size < 2 && this.sweepRng.chance(0.7)) {
+        return this.#record(taker.name, `${action}(sweep)`, { rfqId: rfq.id }, 'skipped: one maker has quoted so far');
+      }
+      return this.#acceptSweep(taker, rfq, read.value.items, quote, mode, duplicate, action);
+    }
     const body = { quoteId: quote.quoteId, ...(mode === 'none' ? {} : { expectedVersion: stale ? quote.version - 1 : quote.version }) };
     const send = rfq.instrument.perp ? () => this.#acceptPerp(taker, rfq, quote, body.expectedVersion ?? quote.version) : () => taker.client.accept(rfq.id, body);
     const outcomes = await Promise.all((duplicate ? [1, 2] : [1]).map(() => attempt(send, this.#findings, `accept ${taker.name}`)));
@@ -492,6 +533,22 @@ export class Driver {
    * legs' deadlines and settlements alone and the stopped one comes back two steps on (the
    * planned `crashSecondNode`); with one it restarts at once.
    */
+  /**
+   * A taker sweeps as soon as two makers have quoted parts (half the time, once per RFQ): a SWEEP
+   * RFQ it accepts itself, PENDING, its taker's node up, with open quotes of two makers.
+   */
+  #sweepReady(): RfqModel | null {
+    if (!this.#sweeps) return null;
+    for (const rfq of this.#model.rfqs.values()) {
+      if (!rfq.sweep || rfq.autoAccept || rfq.status !== 'PENDING' || this.#sweepTried.has(rfq.id) || !this.#stack.isRunning(this.#actor(rfq.taker).node)) continue;
+      const makers = new Set([...rfq.quotes.values()].filter((q) => q.status === 'SUBMITTED' && !q.cancelAcked).map((q) => q.maker));
+      if (makers.size < 2) continue;
+      this.#sweepTried.add(rfq.id);
+      if (this.sweepRng.chance(0.5)) return rfq;
+    }
+    return null;
+  }
+
   #sweepCrashDue(): { rfqId: string; pending: string[] } | null {
     if (!this.#sweeps || this.#sweepCrashDone || this.#stack.running().length === 0) return null;
     for (const rfq of this.#model.rfqs.values()) {
