@@ -221,7 +221,7 @@ export class Checker {
   }
 
   /**
-   * A SWEEP RFQ (DESIGN section 14 as built, record 0079), on a stable read:
+   * A SWEEP RFQ (as record 0079 built it), on a stable read:
    * - it echoes `fill` and `minFillQty` (the size when none was asked for);
    * - its `fills` are exactly its selected quotes (SELECTED, SETTLED or FAILED), each fill's status
    *   its quote's, none before selection; their bases sum to at most `baseQty` and at least
@@ -668,7 +668,7 @@ export class Checker {
         }
       }
     }
-    // Each maker's session is told only of its own quotes (a sweep's other legs are other makers').
+    // Each maker's WebSocket is told only of its own quotes (a sweep's other legs are other makers').
     for (const id of maker.watch.quoteIds) {
       if (this.#model.quotes.get(id)?.maker !== maker.name) this.#findings.add('wsOwnQuotes', `${maker.name}: a frame about quote ${id}, which is ${this.#model.quotes.get(id)?.maker ?? 'unknown'}'s`);
     }

@@ -20,7 +20,7 @@ export class FrameWatch {
   readonly #quoteStatus = new Map<string, string>();
   readonly actor: string;
   frames = 0;
-  /** Quote ids the session was told about since the checks last looked (a maker's must all be its own). */
+  /** Quote ids this WebSocket was told about since the checks last looked (a maker's must all be its own). */
   readonly quoteIds = new Set<string>();
   /** The balances of the last `balanceSnapshot` delivered (each is the latest committed snapshot). */
   lastBalances: Array<{ token: string; available: string; locked: string; total: string }> | null = null;
