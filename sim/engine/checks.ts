@@ -18,7 +18,7 @@ import { quoteHash } from '../../src/chain/permit.ts';
 import type { SimStack } from './stack.ts';
 import type { Findings } from './findings.ts';
 import { attempt, type Actor } from './actors.ts';
-import { WITHDRAWAL_LOCKING, TOKENS, units, type Model, type RfqModel, type Token } from './model.ts';
+import { WITHDRAWAL_LOCKING, TOKENS, settledLegs, sweepFee, units, type Model, type RfqModel, type SweepLegModel, type Token } from './model.ts';
 import { MAKER_INVENTORY, TAKER_STASH, rawOf } from './wallets.ts';
 import { mayFollow, quoteGraph, rfqGraph, withdrawalGraph } from './transitions.ts';
 
@@ -44,6 +44,8 @@ function formatSize(raw: bigint): string {
   return `${sign}${abs / scale}.${(abs % scale).toString().padStart(SIZE_DECIMALS, '0')}`.replace(/\.?0+$/, '');
 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** JSON.stringify's replacer for a model holding bigints. */
+const bigints = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
 /** Withdrawal statuses the broadcaster still moves on its own. */
 const WITHDRAWAL_MOVING = new Set(['APPROVED', 'PROCESSING']);
 
@@ -135,7 +137,8 @@ export class Checker {
       const deposits = await this.#deposits(taker);
       const second = await this.#readRfqs(taker, rfqs);
       if (!first || !second || !balances.ok || !withdrawals.ok || !withdrawalsBefore.ok || !deposits || !depositsBefore) return;
-      const statuses = (reads: Map<string, RfqRead>) => JSON.stringify([...reads.values()].map((r) => [r.rfq.status, r.quotes.map((q) => q.status)]));
+      // A sweep's fills too: each leg's status is written with its quote's, so two equal reads agree.
+      const statuses = (reads: Map<string, RfqRead>) => JSON.stringify([...reads.values()].map((r) => [r.rfq.status, r.quotes.map((q) => q.status), (r.rfq.fills ?? []).map((f) => f.status)]));
       const others = (d: Deposit[], w: Array<{ status: string }>) => JSON.stringify([d.map((x) => x.status), w.map((x) => x.status)]);
       if (statuses(first) !== statuses(second) || others(depositsBefore, withdrawalsBefore.value.items) !== others(deposits, withdrawals.value.items)) {
         this.unstableReads++;
@@ -154,6 +157,8 @@ export class Checker {
     if (!mayFollow(rfqGraph, model.status, rfq.status, 'reachable')) this.#findings.add('rfqTransition', `${rfq.id}: ${model.status} -> ${rfq.status}`);
     model.status = rfq.status;
     if (model.cancelAcked && rfq.status !== 'CANCELLED') this.#findings.add('ackedCancel', `${rfq.id}: cancel acknowledged, status ${rfq.status}`);
+    if (model.sweep) return this.#sweep(model, rfq, quotes);
+    if (rfq.fill !== undefined || rfq.fills !== undefined) this.#findings.add('sweepFields', `${rfq.id}: an RFQ without fill shows fill ${rfq.fill} / fills ${JSON.stringify(rfq.fills)}`);
     // A perp RFQ may hold many FAILED quotes (orders refused, the cascade) beside its one winner.
     const perp = model.instrument.perp === true;
     const selected = quotes.filter((q) => (perp ? q.status === 'SELECTED' || q.status === 'SETTLED' : SELECTED_LIKE.has(q.status)));
@@ -213,6 +218,164 @@ export class Checker {
     if (rfq.status === 'FAILED' && relays.length > 0) {
       this.#findings.add('relayLost', `${rfq.id}: FAILED (${rfq.failureCode ?? ''}) after the acknowledged ${relays.map((r) => `${r.kind} ${r.txHash}`).join(', ')}`);
     }
+  }
+
+  /**
+   * A SWEEP RFQ (as record 0079 built it), on a stable read:
+   * - it echoes `fill` and `minFillQty` (the size when none was asked for);
+   * - its `fills` are exactly its selected quotes (SELECTED, SETTLED or FAILED), each fill's status
+   *   its quote's, none before selection; their bases sum to at most `baseQty` and at least
+   *   `minFillQty`; the accept's answered `quoteIds` are the fills in order;
+   * - each leg is its quote as selected: whole (the terms acknowledged), or cut (at most one, the
+   *   last in rank, from a quote its maker let be cut, never xchange): its base below the quote's,
+   *   its quote leg the acknowledged price per unit rounded in the maker's favour;
+   * - each leg keeps the taker's bound per unit, fee included;
+   * - the RFQ is QUOTED while a leg is SELECTED, SETTLED once every leg ended and one settled,
+   *   with `executedPayAmount`, `executedRecvAmount` and `takerFee` the settled legs' sums, FAILED
+   *   when none did; it carries no `txHash`, each settled leg its own;
+   * - on a chain, per leg as for a single winner (`#legSettlement`).
+   */
+  #sweep(model: RfqModel, rfq: Rfq, quotes: Quote[]): void {
+    const sweep = model.sweep!;
+    const { base, quote: quoteToken } = model.instrument;
+    const bad = (detail: string) => this.#findings.add('sweep', `${rfq.id}: ${detail}`);
+    if (rfq.fill !== 'SWEEP' || rfq.minFillQty !== (sweep.minFillQty ?? rfq.baseQty)) bad(`fill ${rfq.fill}, minFillQty ${rfq.minFillQty}, asked ${sweep.minFillQty ?? `(none: ${rfq.baseQty})`}`);
+    const listed = new Set(quotes.map((q) => q.quoteId));
+    if (listed.size !== quotes.length) this.#findings.add('exactlyOnce', `${rfq.id}: a quote is listed twice`);
+    for (const id of model.quotes.keys()) if (!listed.has(id)) this.#findings.add('exactlyOnce', `${rfq.id}: acknowledged quote ${id} missing`);
+    const fills = rfq.fills ?? [];
+    const byId = new Map(quotes.map((q) => [q.quoteId, q]));
+    const selected = quotes.filter((q) => SELECTED_LIKE.has(q.status)).map((q) => q.quoteId).sort();
+    if (JSON.stringify(fills.map((f) => f.quoteId).sort()) !== JSON.stringify(selected)) bad(`fills ${fills.map((f) => `${f.quoteId}=${f.status}`).join(', ')}, selected quotes ${selected.join(', ')}`);
+    if ((rfq.status === 'PENDING' || rfq.status === 'CANCELLED' || rfq.failureCode === 'NO_CONFORMING_QUOTE') && fills.length > 0) bad(`${rfq.status} (${rfq.failureCode ?? ''}) with fills`);
+    if (rfq.txHash) bad(`carries txHash ${rfq.txHash}`);
+    if (sweep.acceptedLegs && rfq.status !== 'PENDING' && rfq.status !== 'CANCELLED' && JSON.stringify(fills.map((f) => f.quoteId)) !== JSON.stringify(sweep.acceptedLegs)) {
+      this.#findings.add('ackedAccept', `${rfq.id}: the accept answered legs ${sweep.acceptedLegs.join(', ')}, the RFQ fills ${fills.map((f) => f.quoteId).join(', ')} (${rfq.status})`);
+    }
+    if (sweep.acceptedLegs && (rfq.status === 'PENDING' || rfq.status === 'CANCELLED')) this.#findings.add('ackedAccept', `${rfq.id}: sweep accept of ${sweep.acceptedLegs.join(', ')} acknowledged, status ${rfq.status}`);
+    for (const q of quotes) {
+      const qm = model.quotes.get(q.quoteId);
+      if (!qm) {
+        this.#findings.add('exactlyOnce', `${rfq.id}: quote ${q.quoteId} never acknowledged`);
+        continue;
+      }
+      if (q.version !== qm.acks) this.#findings.add('quoteVersion', `${q.quoteId}: version ${q.version} after ${qm.acks} acknowledged submissions`);
+      this.#quoteStatus(q.quoteId, q.status);
+    }
+    const legs: SweepLegModel[] = [];
+    let filled = 0n;
+    for (const [i, f] of fills.entries()) {
+      const q = byId.get(f.quoteId);
+      const qm = model.quotes.get(f.quoteId);
+      if (!q || !qm) continue;
+      if (f.status !== q.status) bad(`fill ${f.quoteId} ${f.status}, its quote ${q.status}`);
+      const legBase = units(base, rfq.side === 'BUY' ? q.makerPays.amount : q.makerReceives.amount);
+      const legQuote = units(quoteToken, rfq.side === 'BUY' ? q.makerReceives.amount : q.makerPays.amount);
+      if (units(base, f.baseQty) !== legBase || units(quoteToken, f.quoteQty) !== legQuote) bad(`fill ${f.quoteId} ${f.baseQty} / ${f.quoteQty}, its quote as selected ${legBase} / ${legQuote} raw`);
+      const fee = sweepFee(model, legQuote);
+      // Each quote's takerTotal is its own: BUY its quote leg plus the fee on it, SELL the base it takes.
+      const takerTotal = rfq.side === 'BUY' ? units(quoteToken, q.takerTotal) !== legQuote + fee : units(base, q.takerTotal) !== legBase;
+      if (takerTotal) this.#findings.add('takerTotal', `${q.quoteId}: takerTotal ${q.takerTotal} on a sweep leg of ${f.baseQty} / ${f.quoteQty}`);
+      this.#cut(model, q, qm, legBase, legQuote, i === fills.length - 1, bad);
+      if (model.quoteLimit !== null) {
+        const taker = rfq.side === 'BUY' ? legQuote + fee : legQuote - fee;
+        const lhs = taker * units(base, model.baseQty);
+        const rhs = units(quoteToken, model.quoteLimit) * legBase;
+        if (rfq.side === 'BUY' ? lhs > rhs : lhs < rhs) bad(`leg ${f.quoteId} (${f.baseQty} for ${taker} raw, fee included) breaks the bound ${model.quoteLimit} per ${model.baseQty}`);
+      }
+      if (f.status === 'SETTLED' && !f.txHash) bad(`leg ${f.quoteId} SETTLED with no txHash`);
+      filled += legBase;
+      legs.push({ quoteId: f.quoteId, base: legBase, quoteQty: legQuote, fee, status: f.status, makerPays: q.makerPays.amount, makerReceives: q.makerReceives.amount });
+    }
+    // Quotes not selected keep the terms acknowledged (a cut is only ever of a leg).
+    for (const q of quotes) {
+      const qm = model.quotes.get(q.quoteId);
+      if (!qm || fills.some((f) => f.quoteId === q.quoteId)) continue;
+      const matches = (t: { pays: string; receives: string }) => t.pays === q.makerPays.amount && t.receives === q.makerReceives.amount;
+      if (qm.lastTerms ? !matches(qm.lastTerms) : !qm.terms.some(matches)) this.#findings.add('quoteTerms', `${q.quoteId}: shows ${q.makerPays.amount} / ${q.makerReceives.amount}, acknowledged ${JSON.stringify(qm.lastTerms ?? qm.terms)}`);
+      this.#takerTotalSweep(model, q);
+    }
+    if (fills.length > 0) {
+      const minFill = units(base, sweep.minFillQty ?? model.baseQty);
+      if (filled > units(base, model.baseQty) || filled < minFill) bad(`legs fill ${filled} raw of ${model.baseQty} (minFillQty ${sweep.minFillQty ?? model.baseQty})`);
+    }
+    const open = legs.some((l) => l.status === 'SELECTED');
+    const settled = legs.filter((l) => l.status === 'SETTLED');
+    if (fills.length > 0) {
+      const want = open ? 'QUOTED' : settled.length > 0 ? 'SETTLED' : 'FAILED';
+      if (rfq.status !== want) bad(`${rfq.status} with legs ${legs.map((l) => `${l.quoteId}=${l.status}`).join(', ')} (want ${want})`);
+    }
+    if (rfq.status === 'SETTLED') {
+      const sum = (pick: (l: SweepLegModel) => bigint) => settled.reduce((t, l) => t + pick(l), 0n);
+      const baseSum = sum((l) => l.base);
+      const quoteSum = rfq.side === 'BUY' ? sum((l) => l.quoteQty + l.fee) : sum((l) => l.quoteQty - l.fee);
+      const [pay, recv] = rfq.side === 'BUY' ? [units(quoteToken, rfq.executedPayAmount ?? '0'), units(base, rfq.executedRecvAmount ?? '0')] : [units(base, rfq.executedPayAmount ?? '0'), units(quoteToken, rfq.executedRecvAmount ?? '0')];
+      const [wantPay, wantRecv] = rfq.side === 'BUY' ? [quoteSum, baseSum] : [baseSum, quoteSum];
+      if (pay !== wantPay || recv !== wantRecv || units(quoteToken, rfq.takerFee ?? '0') !== sum((l) => l.fee)) {
+        bad(`SETTLED with pay ${rfq.executedPayAmount}, receive ${rfq.executedRecvAmount}, fee ${rfq.takerFee}; its settled legs sum to ${wantPay} / ${wantRecv} / ${sum((l) => l.fee)} raw`);
+      }
+    }
+    for (const leg of legs) {
+      const before = sweep.legs.get(leg.quoteId);
+      if (before?.status === 'SETTLED' && JSON.stringify({ ...before, status: '' }, bigints) !== JSON.stringify({ ...leg, status: '' }, bigints)) {
+        this.#findings.add('settledTwice', `${rfq.id}: leg ${leg.quoteId} settled as ${JSON.stringify(before, bigints)}, now ${JSON.stringify(leg, bigints)}`);
+      }
+      if (before && before.status !== 'SELECTED' && before.status !== leg.status) bad(`leg ${leg.quoteId} ${before.status} -> ${leg.status}`);
+      this.#legSettlement(rfq, leg, before?.status === 'SETTLED', fills.find((f) => f.quoteId === leg.quoteId)?.txHash ?? null);
+    }
+    if (legs.length > 0 || sweep.legs.size === 0) sweep.legs = new Map(legs.map((l) => [l.quoteId, l]));
+  }
+
+  /**
+   * A leg's quote as the taker sees it: its acknowledged terms, or a cut of them. A cut keeps the
+   * acknowledged price per unit: its base below the quote's, its quote leg that base's share of
+   * the quote leg rounded in the maker's favour (up when the maker receives it, BUY; down when it
+   * pays it, SELL). Only a quote its maker let be cut, never an xchange quote, and only the last leg.
+   */
+  #cut(model: RfqModel, q: Quote, qm: { lastTerms: { pays: string; receives: string } | null; terms: Array<{ pays: string; receives: string }>; divisible: boolean | null; mode: string }, legBase: bigint, legQuote: bigint, last: boolean, bad: (detail: string) => void): void {
+    const { base, quote: quoteToken } = model.instrument;
+    const candidates = qm.lastTerms ? [qm.lastTerms] : qm.terms;
+    const whole = candidates.some((t) => t.pays === q.makerPays.amount && t.receives === q.makerReceives.amount);
+    if (whole) return;
+    const cutOf = candidates.find((t) => {
+      const origBase = units(base, model.side === 'BUY' ? t.pays : t.receives);
+      const origQuote = units(quoteToken, model.side === 'BUY' ? t.receives : t.pays);
+      if (legBase <= 0n || legBase >= origBase) return false;
+      const product = origQuote * legBase;
+      const want = model.side === 'BUY' ? (product + origBase - 1n) / origBase : product / origBase;
+      return want === legQuote;
+    });
+    if (!cutOf) return bad(`leg ${q.quoteId} shows ${q.makerPays.amount} / ${q.makerReceives.amount}: neither acknowledged (${JSON.stringify(candidates)}) nor a cut of them at its price`);
+    if (qm.divisible === false) bad(`leg ${q.quoteId} was cut although its last acknowledged submission was all-or-none`);
+    if (qm.mode === 'xchange') bad(`xchange leg ${q.quoteId} was cut`);
+    if (!last) bad(`cut leg ${q.quoteId} is not the last in rank`);
+  }
+
+  /** A sweep quote's own takerTotal: BUY its quote leg plus the fee on it, SELL the base it takes. */
+  #takerTotalSweep(rfq: RfqModel, q: Quote): void {
+    const { base, quote } = rfq.instrument;
+    const ok = rfq.side === 'BUY'
+      ? units(quote, q.takerTotal) === units(quote, q.makerReceives.amount) + sweepFee(rfq, units(quote, q.makerReceives.amount))
+      : units(base, q.takerTotal) === units(base, q.makerReceives.amount);
+    if (!ok) this.#findings.add('takerTotal', `${q.quoteId}: takerTotal ${q.takerTotal} on a sweep quote of ${q.makerPays.amount} / ${q.makerReceives.amount}`);
+  }
+
+  /**
+   * One leg on a chain, as a single winner is checked in `#settlement`: SETTLED only by an
+   * acknowledged relay or delivery of its quote (an xchange leg: custody's execution of it, looked
+   * at on chain), never FAILED after one, and FAILED when its maker settled only after the deadline.
+   */
+  #legSettlement(rfq: Rfq, leg: SweepLegModel, known: boolean, txHash: string | null): void {
+    if (!this.#stack.chain) return;
+    const relays = this.#model.relays.filter((r) => r.quoteId === leg.quoteId && r.ok && !r.reorged);
+    const xchange = this.#model.quotes.get(leg.quoteId)?.mode === 'xchange';
+    if (leg.status === 'SETTLED' && xchange && !known) this.#xchangeToVerify.push({ rfqId: rfq.id, quoteId: leg.quoteId, txHash });
+    if (leg.status === 'SETTLED' && !xchange && relays.length === 0) {
+      this.#findings.add('unacknowledgedSettlement', `${rfq.id}: leg ${leg.quoteId} SETTLED (${txHash ?? 'no tx'}) with no acknowledged relay of it; relays ${JSON.stringify(this.#model.relays.filter((r) => r.quoteId === leg.quoteId))}`);
+    }
+    const late = this.#model.relays.filter((r) => r.quoteId === leg.quoteId && r.late);
+    if (late.length > 0 && leg.status === 'SETTLED') this.#findings.add('lateSettlement', `${rfq.id}: leg ${leg.quoteId} SETTLED although its maker settled only after the deadline: ${late.map((r) => `${r.kind} ${r.txHash}`).join(', ')}`);
+    if (leg.status === 'FAILED' && relays.length > 0) this.#findings.add('relayLost', `${rfq.id}: leg ${leg.quoteId} FAILED after the acknowledged ${relays.map((r) => `${r.kind} ${r.txHash}`).join(', ')}`);
   }
 
   /**
@@ -325,8 +488,11 @@ export class Checker {
     for (const rfq of this.#model.rfqs.values()) {
       const quote = rfq.settled ? this.#model.quotes.get(rfq.settled.quoteId) : undefined;
       const paid = page.value.items.filter((t) => t['status'] === 'CONFIRMED' && rfq.quotes.has(t['ownerId'] as string));
-      const want = quote?.mode === 'promised' ? [`${quote.id} ${rfq.settled!.makerReceives}`] : [];
-      const got = paid.map((t) => `${t['ownerId'] as string} ${t['amount'] as string}`);
+      // A sweep: each settled promised leg paid once, its leg as selected.
+      const want = rfq.sweep
+        ? settledLegs(rfq).filter((l) => this.#model.quotes.get(l.quoteId)?.mode === 'promised').map((l) => `${l.quoteId} ${l.makerReceives}`).sort()
+        : quote?.mode === 'promised' ? [`${quote.id} ${rfq.settled!.makerReceives}`] : [];
+      const got = paid.map((t) => `${t['ownerId'] as string} ${t['amount'] as string}`).sort();
       if (JSON.stringify(got) !== JSON.stringify(want)) this.#findings.add('payoutOnce', `${rfq.id} (${rfq.status}): payouts ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
     }
   }
@@ -350,6 +516,11 @@ export class Checker {
     for (const d of this.#model.deposits.values()) move(d.user, d.token, -d.raw);
     for (const w of this.#model.withdrawals.values()) if (w.status === 'COMPLETED') move(w.user, w.token, units(w.token, w.amount));
     for (const rfq of this.#model.rfqs.values()) {
+      for (const leg of settledLegs(rfq)) {
+        const effect = this.#model.legEffect(rfq, leg);
+        for (const [token, delta] of effect.maker) move(this.#model.makerOf(leg.quoteId), token, delta);
+        custody.set(effect.fee.token, custody.get(effect.fee.token)! + effect.fee.raw);
+      }
       if (!rfq.settled || rfq.instrument.perp) continue;
       const effect = this.#model.tradeEffect(rfq);
       const maker = this.#model.quotes.get(rfq.settled.quoteId)!.maker;
@@ -437,6 +608,19 @@ export class Checker {
     }
   }
 
+  /**
+   * A maker's own view of a cut quote (`selectedQty`): only on a SWEEP RFQ's selected quote, equal
+   * to its base leg as the maker now sees it (what its authorisation carries).
+   */
+  #makerCut(maker: Actor, q: { quoteId: string; rfqId: string; status: string; side: string; makerPays: { amount: string }; makerReceives: { amount: string }; selectedQty?: string }): void {
+    if (q.selectedQty === undefined) return;
+    const rfq = this.#model.rfqs.get(q.rfqId);
+    const legBase = q.side === 'BUY' ? q.makerPays.amount : q.makerReceives.amount;
+    if (!rfq?.sweep || !SELECTED_LIKE.has(q.status) || !rfq.instrument || units(rfq.instrument.base, q.selectedQty) !== units(rfq.instrument.base, legBase)) {
+      this.#findings.add('sweep', `${maker.name}: quote ${q.quoteId} (${q.status}) shows selectedQty ${q.selectedQty}, its base leg ${legBase}${rfq?.sweep ? '' : ' on an RFQ without fill SWEEP'}`);
+    }
+  }
+
   #withdrawal(taker: Actor, id: string, status: string): void {
     const w = this.#model.withdrawals.get(id);
     if (!w) return this.#findings.add('exactlyOnce', `${taker.name}: withdrawal ${id} never acknowledged`);
@@ -453,7 +637,8 @@ export class Checker {
       const status = read?.rfq.status ?? rfq.status;
       const selected = read?.quotes.find((q) => q.status === 'SELECTED')?.takerTotal ?? null;
       if (status === 'QUOTED' && !read) continue;
-      const lock = this.#model.rfqLock(rfq, status, selected);
+      // A sweep: each leg still SELECTED holds its own lock; a leg that ended released or consumed it.
+      const lock = rfq.sweep ? this.#model.sweepLock(rfq, status, (read?.quotes ?? []).filter((q) => q.status === 'SELECTED').map((q) => q.takerTotal)) : this.#model.rfqLock(rfq, status, selected);
       if (lock) add(lock.token, lock.amount);
     }
     for (const w of this.#model.withdrawals.values()) if (w.user === taker.name && WITHDRAWAL_LOCKING.has(w.status)) add(w.token, units(w.token, w.amount));
@@ -477,9 +662,17 @@ export class Checker {
       for (const q of page.value.items) {
         const qm = this.#model.quotes.get(q.quoteId);
         if (!qm || qm.maker !== maker.name) this.#findings.add('exactlyOnce', `${maker.name}: quote ${q.quoteId} never acknowledged to it`);
-        else this.#quoteStatus(q.quoteId, q.status);
+        else {
+          this.#quoteStatus(q.quoteId, q.status);
+          this.#makerCut(maker, q);
+        }
       }
     }
+    // Each maker's WebSocket is told only of its own quotes (a sweep's other legs are other makers').
+    for (const id of maker.watch.quoteIds) {
+      if (this.#model.quotes.get(id)?.maker !== maker.name) this.#findings.add('wsOwnQuotes', `${maker.name}: a frame about quote ${id}, which is ${this.#model.quotes.get(id)?.maker ?? 'unknown'}'s`);
+    }
+    maker.watch.quoteIds.clear();
     const before = await this.#deposits(maker);
     const balances = await attempt(() => maker.client.balances(), this.#findings, 'balances');
     const after = await this.#deposits(maker);

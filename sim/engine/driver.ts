@@ -10,7 +10,7 @@ import { Prng } from './prng.ts';
 import type { SimStack } from './stack.ts';
 import type { Findings } from './findings.ts';
 import { attempt, type Actor } from './actors.ts';
-import { INSTRUMENTS, PERP_TERMS, TOKENS, units, type Model, type QuoteModel, type RfqModel, type Token } from './model.ts';
+import { INSTRUMENTS, PERP_TERMS, TOKENS, units, type Model, type QuoteModel, type RfqModel, type SweepModel, type Token } from './model.ts';
 import { onPerpGrid, perpMakerLegs, signMakerOrders, type PerpAsset } from '../../src/client/perp-order.ts';
 import { parseAmount } from '../../src/domain/money/index.ts';
 import { ApiError } from '../../src/client/http.ts';
@@ -65,16 +65,37 @@ const XCHANGE_SHARE = 0.35;
 /** A maker's win it settles late: the quote as it saw it SELECTED. */
 interface HeldWin { maker: Actor; quote: MakerQuote }
 
+/** Of the spot RFQs a run with sweeps creates, the share with `fill: "SWEEP"`. */
+const SWEEP_SHARE = 0.45;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function scaled(value: number, decimals: number): string {
   return value.toFixed(decimals).replace(/\.?0+$/, '') || '0';
 }
 
+/** `percent` % of `baseQty`, down to the instrument's size grid; null when that is nothing. */
+function share(instrument: { base: Token; qtyDecimals: number }, baseQty: string, percent: number): string | null {
+  const grid = 10n ** BigInt(TOKENS[instrument.base] - instrument.qtyDecimals);
+  const part = ((units(instrument.base, baseQty) * BigInt(percent)) / 100n / grid) * grid;
+  return part === 0n ? null : formatAmount(part, TOKENS[instrument.base]);
+}
+
 export class Driver {
   readonly log: LoggedAction[] = [];
   readonly counts: Record<string, number> = {};
   readonly rng: Prng;
+  /**
+   * Every sweep choice (which RFQs sweep, their `minFillQty`, the parts makers quote, how takers
+   * accept, what races the accept) comes from its own stream, so a run without sweeps draws from
+   * `rng` exactly what it drew before sweeps existed.
+   */
+  readonly sweepRng: Prng;
+  readonly #sweeps: boolean;
+  /** Whether the planned crash while a sweep had legs still to settle has happened. */
+  #sweepCrashDone = false;
+  /** SWEEP RFQs the taker considered sweeping once two makers had quoted (`#sweepReady`). */
+  readonly #sweepTried = new Set<string>();
   readonly #stack: SimStack;
   readonly #model: Model;
   readonly #findings: Findings;
@@ -98,8 +119,10 @@ export class Driver {
   /** Told which step and action the run is in (a run that stalls says where). */
   watchdog: Watchdog | null = null;
 
-  constructor(seed: number, stack: SimStack, model: Model, findings: Findings, actors: Actor[], verbose: boolean, steps = 0) {
+  constructor(seed: number, stack: SimStack, model: Model, findings: Findings, actors: Actor[], verbose: boolean, steps = 0, sweeps = false) {
     this.rng = new Prng(seed ^ 0x5eed);
+    this.sweepRng = new Prng(seed ^ 0x5ee9_f111);
+    this.#sweeps = sweeps;
     this.#weights = { ...WEIGHTS, ...(stack.chain ? CHAIN_WEIGHTS : {}), ...(stack.venue ? { venueFault: 4 } : {}) };
     this.#instruments = stack.venue ? [...INSTRUMENTS, PERP_TERMS] : INSTRUMENTS;
     const planned: ActionKind[] = ['restartNode', 'crashSecondNode', 'clockJump', 'duplicateAccept', 'reorderedRequotes'];
@@ -141,9 +164,17 @@ export class Driver {
     this.step++;
     this.watchdog?.enter(`step ${this.step}: the RPC back`);
     if (this.#stack.chain?.rpcDown && this.step >= this.#rpcBackAt) await this.#rpcOutage();
-    const kind = this.#plan.get(this.step) ?? this.rng.weighted(this.#weights);
+    const sweepCrash = this.#sweepCrashDue();
+    const sweepReady = sweepCrash || this.#plan.has(this.step) ? null : this.#sweepReady();
+    const kind = sweepCrash ? 'sweepCrash' : sweepReady ? 'sweepAccept' : this.#plan.get(this.step) ?? this.rng.weighted(this.#weights);
     this.watchdog?.enter(`step ${this.step}: ${kind}`);
-    await this.perform(kind);
+    if (sweepCrash) await this.#sweepCrash(sweepCrash);
+    else if (sweepReady) await this.#accept(this.sweepRng.chance(0.2), sweepReady);
+    else await this.perform(kind as ActionKind);
+    if (this.#sweeps) {
+      this.watchdog?.enter(`step ${this.step}: the makers quote parts of sweeps`);
+      await this.#makersQuoteSweeps();
+    }
     this.watchdog?.enter(`step ${this.step}: the makers settle their wins`);
     if (this.#stack.chain && kind !== 'relay' && kind !== 'badRelay' && kind !== 'reorgRelay') await this.#makersRelay();
   }
@@ -196,7 +227,11 @@ export class Driver {
     // Long enough for makers to find it a few steps later (a step takes seconds on a loaded machine).
     const windowMs = this.rng.int(6000, 25_000);
     const idempotencyKey = this.rng.uuid();
-    const body = { instrumentId: instrument.id, side, baseQty, autoAccept, windowMs, idempotencyKey, ...(quoteLimit ? { quoteLimit } : {}) } as const;
+    const sweep = this.#sweeps && !instrument.perp && this.sweepRng.chance(SWEEP_SHARE);
+    // Half the sweeps take any fill of at least a share of the size; the others only the whole size.
+    const minFillQty = sweep && this.sweepRng.chance(0.5) ? share(instrument, baseQty, this.sweepRng.int(30, 90)) : null;
+    const sweepFields = sweep ? { fill: 'SWEEP' as const, ...(minFillQty ? { minFillQty } : {}) } : {};
+    const body = { instrumentId: instrument.id, side, baseQty, autoAccept, windowMs, idempotencyKey, ...(quoteLimit ? { quoteLimit } : {}), ...sweepFields } as const;
     // A client retry: the same request (same idempotency key) sent twice at once.
     const duplicate = this.rng.chance(0.15);
     const sends = duplicate ? [1, 2] : [1];
@@ -205,10 +240,11 @@ export class Driver {
     if (ids.size > 1) this.#findings.add('idempotency', `one idempotency key gave two RFQs: ${[...ids].join(', ')}`);
     const rfqId = [...ids][0];
     if (rfqId) {
-      const rfq: RfqModel = { id: rfqId, taker: taker.name, instrument, side, baseQty, autoAccept, quoteLimit, idempotencyKey, cancelAcked: false, acceptedQuote: null, status: 'PENDING', quotes: new Map(), settled: null, settlementDeadline: null };
+      const sweepModel: SweepModel | null = sweep ? { minFillQty, acceptedLegs: null, legs: new Map() } : null;
+      const rfq: RfqModel = { id: rfqId, taker: taker.name, instrument, side, baseQty, autoAccept, quoteLimit, idempotencyKey, cancelAcked: false, acceptedQuote: null, status: 'PENDING', quotes: new Map(), settled: null, settlementDeadline: null, sweep: sweepModel };
       this.#model.rfqs.set(rfqId, rfq);
     }
-    this.#record(taker.name, duplicate ? 'createRfq(duplicate)' : 'createRfq', body, outcomes.map((o) => (o.ok ? o.value.rfqId : o.code)).join(' | '), outcomes.some((o) => o.ok));
+    this.#record(taker.name, `${duplicate ? 'createRfq(duplicate)' : 'createRfq'}${sweep ? '(sweep)' : ''}`, body, outcomes.map((o) => (o.ok ? o.value.rfqId : o.code)).join(' | '), outcomes.some((o) => o.ok));
   }
 
   /** A maker prices an RFQ it finds in its open listing, around the instrument's level. */
@@ -220,11 +256,49 @@ export class Driver {
     if (!listing.ok) return this.#record(maker.name, 'quote', {}, `listing refused: ${listing.code}`);
     const known = listing.value.items.filter((r) => this.#model.rfqs.has(r.id));
     if (known.length === 0) return this.#record(maker.name, 'quote', {}, 'skipped: nothing open');
-    const open = this.rng.pick(known);
+    let open = this.rng.pick(known);
+    // With sweeps, a maker mostly takes a part of a sweep it has not quoted yet, if one is open.
+    const sweepsToQuote = known.filter((r) => this.#model.rfqs.get(r.id)!.sweep && ![...this.#model.rfqs.get(r.id)!.quotes.values()].some((q) => q.maker === maker.name));
+    if (sweepsToQuote.length > 0 && this.sweepRng.chance(0.6)) open = this.sweepRng.pick(sweepsToQuote);
     const rfq = this.#model.rfqs.get(open.id)!;
     rfq.settlementDeadline ??= open.settlementDeadline;
     const existing = [...rfq.quotes.values()].find((q) => q.maker === maker.name);
-    await this.#submit(maker, rfq, open.baseQty, existing ?? null, false);
+    await this.#submit(maker, rfq, rfq.sweep ? (existing ? this.#baseOf(rfq, existing) : this.#part(rfq)) : open.baseQty, existing ?? null, false);
+  }
+
+  /**
+   * Makers quote parts of the sweeps they see, as a maker's bot would: after each step, each maker
+   * up quotes a part of one open SWEEP RFQ it has not quoted yet, a third of the time (all drawn
+   * from the sweep stream).
+   */
+  async #makersQuoteSweeps(): Promise<void> {
+    for (const maker of this.#up('maker')) {
+      const unquoted = [...this.#model.rfqs.values()].filter((r) => r.sweep && r.status === 'PENDING' && ![...r.quotes.values()].some((q) => q.maker === maker.name));
+      if (unquoted.length === 0 || !this.sweepRng.chance(0.35)) continue;
+      const listing = await attempt(() => maker.client.openRfqs({ limit: 100 }), this.#findings, `openRfqs ${maker.name}`);
+      if (!listing.ok) continue;
+      const open = listing.value.items.filter((r) => unquoted.some((u) => u.id === r.id));
+      if (open.length === 0) continue;
+      const picked = this.sweepRng.pick(open);
+      const rfq = this.#model.rfqs.get(picked.id)!;
+      rfq.settlementDeadline ??= picked.settlementDeadline;
+      await this.#submit(maker, rfq, this.#part(rfq), null, false, this.sweepRng);
+    }
+  }
+
+  /**
+   * A maker's part of a sweep: now and then the whole size, mostly 40-85 % of it, so that it
+   * takes two makers (or a cut) to fill the RFQ.
+   */
+  #part(rfq: RfqModel): string {
+    if (this.sweepRng.chance(0.15)) return rfq.baseQty;
+    return share(rfq.instrument, rfq.baseQty, this.sweepRng.int(40, 85)) ?? rfq.baseQty;
+  }
+
+  /** The base leg a quote was last acknowledged with (BUY what the maker pays, SELL what it receives). */
+  #baseOf(rfq: RfqModel, quote: QuoteModel): string {
+    const terms = quote.terms.at(-1)!;
+    return rfq.side === 'BUY' ? terms.pays : terms.receives;
   }
 
   async #requote(reordered: boolean): Promise<void> {
@@ -233,19 +307,25 @@ export class Driver {
     const quote = this.rng.pick(mine);
     const rfq = this.#model.rfqs.get(quote.rfqId)!;
     const maker = this.#actor(quote.maker);
-    const makerBase = rfq.side === 'SELL' ? (quote.terms[0]!.receives) : rfq.baseQty;
+    const makerBase = rfq.sweep ? this.#baseOf(rfq, quote) : rfq.side === 'SELL' ? (quote.terms[0]!.receives) : rfq.baseQty;
     await this.#submit(maker, rfq, makerBase, quote, reordered);
   }
 
   /** Submits one quote (or, `reordered`, two re-prices at once: either may commit last). */
-  async #submit(maker: Actor, rfq: RfqModel, makerBaseQty: string, existing: QuoteModel | null, reordered: boolean): Promise<void> {
+  async #submit(maker: Actor, rfq: RfqModel, makerBaseQty: string, existing: QuoteModel | null, reordered: boolean, rng: Prng = this.rng): Promise<void> {
     const { instrument } = rfq;
-    const prices = (reordered ? [0, 1] : [0]).map(() => instrument.refPrice * (0.96 + this.rng.next() * 0.08));
+    // A sweep's parts are priced closer to the level (within the taker's bound per unit more often), from the sweep stream.
+    const prices = (reordered ? [0, 1] : [0]).map(() => {
+      const price = instrument.refPrice * (0.96 + rng.next() * 0.08);
+      return rfq.sweep ? instrument.refPrice * (0.985 + this.sweepRng.next() * 0.025) : price;
+    });
     // A re-quote keeps its mode; a new spot quote on a chain is sent in xchange mode now and then.
     const chain = this.#stack.chain;
-    const mode: QuoteModel['mode'] = instrument.perp ? 'perp' : existing ? existing.mode : chain && maker.adapterSigner && rfq.settlementDeadline !== null && this.rng.chance(XCHANGE_SHARE) ? 'xchange' : maker.inventoryMode;
+    const mode: QuoteModel['mode'] = instrument.perp ? 'perp' : existing ? existing.mode : chain && maker.adapterSigner && rfq.settlementDeadline !== null && rng.chance(XCHANGE_SHARE) ? 'xchange' : maker.inventoryMode;
     // The maker names an xchange quote's id itself (it is in the signed swap); a re-quote keeps it.
-    const xchangeId = mode === 'xchange' ? (existing?.id ?? `qt_${this.rng.uuid()}`) : null;
+    const xchangeId = mode === 'xchange' ? (existing?.id ?? `qt_${rng.uuid()}`) : null;
+    // On a sweep, half the quotes let themselves be cut (never an xchange one: its bundle fixes the amounts).
+    const divisible = prices.map(() => rfq.sweep !== null && mode !== 'xchange' && this.sweepRng.chance(0.5));
     const spot = prices.map((price) => {
       // Price in quote micro-units per whole base unit, times the base in its own units.
       const priceUnits = BigInt(Math.round(price * 10 ** TOKENS[instrument.quote]));
@@ -253,7 +333,7 @@ export class Driver {
       const base = { token: instrument.base, amount: makerBaseQty };
       const quote = { token: instrument.quote, amount: usdc };
       return { rfqId: rfq.id, instrumentId: instrument.id, side: rfq.side, makerPays: rfq.side === 'BUY' ? base : quote, makerReceives: rfq.side === 'BUY' ? quote : base };
-    });
+    }).map((body, i) => (divisible[i] ? { ...body, allOrNone: false } : body));
     const bodies = instrument.perp ? await this.#perpBodies(maker, rfq, reordered ? 2 : 1) : await Promise.all(spot.map(async (body) => {
       if (!xchangeId) return body;
       const xchange = await xchangeBundle(chain!, { quoteId: xchangeId, expiration: rfq.settlementDeadline!, maker: maker.wallet!.address, signer: maker.adapterSigner!, makerPays: body.makerPays, makerReceives: body.makerReceives });
@@ -265,7 +345,7 @@ export class Driver {
       const terms = { pays: bodies[i]!.makerPays.amount, receives: bodies[i]!.makerReceives.amount };
       let quote = this.#model.quotes.get(outcome.value.quoteId);
       if (!quote) {
-        quote = { id: outcome.value.quoteId, rfqId: rfq.id, maker: maker.name, acks: 0, terms: [], lastTerms: null, cancelAcked: false, status: 'SUBMITTED', mode };
+        quote = { id: outcome.value.quoteId, rfqId: rfq.id, maker: maker.name, acks: 0, terms: [], lastTerms: null, cancelAcked: false, status: 'SUBMITTED', mode, divisible: false };
         if (xchangeId && quote.id !== xchangeId) this.#findings.add('xchangeQuoteId', `xchange quote ${xchangeId} answered with ${quote.id}`);
         this.#model.quotes.set(quote.id, quote);
         rfq.quotes.set(quote.id, quote);
@@ -273,9 +353,11 @@ export class Driver {
       if (existing && existing.id !== quote.id) this.#findings.add('requoteIdentity', `re-quote of ${existing.id} answered with ${quote.id}`);
       quote.acks++;
       quote.terms.push(terms);
-      quote.lastTerms = reordered && outcomes.filter((o) => o.ok).length > 1 ? null : terms;
+      const concurrent = reordered && outcomes.filter((o) => o.ok).length > 1;
+      quote.lastTerms = concurrent ? null : terms;
+      quote.divisible = concurrent && divisible[0] !== divisible[1] ? null : divisible[i]!;
     }
-    const action = `${reordered ? 'reorderedRequotes' : existing ? 'requote' : 'quote'}${mode === 'xchange' ? '(xchange)' : ''}`;
+    const action = `${reordered ? 'reorderedRequotes' : existing ? 'requote' : 'quote'}${mode === 'xchange' ? '(xchange)' : ''}${rfq.sweep ? '(sweep)' : ''}`;
     this.#record(maker.name, action, bodies, outcomes.map((o) => (o.ok ? `${o.value.quoteId} v${o.value.version}` : o.code)).join(' | '), outcomes.some((o) => o.ok));
   }
 
@@ -365,17 +447,24 @@ export class Driver {
    * The taker reads its quotes and accepts one: with the right version, a stale one (must be
    * refused), or none; `duplicate` sends the same accept twice at once (a retry).
    */
-  async #accept(duplicate: boolean): Promise<void> {
+  async #accept(duplicate: boolean, given?: RfqModel): Promise<void> {
     const candidates = [...this.#model.rfqs.values()].filter((r) => r.status === 'PENDING' && r.quotes.size > 0 && this.#stack.isRunning(this.#actor(r.taker).node));
     const action = duplicate ? 'accept(duplicate)' : 'accept';
     if (candidates.length === 0) return this.#record('-', action, {}, 'skipped: no quoted RFQ');
-    const rfq = this.rng.pick(candidates);
+    const rfq = given ?? this.rng.pick(candidates);
     const taker = this.#actor(rfq.taker);
     const read = await attempt(() => taker.client.rfqQuotes(rfq.id, { status: 'SUBMITTED' }), this.#findings, `rfqQuotes ${taker.name}`);
     if (!read.ok || read.value.items.length === 0) return this.#record(taker.name, action, { rfqId: rfq.id }, read.ok ? 'skipped: no SUBMITTED quote' : read.code);
     const quote: Quote = this.rng.pick(read.value.items);
     const mode = this.rng.weighted({ right: 7, stale: 2, none: 1 });
     const stale = mode === 'stale' && quote.version > 1;
+    if (rfq.sweep) {
+      // A taker mostly waits for a second maker's part before it sweeps (one part seldom fills it).
+      if (new Set(read.value.items.map((q) => this.#model.quotes.get(q.quoteId)?.maker)).size < 2 && this.sweepRng.chance(0.7)) {
+        return this.#record(taker.name, `${action}(sweep)`, { rfqId: rfq.id }, 'skipped: one maker has quoted so far');
+      }
+      return this.#acceptSweep(taker, rfq, read.value.items, quote, mode, duplicate, action);
+    }
     const body = { quoteId: quote.quoteId, ...(mode === 'none' ? {} : { expectedVersion: stale ? quote.version - 1 : quote.version }) };
     const send = rfq.instrument.perp ? () => this.#acceptPerp(taker, rfq, quote, body.expectedVersion ?? quote.version) : () => taker.client.accept(rfq.id, body);
     const outcomes = await Promise.all((duplicate ? [1, 2] : [1]).map(() => attempt(send, this.#findings, `accept ${taker.name}`)));
@@ -384,6 +473,106 @@ export class Driver {
       rfq.acceptedQuote = quote.quoteId;
     }
     this.#record(taker.name, stale ? `${action}(stale)` : action, { rfqId: rfq.id, ...body }, outcomes.map((o) => (o.ok ? o.value.status : o.code)).join(' | '), outcomes.some((o) => o.ok));
+  }
+
+  /**
+   * A sweep's accept: `{ sweep: true }` (the service ranks every open quote), `{ quotes: [...] }`
+   * (the picked quote and some of the others, each at the version read, the picked one stale
+   * when `mode` says so), or a plain `quoteId` (a sweep of that one quote). Now and then a maker
+   * cancels or re-prices one of the open quotes at the same moment. Acknowledged: the RFQ's legs
+   * are the `quoteIds` answered, the same for a duplicate sent at once.
+   */
+  async #acceptSweep(taker: Actor, rfq: RfqModel, open: Quote[], picked: Quote, mode: 'right' | 'stale' | 'none', duplicate: boolean, action: string): Promise<void> {
+    const form = this.sweepRng.weighted({ sweep: 4, quotes: 3, quoteId: 1 });
+    const stale = (q: Quote) => mode === 'stale' && q === picked && q.version > 1;
+    const version = (q: Quote) => (mode === 'none' ? {} : { expectedVersion: stale(q) ? q.version - 1 : q.version });
+    const named = form === 'quotes' ? open.filter((q) => q === picked || this.sweepRng.chance(0.7)) : form === 'quoteId' ? [picked] : [];
+    const body = form === 'sweep' ? { sweep: true as const } : form === 'quotes' ? { quotes: named.map((q) => ({ quoteId: q.quoteId, ...version(q) })) } : { quoteId: picked.quoteId, ...version(picked) };
+    const raceable = open.filter((q) => {
+      const qm = this.#model.quotes.get(q.quoteId);
+      return qm && !qm.cancelAcked && this.#stack.isRunning(this.#actor(qm.maker).node);
+    });
+    const race = raceable.length > 0 && this.sweepRng.chance(0.25) ? { quote: this.sweepRng.pick(raceable), cancel: this.sweepRng.chance(0.5) } : null;
+    const send = () => ('quoteId' in body ? taker.client.accept(rfq.id, body) : taker.client.acceptSweep(rfq.id, body));
+    const accepts = Promise.all((duplicate ? [1, 2] : [1]).map(() => attempt(send, this.#findings, `accept ${taker.name}`)));
+    const [outcomes, raced] = await Promise.all([accepts, race ? this.#raceAccept(rfq, race.quote, race.cancel) : Promise.resolve(null)]);
+    const answered = outcomes.flatMap((o) => (o.ok ? [(o.value as { quoteIds?: string[] }).quoteIds ?? [o.value.quoteId]] : []));
+    const legs = answered[0];
+    if (legs) {
+      if (answered.some((a) => JSON.stringify(a) !== JSON.stringify(legs))) this.#findings.add('ackedAccept', `${rfq.id}: one sweep accept answered ${answered.map((a) => a.join('+')).join(' and ')}`);
+      if (named.some(stale)) this.#findings.add('staleAccept', `sweep accept of ${rfq.id} naming ${picked.quoteId} at stale version ${picked.version - 1} (current ${picked.version}) was acknowledged`);
+      // A re-price that was acknowledged committed either before the accept (then a version named is stale) or after it (then it re-priced a SELECTED quote).
+      if (raced?.requoted && legs.includes(raced.quoteId) && named.some((q) => q.quoteId === raced.quoteId) && mode !== 'none') {
+        this.#findings.add('staleAccept', `${rfq.id}: the accept naming ${raced.quoteId} at version ${named.find((q) => q.quoteId === raced.quoteId)!.version} and its re-price were both acknowledged, and it is a leg`);
+      }
+      rfq.acceptedQuote = legs[0]!;
+      rfq.sweep!.acceptedLegs = legs;
+    }
+    const args = { rfqId: rfq.id, form, ...body, ...(race ? { race: `${race.cancel ? 'cancel' : 'requote'} ${race.quote.quoteId}` } : {}) };
+    this.#record(taker.name, `${stale(picked) && named.includes(picked) ? `${action}(stale)` : action}(sweep)`, args, outcomes.map((o) => (o.ok ? `${o.value.status} ${((o.value as { quoteIds?: string[] }).quoteIds ?? [o.value.quoteId]).join('+')}` : o.code)).join(' | '), outcomes.some((o) => o.ok));
+  }
+
+  /** A maker's cancel or re-price of `quote` sent at the moment its RFQ is accepted (the submit records itself). */
+  async #raceAccept(rfq: RfqModel, quote: Quote, cancel: boolean): Promise<{ quoteId: string; requoted: boolean }> {
+    const qm = this.#model.quotes.get(quote.quoteId)!;
+    const maker = this.#actor(qm.maker);
+    if (cancel) {
+      const outcome = await attempt(() => maker.client.cancelQuote(qm.id), this.#findings, `cancelQuote ${maker.name}`);
+      if (outcome.ok) qm.cancelAcked = true;
+      this.#record(maker.name, 'makerCancel(racing the accept)', { quoteId: qm.id }, outcome.ok ? outcome.value.status : outcome.code, outcome.ok);
+      return { quoteId: qm.id, requoted: false };
+    }
+    const acks = qm.acks;
+    await this.#submit(maker, rfq, this.#baseOf(rfq, qm), qm, false, this.sweepRng);
+    return { quoteId: qm.id, requoted: qm.acks > acks };
+  }
+
+  /**
+   * Once a run with sweeps: a SWEEP RFQ of two legs or more with a leg still to settle takes this
+   * step's fault, a node stopped while its legs are pending. With two nodes the other carries the
+   * legs' deadlines and settlements alone and the stopped one comes back two steps on (the
+   * planned `crashSecondNode`); with one it restarts at once.
+   */
+  /**
+   * A taker sweeps as soon as two makers have quoted parts (half the time, once per RFQ): a SWEEP
+   * RFQ it accepts itself, PENDING, its taker's node up, with open quotes of two makers.
+   */
+  #sweepReady(): RfqModel | null {
+    if (!this.#sweeps) return null;
+    for (const rfq of this.#model.rfqs.values()) {
+      if (!rfq.sweep || rfq.autoAccept || rfq.status !== 'PENDING' || this.#sweepTried.has(rfq.id) || !this.#stack.isRunning(this.#actor(rfq.taker).node)) continue;
+      const makers = new Set([...rfq.quotes.values()].filter((q) => q.status === 'SUBMITTED' && !q.cancelAcked).map((q) => q.maker));
+      if (makers.size < 2) continue;
+      this.#sweepTried.add(rfq.id);
+      if (this.sweepRng.chance(0.5)) return rfq;
+    }
+    return null;
+  }
+
+  #sweepCrashDue(): { rfqId: string; pending: string[] } | null {
+    if (!this.#sweeps || this.#sweepCrashDone || this.#stack.running().length === 0) return null;
+    for (const rfq of this.#model.rfqs.values()) {
+      if (!rfq.sweep || rfq.status !== 'QUOTED' || rfq.sweep.legs.size < 2) continue;
+      const pending = [...rfq.sweep.legs.values()].filter((l) => l.status === 'SELECTED').map((l) => l.quoteId);
+      if (pending.length > 0) return { rfqId: rfq.id, pending };
+    }
+    return null;
+  }
+
+  async #sweepCrash(due: { rfqId: string; pending: string[] }): Promise<void> {
+    this.#sweepCrashDone = true;
+    const running = Array.from({ length: this.#stack.nodeCount }, (_, i) => i).filter((i) => this.#stack.isRunning(i));
+    const index = this.sweepRng.pick(running);
+    await this.#stack.stopNode(index);
+    const args = { node: index, rfqId: due.rfqId, pendingLegs: due.pending };
+    if (running.length >= 2) {
+      let back = this.step + 2;
+      while (this.#plan.has(back)) back++;
+      this.#plan.set(back, 'crashSecondNode');
+      return this.#record('-', 'sweepCrash', args, `down until step ${back}`);
+    }
+    await sleep(this.sweepRng.int(0, 800));
+    this.#record('-', 'sweepCrash', args, await this.#start(index));
   }
 
   /**

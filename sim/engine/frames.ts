@@ -20,6 +20,8 @@ export class FrameWatch {
   readonly #quoteStatus = new Map<string, string>();
   readonly actor: string;
   frames = 0;
+  /** Quote ids this WebSocket was told about since the checks last looked (a maker's must all be its own). */
+  readonly quoteIds = new Set<string>();
   /** The balances of the last `balanceSnapshot` delivered (each is the latest committed snapshot). */
   lastBalances: Array<{ token: string; available: string; locked: string; total: string }> | null = null;
   /** Where `price` frames go (prices.ts): they carry no `seq` and are not state. */
@@ -57,6 +59,7 @@ export class FrameWatch {
       this.#seq.set(topic, seq);
       if (kind === 'balanceSnapshot') this.lastBalances = frame['balances'] as NonNullable<FrameWatch['lastBalances']>;
       if (kind === 'rfqStatus') this.#status(findings, this.#rfqStatus, rfqGraph, String(frame['id']), String(frame['status']), 'rfqStatus');
+      if (kind === 'quoteStatus' || kind === 'quoteUpdate') this.quoteIds.add(String(frame['quoteId']));
       if (kind === 'quoteStatus' || kind === 'quoteUpdate') this.#status(findings, this.#quoteStatus, quoteGraph, String(frame['quoteId']), String(frame['status']), kind);
     });
   }

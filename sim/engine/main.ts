@@ -10,6 +10,7 @@ import type { Backend } from '../../test/helpers/backends.ts';
 import { runSeed, type RunResult } from './run-seed.ts';
 
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
     seeds: { type: 'string', default: '1' },
     from: { type: 'string', default: '1' },
@@ -19,6 +20,8 @@ const { values } = parseArgs({
     verbose: { type: 'boolean', default: false },
     chain: { type: 'boolean', default: false },
     venue: { type: 'boolean', default: false },
+    // Sweep RFQs are on unless `--no-sweeps` (the CI entries without them keep their meaning).
+    sweeps: { type: 'boolean', default: true },
     'max-minutes': { type: 'string' },
     'summary-file': { type: 'string' },
   },
@@ -31,16 +34,17 @@ const backends: Backend[] = values.backend === 'both' ? ['pglite', 'postgres'] :
 if (backends.includes('postgres') && !process.env.TEST_DATABASE_URL) throw new Error('--backend postgres needs TEST_DATABASE_URL');
 const stopAt = values['max-minutes'] ? Date.now() + Number(values['max-minutes']) * 60_000 : Infinity;
 
-const totals = { seeds: 0, steps: 0, violations: 0, frames: 0, priceFrames: 0, unstableReads: 0, failedSeeds: [] as string[] };
+const totals = { seeds: 0, steps: 0, multiLegSweepsSettled: 0, violations: 0, frames: 0, priceFrames: 0, unstableReads: 0, failedSeeds: [] as string[] };
 const kinds: Record<string, number> = {};
 const outcomes: Record<string, number> = {};
 const started = Date.now();
 outer: for (let seed = from; seed < from + count; seed++) {
   for (const backend of backends) {
     if (Date.now() > stopAt) break outer;
-    const result: RunResult = await runSeed({ seed, backend, steps, verbose: values.verbose, chain: values.chain, venue: values.venue });
+    const result: RunResult = await runSeed({ seed, backend, steps, verbose: values.verbose, chain: values.chain, venue: values.venue, sweeps: values.sweeps });
     totals.seeds++;
     totals.steps += result.steps;
+    totals.multiLegSweepsSettled += result.multiLegSweepsSettled;
     totals.frames += result.frames;
     totals.priceFrames += result.priceFrames;
     totals.unstableReads += result.unstableReads;
@@ -48,10 +52,10 @@ outer: for (let seed = from; seed < from + count; seed++) {
     for (const [kind, n] of Object.entries(result.counts)) kinds[kind] = (kinds[kind] ?? 0) + n;
     for (const [kind, n] of Object.entries(result.outcomes)) outcomes[kind] = (outcomes[kind] ?? 0) + n;
     const elapsed = ((Date.now() - started) / 1000).toFixed(0);
-    console.log(`[${elapsed}s] seed ${seed} ${backend}: ${result.steps} steps, ${result.frames} frames, ${result.violations.length} violations (${(result.ms / 1000).toFixed(1)} s) ${JSON.stringify(result.outcomes)} | total ${totals.seeds} runs, ${totals.steps} steps, ${totals.violations} violations`);
+    console.log(`[${elapsed}s] seed ${seed} ${backend}: ${result.steps} steps, ${result.frames} frames, ${result.violations.length} violations, ${result.multiLegSweepsSettled} sweeps settled on 2+ legs (${(result.ms / 1000).toFixed(1)} s) ${JSON.stringify(result.outcomes)} | total ${totals.seeds} runs, ${totals.steps} steps, ${totals.violations} violations`);
     if (result.violations.length > 0) {
       totals.failedSeeds.push(`${seed}/${backend}`);
-      console.log(`FAILED seed ${seed} on ${backend}; replay: npm run sim -- --seed ${seed} --backend ${backend} --steps ${steps}${values.chain ? ' --chain' : ''}${values.venue ? ' --venue' : ''} --verbose`);
+      console.log(`FAILED seed ${seed} on ${backend}; replay: npm run sim -- --seed ${seed} --backend ${backend} --steps ${steps}${values.chain ? ' --chain' : ''}${values.venue ? ' --venue' : ''}${values.sweeps ? '' : ' --no-sweeps'} --verbose`);
       for (const v of result.violations) console.log(`  violation at step ${v.step}: ${v.check}: ${v.detail}`);
       console.log('  action log:');
       for (const entry of result.log) console.log(`    ${JSON.stringify(entry)}`);

@@ -5,7 +5,7 @@
  * token (funding only moves through acknowledged actions) and its locked amount (the locks the
  * spec's tables say each live RFQ and withdrawal holds).
  */
-import { parseAmount } from '../../src/domain/money/index.ts';
+import { feeFloor, parseAmount } from '../../src/domain/money/index.ts';
 
 export const TOKENS = { USDC: 6, ETH: 18, BTC: 8 } as const;
 export type Token = keyof typeof TOKENS;
@@ -42,6 +42,27 @@ export interface QuoteModel {
   status: string;
   /** How the quote settles: the maker's inventory mode, or xchange when it carried a bundle (a re-quote keeps it). */
   mode: 'permit2' | 'promised' | 'xchange' | 'perp';
+  /**
+   * SWEEP RFQ only: whether the last acknowledged submission let the quote be cut
+   * (`allOrNone: false`); null when concurrent submissions disagreed (either may have committed last).
+   */
+  divisible: boolean | null;
+}
+
+/**
+ * One leg of a sweep as the taker's RFQ lists it (`fills`), in raw units: its base, its quote-token
+ * amount between maker and taker before the fee, the fee (quote token on both sides), and the
+ * quote's legs as selected (decimal strings, cut if it was cut), what a payout pays.
+ */
+export interface SweepLegModel { quoteId: string; base: bigint; quoteQty: bigint; fee: bigint; status: string; makerPays: string; makerReceives: string }
+
+/** What a SWEEP RFQ adds: the `minFillQty` asked for, the legs the accept answered, the legs as last read. */
+export interface SweepModel {
+  minFillQty: string | null;
+  /** The quote ids a 202 accept answered (`quoteIds`, rank order); null until one was acknowledged. */
+  acceptedLegs: string[] | null;
+  /** By quote id, in rank order: filled from the RFQ's `fills` on each stable read. */
+  legs: Map<string, SweepLegModel>;
 }
 
 export interface RfqModel {
@@ -60,7 +81,9 @@ export interface RfqModel {
   quotes: Map<string, QuoteModel>;
   /** From the makers' open listing (unix seconds): an xchange bundle's expiration must equal it. */
   settlementDeadline: number | null;
-  /** The winning quote's legs once the RFQ was seen SETTLED: what moved the taker's balances. */
+  /** `fill: "SWEEP"`: several makers fill it, each selected quote its own leg (null on an ALL RFQ). */
+  sweep: SweepModel | null;
+  /** The winning quote's legs once the RFQ was seen SETTLED: what moved the taker's balances (an ALL RFQ only). */
   settled: { quoteId: string; takerTotal: string; makerPays: string; makerReceives: string; perpFilledSize?: string | null } | null;
 }
 
@@ -103,10 +126,32 @@ export class Model {
     for (const d of this.deposits.values()) if (d.user === user && d.token === token && d.credited) total += d.raw;
     for (const w of this.withdrawals.values()) if (w.user === user && w.token === token && w.status === 'COMPLETED') total -= units(token, w.amount);
     for (const rfq of this.rfqs.values()) {
-      if (rfq.taker !== user || !rfq.settled || rfq.instrument.perp) continue;
-      total += this.tradeEffect(rfq).taker.get(token) ?? 0n;
+      if (rfq.taker !== user || rfq.instrument.perp) continue;
+      // A sweep's legs move the ledger one by one, each as it settles (the RFQ may still be QUOTED).
+      if (rfq.sweep) for (const leg of settledLegs(rfq)) total += this.legEffect(rfq, leg).taker.get(token) ?? 0n;
+      else if (rfq.settled) total += this.tradeEffect(rfq).taker.get(token) ?? 0n;
     }
     return total;
+  }
+
+  /**
+   * What one settled leg of a sweep moved: fees in the quote token on both sides. BUY: the taker
+   * +base, -(quoteQty + fee); the maker -base, +quoteQty. SELL: the taker -base, +(quoteQty - fee);
+   * the maker -quoteQty, +base. Custody keeps the fee.
+   */
+  legEffect(rfq: RfqModel, leg: SweepLegModel): { taker: Map<Token, bigint>; maker: Map<Token, bigint>; fee: { token: Token; raw: bigint } } {
+    const { base, quote } = rfq.instrument;
+    const buy = rfq.side === 'BUY';
+    return {
+      taker: new Map([[base, buy ? leg.base : -leg.base], [quote, buy ? -(leg.quoteQty + leg.fee) : leg.quoteQty - leg.fee]]),
+      maker: new Map([[base, buy ? -leg.base : leg.base], [quote, buy ? leg.quoteQty : -leg.quoteQty]]),
+      fee: { token: quote, raw: leg.fee },
+    };
+  }
+
+  /** The maker of a quote the model knows. */
+  makerOf(quoteId: string): string {
+    return this.quotes.get(quoteId)!.maker;
   }
 
   /**
@@ -150,9 +195,31 @@ export class Model {
     return { token: rfq.instrument.quote, amount: units(rfq.instrument.quote, selectedTakerTotal) };
   }
 
+  /**
+   * A SWEEP RFQ's lock in `status` (accept-sweep.ts, close-sweep.ts): an autoAccept one holds its
+   * bound while PENDING (BUY `quoteLimit`, SELL `baseQty`); once QUOTED each leg still SELECTED
+   * holds its own, its `takerTotal` as selected (BUY what it pays, fee included; SELL its base).
+   */
+  sweepLock(rfq: RfqModel, status: string, selectedTakerTotals: string[]): { token: Token; amount: bigint } | null {
+    const token = rfq.side === 'BUY' ? rfq.instrument.quote : rfq.instrument.base;
+    if (status === 'PENDING' && rfq.autoAccept) return { token, amount: units(token, rfq.side === 'BUY' ? rfq.quoteLimit! : rfq.baseQty) };
+    if (status !== 'QUOTED') return null;
+    return { token, amount: selectedTakerTotals.reduce((sum, t) => sum + units(token, t), 0n) };
+  }
+
   openRfqsOf(taker: string): RfqModel[] {
     return [...this.rfqs.values()].filter((r) => r.taker === taker && (r.status === 'PENDING' || r.status === 'QUOTED'));
   }
+}
+
+/** The legs of a sweep seen SETTLED. */
+export function settledLegs(rfq: RfqModel): SweepLegModel[] {
+  return [...(rfq.sweep?.legs.values() ?? [])].filter((l) => l.status === 'SETTLED');
+}
+
+/** A leg's fee on a sweep: the instrument's rate on its quote-token amount, rounded down (sweep-selection.ts). */
+export function sweepFee(rfq: RfqModel, quoteQty: bigint): bigint {
+  return feeFloor(quoteQty, rfq.instrument.feeTenthBp);
 }
 
 /** A withdrawal holds its lock until it ends (withdrawal-state.ts `holdsLock`). */

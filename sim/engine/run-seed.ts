@@ -12,7 +12,7 @@ import { Model } from './model.ts';
 import { createActors, attempt } from './actors.ts';
 import { Driver, type LoggedAction } from './driver.ts';
 import { Checker } from './checks.ts';
-import type { Token } from './model.ts';
+import { settledLegs, type Token } from './model.ts';
 import { PriceFeeds } from './prices.ts';
 import { PHASE_BUDGET_MS, Stalled, Watchdog, within } from './watchdog.ts';
 
@@ -28,6 +28,12 @@ export interface RunOptions {
   chain?: boolean;
   /** Trade perps too, executed at the venue simulator, with venue faults. */
   venue?: boolean;
+  /**
+   * Spot RFQs with `fill: "SWEEP"` too: parts quoted by several makers, some divisible, accepted
+   * as a sweep or by naming quotes, each leg settled or failed on its own (choices drawn from a
+   * stream of their own, so a run without sweeps is the run it always was).
+   */
+  sweeps?: boolean;
   /** The whole run's budget (ms): past it the run stops with a `stall` finding and its log (CI's test timeout is longer). */
   budgetMs?: number;
 }
@@ -44,8 +50,10 @@ export interface RunResult {
   /** `price` frames the takers received (also counted in `frames`). */
   priceFrames: number;
   ms: number;
-  /** RFQs by kind and last status seen (e.g. `spot SETTLED`, `perp FAILED`). */
+  /** RFQs by kind and last status seen (e.g. `spot SETTLED`, `perp FAILED`, `spot sweep 2 of 2 legs SETTLED`). */
   outcomes: Record<string, number>;
+  /** SWEEP RFQs that ended SETTLED with two legs or more settled. */
+  multiLegSweepsSettled: number;
 }
 
 /** Short settlement headroom: a QUOTED RFQ nobody settles fails within seconds, inside the run. */
@@ -79,7 +87,7 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     await stack.close();
     throw error;
   }
-  const driver = new Driver(options.seed, stack, model, findings, actors, options.verbose ?? false, options.steps);
+  const driver = new Driver(options.seed, stack, model, findings, actors, options.verbose ?? false, options.steps, options.sweeps ?? false);
   const checker = new Checker(stack, model, findings, actors);
   const prices = new PriceFeeds(stack, findings);
   driver.prices = prices;
@@ -200,12 +208,14 @@ export async function runSeed(options: RunOptions): Promise<RunResult> {
     priceFrames: prices.frames,
     ms: performance.now() - started,
     outcomes: [...model.rfqs.values()].reduce<Record<string, number>>((o, r) => {
-      // A settled spot trade names its mode (permit2, promised, xchange).
+      // A settled spot trade names its mode (permit2, promised, xchange); a sweep its legs settled of those selected.
       const mode = r.settled && !r.instrument.perp ? ` ${model.quotes.get(r.settled.quoteId)?.mode ?? '?'}` : '';
-      const key = `${r.instrument.perp ? 'perp' : 'spot'}${mode} ${r.status}`;
+      const legs = r.sweep ? ` sweep${r.sweep.legs.size > 0 ? ` ${settledLegs(r).length} of ${r.sweep.legs.size} legs` : ''}` : '';
+      const key = `${r.instrument.perp ? 'perp' : 'spot'}${mode}${legs} ${r.status}`;
       o[key] = (o[key] ?? 0) + 1;
       return o;
     }, {}),
+    multiLegSweepsSettled: [...model.rfqs.values()].filter((r) => r.status === 'SETTLED' && settledLegs(r).length >= 2).length,
   };
 }
 

@@ -24,7 +24,7 @@ import {
   type SweepLeg,
   type SweepQuote,
 } from '../../domain/rfq/index.ts';
-import { lockFunds } from '../../store/ledger.ts';
+import { endLock, lockFunds } from '../../store/ledger.ts';
 import { inTransaction } from '../../store/outbox.ts';
 import type { SweepFillRecord } from '../../store/schema.ts';
 import type { QuoteOutcomeFields } from '../../store/quote-status.ts';
@@ -108,6 +108,8 @@ export async function acceptSweep(
         fillableQty: formatAmount(fillable, instrument.baseDecimals),
       });
     }
+    // An autoAccept RFQ locked its bound at submission: it goes back before each leg locks its own (as at its close).
+    if (rfq.auto_accept) await endLock(tx, 'rfq', rfq.id, 'release', 'selection', now);
     const written = await writeSelection(tx, deps, { rfq, quotes, legs: selection.legs, instrument, now });
     for (const leg of written.legs) guard.count(leg, instrument);
     await guard.flush(tx, now);

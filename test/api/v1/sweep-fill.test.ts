@@ -224,6 +224,14 @@ for (const backend of backends()) {
       assert.equal((await maker.makerQuotes()).items.find((q) => q.quoteId === quoteId)!.settlementMode, 'promised');
     });
 
+    it("a taker's own sweep accept of an autoAccept RFQ before its deadline releases the bound: one lock per leg, nothing more", async () => {
+      const { taker, rfqId, quotes } = await threeMakerSweep({ autoAccept: true, windowMs: 60_000 });
+      assert.deepEqual(await usdc(taker.client), ['90900', '9100'], 'the bound is locked at submission');
+      const accepted = await taker.client.acceptSweep(rfqId, { sweep: true });
+      assert.deepEqual(accepted.quoteIds, [quotes.b, quotes.c]);
+      assert.deepEqual(await usdc(taker.client), ['91007.574999', '8992.425001'], 'the legs alone are locked');
+    });
+
     it('sweeps an autoAccept RFQ at its deadline: the bound released, one lock per leg; below minFillQty it fails and releases the bound', async () => {
       const { taker, rfqId, quotes } = await threeMakerSweep({ autoAccept: true, windowMs: 1500 });
       assert.deepEqual(await usdc(taker.client), ['90900', '9100'], 'the bound is locked at submission');
