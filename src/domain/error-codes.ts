@@ -8,7 +8,6 @@ export const errorCodes = {
   AMOUNT_OVER_PRECISE: { status: 400, meaning: 'More fractional digits than the token allows; details.maxDecimals.' },
   BELOW_MIN_NOTIONAL: { status: 400, meaning: 'BUY limit below minQuoteNotional plus fee; details.minQuoteNotional.' },
   PERP_AUTO_ACCEPT_UNSUPPORTED: { status: 400, meaning: 'autoAccept true on a perp instrument.' },
-  SWEEP_UNSUPPORTED: { status: 400, meaning: 'fill SWEEP on a perp instrument (details.reason perp): perp sweeps are not offered.' },
   PERP_ORDER_INVALID: { status: 400, meaning: "A perp quote's signed venue order or cancel is refused; details.errors lists each defect (field, reason, message)." },
   VENUE_COIN_NOT_FOUND: { status: 400, meaning: "Operator: a PERP instrument's base is not a coin in the venue's meta universe (exact name)." },
   INSTRUMENT_NOT_FOUND: { status: 400, meaning: 'No such instrument.' },

@@ -29,7 +29,7 @@ export async function releasePerpExecutionLease(db: Db, id: string, owner: strin
 
 /** The RFQ's execution still in `checking` (at most one): its quote, version and taker order as received. */
 export async function checkingPerpExecutionOf(tx: Tx, rfqId: string) {
-  return tx.selectFrom('perp_executions').select(['quote_id', 'quote_version', 'taker_order']).where('rfq_id', '=', rfqId).where('phase', '=', 'checking').executeTakeFirst();
+  return tx.selectFrom('perp_executions').select(['quote_id', 'quote_version', 'taker_order', 'state']).where('rfq_id', '=', rfqId).where('phase', '=', 'checking').executeTakeFirst();
 }
 
 /** The account of the quote's maker (the quote exists). */

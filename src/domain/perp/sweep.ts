@@ -25,8 +25,14 @@ export function perpBaseStep(d: Pick<PerpDecimals, 'baseDecimals' | 'szDecimals'
   return 10n ** BigInt(Math.max(d.baseDecimals - d.szDecimals, 0));
 }
 
+/** A quote's two legs' amounts, in smallest units. */
+export interface LegAmounts {
+  makerPays: { amount: bigint };
+  makerReceives: { amount: bigint };
+}
+
 /** The price of a quote's own maker order (its quote leg over its base leg, as the maker signed it). */
-export function makerOrderPrice(side: Side, quote: Pick<SweepQuote, 'makerPays' | 'makerReceives'>, d: PerpDecimals): string | null {
+export function makerOrderPrice(side: Side, quote: LegAmounts, d: PerpDecimals): string | null {
   return expectedTakerSizeAndPrice({ side, legs: { makerPays: quote.makerPays.amount, makerReceives: quote.makerReceives.amount }, ...d, assetIndex: 0, builder: null }).p;
 }
 
@@ -43,7 +49,7 @@ function compareForTaker(side: Side, a: string, b: string): number {
  * the legs, on the size grid by construction), `p` the worst of the legs' maker prices, so that
  * the IOC crosses every selected maker order and nothing beyond the worst of them.
  */
-export function perpSweepTakerTerms(side: Side, legs: readonly { baseQty: bigint; quote: Pick<SweepQuote, 'makerPays' | 'makerReceives'> }[], d: PerpDecimals): { s: string; p: string | null; problem: string | null } {
+export function perpSweepTakerTerms(side: Side, legs: readonly { baseQty: bigint; quote: LegAmounts }[], d: PerpDecimals): { s: string; p: string | null; problem: string | null } {
   const total = legs.reduce((sum, leg) => sum + leg.baseQty, 0n);
   const s = formatAmount(total, d.baseDecimals);
   if (legs.length === 0 || total <= 0n) return { s, p: null, problem: 'the selection is empty' };

@@ -39,6 +39,8 @@ export interface PerpOrderContext {
   builder: BuilderTerms | null;
   /** When given, the nonce must be inside the venue's window around this instant. */
   now?: number;
+  /** The `s` and `p` the order must carry when they are not the quote's own (a perp sweep: perpSweepTakerTerms). */
+  expected?: { s: string; p: string | null; problem: string | null };
 }
 
 export interface CheckedVenueOrder {
@@ -76,7 +78,7 @@ export function checkTakerOrder(raw: unknown, ctx: PerpOrderContext, field = 'pe
   if (signed !== null && ctx.now !== undefined && !nonceInVenueWindow(signed.nonce, ctx.now, VENUE_NONCE_PAST_MS, VENUE_NONCE_FUTURE_MS)) {
     defects.push({ field: `${field}.nonce`, reason: 'nonce', message: "nonce is outside the venue's accepted window" });
   }
-  const expected = expectedTakerSizeAndPrice(ctx);
+  const expected = ctx.expected ?? expectedTakerSizeAndPrice(ctx);
   const raws = raw as { action?: unknown } | null;
   const actionRaw = raws !== null && typeof raws === 'object' ? raws.action : undefined;
   let action: VenueOrderAction | null = null;
@@ -88,7 +90,7 @@ export function checkTakerOrder(raw: unknown, ctx: PerpOrderContext, field = 'pe
         assetIndex: ctx.assetIndex,
         isBuy: ctx.side === 'BUY',
         size: expected.s,
-        priceProblem: (p) => expected.problem ?? (p === expected.p ? null : `p must be ${expected.p} (the quote leg divided by s, truncated)`),
+        priceProblem: (p) => expected.problem ?? (p === expected.p ? null : `p must be ${expected.p} (${ctx.expected ? 'the worst selected maker price' : 'the quote leg divided by s, truncated'})`),
         tif: 'Ioc',
         reduceOnlyAllowed: true,
         cloidRequired: false,

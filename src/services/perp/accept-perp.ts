@@ -6,7 +6,7 @@
  * any other is 409 CONFLICT (the RFQ is still PENDING, so RFQ_NOT_PENDING would be untrue).
  */
 import { ServiceError } from '../../domain/errors.ts';
-import { initialExecution } from '../../domain/perp/execution.ts';
+import { initialExecution, type SweepExecution } from '../../domain/perp/execution.ts';
 import { isPlainObject, SIGNATURE_PART } from '../../domain/perp/signed-action.ts';
 import type { Tx } from '../../store/transaction.ts';
 import { recordPerpExecution } from '../../store/perp-accept-function.ts';
@@ -45,12 +45,12 @@ export interface PerpAccepted {
 export async function recordPerpAccept(
   tx: Tx,
   deps: ServiceDeps,
-  accept: { rfq: RfqRow; quote: QuoteRow; order: Record<string, unknown>; now: number },
+  accept: { rfq: RfqRow; quote: QuoteRow; order: Record<string, unknown>; now: number; sweep?: SweepExecution },
 ): Promise<PerpAccepted> {
   const { rfq, quote, order, now } = accept;
   const id = `px_${deps.ids.uuid().replace(/-/g, '')}`;
   // One call: the open execution if there is one, else this one, recorded (perp-accept-function.ts).
-  const open = await recordPerpExecution(tx, { id, rfqId: rfq.id, quoteId: quote.id, accountId: rfq.account_id, quoteVersion: quote.version, takerOrder: JSON.stringify(order), state: initialExecution(quote.id), now });
+  const open = await recordPerpExecution(tx, { id, rfqId: rfq.id, quoteId: quote.id, accountId: rfq.account_id, quoteVersion: quote.version, takerOrder: JSON.stringify(order), state: initialExecution(quote.id, accept.sweep), now });
   if (open !== null) {
     if (open.quoteId === quote.id && open.quoteVersion === quote.version) return { executionId: open.id, replayed: true };
     throw new ServiceError('CONFLICT', 'another accept of this RFQ is being executed', { quoteId: open.quoteId });

@@ -15,7 +15,9 @@ import { SelectionGuard } from '../protection/selection-guard.ts';
 import { StagedWrites } from './staged-writes.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { resolveInstrument } from '../rfq/create-rfq.ts';
-import { quoteTerms, rfqTerms } from '../rfq/rows.ts';
+import { quoteTerms, rfqTerms, sweepTerms } from '../rfq/rows.ts';
+import { rankedQuote } from '../rfq/accept-sweep.ts';
+import { perpSweepTakerTerms, rankSweepBackups } from '../../domain/perp/sweep.ts';
 import {
   afterChecks,
   afterCleanup,
@@ -27,6 +29,8 @@ import {
   type CheckResult,
   type ExecutionState,
   type MakerOrderResult,
+  type SweepLegState,
+  type TakerFill,
   type TakerOrderResult,
   type Transition,
 } from '../../domain/perp/execution.ts';
@@ -37,7 +41,7 @@ import { checkTakerOrder } from '../../domain/perp/taker-order.ts';
 import { printable } from '../../domain/text/control-characters.ts';
 import { recoverSigner, recoverSignerOfText, venueCall, type CheckReadsAhead, type SignerRecovery, type VenueCall } from './check-reads.ts';
 import { isAgentOf, isAuthorisedSigner } from '../../domain/perp/authorised-signer.ts';
-import { applyEffect, type EffectContext } from './apply-effects.ts';
+import { applyEffect, syncSweepFills, type EffectContext } from './apply-effects.ts';
 import type { PerpExecutionSettings } from './execution-venue.ts';
 import {
   accountAddress,
@@ -169,6 +173,7 @@ async function commit(x: PerpExecutor, row: ExecutionRow, work: Commit | ((c: Ef
       calls = spec.calls ?? [];
     }
     for (const effect of transition.effects) await applyEffect(context, effect);
+    await syncSweepFills(context);
     const decision: CallRecord = { kind: 'decision', quoteId: transition.state.currentQuoteId, request: { from: row.phase, effects: transition.effects }, reply: { to: transition.state.phase }, startedAt: now, endedAt: now };
     const failure = transition.effects.find((e) => e.kind === 'failRfq');
     const columns = {
@@ -247,6 +252,8 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
   let nonce: number | null = null;
   let cloid: string | null = null;
   let takerPx: string | null = null;
+  let szDecimals: number | null = null;
+  const sweep = executionState(row).sweep;
 
   const rate = rfq.taker_fee_tenth_bp;
   // The builder-fee approval depends only on the taker and the builder: the one read ahead for
@@ -270,7 +277,12 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
 
   const builder = rate > 0 && x.builderAddress ? { address: x.builderAddress, feeTenthBp: rate } : null;
   if (verdict === null && meta.reply) {
+    szDecimals = meta.reply.universe[assetIndex]!.szDecimals;
+    const decimals = { baseDecimals: instrument.baseDecimals, quoteDecimals: instrument.quoteDecimals, szDecimals };
+    // A sweep's order is checked against its selection: the selected size at the worst selected price.
+    const expected = sweep ? perpSweepTakerTerms(rfq.side, sweep.legs.map(legAmounts), decimals) : undefined;
     const check = checkTakerOrder(raw, {
+      ...(expected ? { expected } : {}),
       side: rfq.side,
       legs: { makerPays: quote.maker_pays_amount, makerReceives: quote.maker_receives_amount },
       baseDecimals: instrument.baseDecimals,
@@ -328,11 +340,19 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
 
   return commit(x, row, async (c) => {
     const state = executionState(row);
-    const live = c.rfq.status === 'PENDING' && c.quotes.get(row.quote_id)?.status === 'SUBMITTED';
+    // A sweep's legs must still be the quotes, at the versions, its order was signed over.
+    const live = c.rfq.status === 'PENDING' && (sweep
+      ? sweep.legs.every((l) => c.quotes.get(l.quoteId)?.status === 'SUBMITTED' && c.quotes.get(l.quoteId)?.version === l.version)
+      : c.quotes.get(row.quote_id)?.status === 'SUBMITTED');
     let result: CheckResult;
     if (verdict !== null) result = verdict;
     else if (!live) result = refuse('the RFQ or the quote moved on during the checks');
-    else {
+    else if (sweep) {
+      const terms = { ...sweepTerms(c.rfq, c.instrument), baseStep: BigInt(sweep.baseStep) };
+      const decimals = { baseDecimals: c.instrument.baseDecimals, quoteDecimals: c.instrument.quoteDecimals, szDecimals: szDecimals! };
+      const backups = rankSweepBackups(terms, [...c.quotes.values()].map(rankedQuote), new Set(sweep.legs.map((l) => l.quoteId)), takerPx!, decimals, c.now);
+      result = { kind: 'passed', approvedFeeTenthBp: approved, rateTenthBp: rate, cascade: backups.map((b) => b.quoteId), backups };
+    } else {
       const terms = rfqTerms(c.rfq, c.instrument);
       const cascade = rankCascade(terms, [...c.quotes.values()].map(quoteTerms), row.quote_id, takerPx!, c.instrument, c.now);
       result = { kind: 'passed', approvedFeeTenthBp: approved, rateTenthBp: rate, cascade };
@@ -351,6 +371,11 @@ async function stepChecking(x: PerpExecutor, memo: RunMemo, row: ExecutionRow): 
     };
     // Recovered pairs are claimed whatever the verdict: a reused one does nothing at all.
   }, signer !== null && nonce !== null ? { signer, nonce } : null);
+}
+
+/** A selected sweep leg's amounts as its accept recorded them. */
+function legAmounts(leg: SweepLegState) {
+  return { baseQty: BigInt(leg.baseQty), quote: { makerPays: { amount: BigInt(leg.makerPays ?? '0') }, makerReceives: { amount: BigInt(leg.makerReceives ?? '0') } } };
 }
 
 // ---- step 4: the maker's order ---------------------------------------------------------------
@@ -457,6 +482,25 @@ async function makerFilledSize(x: PerpExecutor, memo: RunMemo, quoteId: string, 
   }
 }
 
+/**
+ * The taker's fill with its makers' own: the winner's maker order's fill, or on a sweep each
+ * resting leg's (read side by side, recorded in leg order).
+ */
+async function takerFillOf(x: PerpExecutor, memo: RunMemo, state: ExecutionState, taker: { filledSize: string; avgPx: string }, calls: CallRecord[]): Promise<TakerFill> {
+  if (!state.sweep) return { ...taker, makerFilledSize: await makerFilledSize(x, memo, state.currentQuoteId, calls) };
+  const resting = state.sweep.legs.filter((l) => l.state === 'resting');
+  const reads = await Promise.all(resting.map(async (leg) => {
+    const own: CallRecord[] = [];
+    return { leg, own, size: await makerFilledSize(x, memo, leg.quoteId, own) };
+  }));
+  const makerFills: Record<string, string | null> = {};
+  for (const read of reads) {
+    calls.push(...read.own);
+    makerFills[read.leg.quoteId] = read.size;
+  }
+  return { ...taker, makerFilledSize: null, makerFills };
+}
+
 function subtractDecimals(a: string, b: string): string {
   const scale = 8;
   const units = (t: string) => BigInt((t.split('.')[0] ?? '0') + (t.split('.')[1] ?? '').padEnd(scale, '0'));
@@ -476,7 +520,7 @@ async function stepTakerSend(x: PerpExecutor, memo: RunMemo, row: ExecutionRow):
   const outcome = sent.reply === undefined ? { kind: 'unclear' as const, message: sent.error ?? 'no reply' } : orderOutcome(sent.reply);
   let result: TakerOrderResult;
   if (outcome.kind === 'filled') {
-    result = { kind: 'filled', fill: { filledSize: canonicalVenueDecimal(outcome.totalSz), avgPx: canonicalVenueDecimal(outcome.avgPx), makerFilledSize: await makerFilledSize(x, memo, state.currentQuoteId, calls) } };
+    result = { kind: 'filled', fill: await takerFillOf(x, memo, state, { filledSize: canonicalVenueDecimal(outcome.totalSz), avgPx: canonicalVenueDecimal(outcome.avgPx) }, calls) };
   } else if (outcome.kind === 'refused' && isDuplicateNonce(outcome.message)) {
     result = await takerDuplicateNonce(x, memo, row, outcome.message, calls);
   } else if (outcome.kind === 'refused') {
@@ -533,7 +577,7 @@ async function stepResolving(x: PerpExecutor, memo: RunMemo, row: ExecutionRow):
       const oid = (lookup.reply as { order?: { order?: { oid?: unknown } } }).order?.order?.oid;
       const mine = Array.isArray(fills.reply) ? fills.reply.filter(isVenueFill).filter((f) => f.cloid === cloid || (typeof oid === 'number' && f.oid === oid)) : null;
       const summary = mine === null ? null : summariseFills(mine);
-      if (summary !== null) result = { kind: 'filled', fill: { ...summary, makerFilledSize: await makerFilledSize(x, memo, state.currentQuoteId, calls) } };
+      if (summary !== null) result = { kind: 'filled', fill: await takerFillOf(x, memo, state, summary, calls) };
       // Not filled only when the venue's own record of the order agrees: a filled order whose fills a read does not show is not known yet.
       else if (mine !== null && found.kind === 'ended' && !found.filled) result = { kind: 'notFilled', reason: `taker order ${found.status} with no fill` };
       else result = { kind: 'unclear', reason: fills.error ?? 'order found but its fills are not yet reported' };

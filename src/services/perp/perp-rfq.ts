@@ -9,16 +9,17 @@ import type { Instrument } from '../../domain/rfq/index.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { perpCoin } from './venue-market.ts';
 
-export async function parsePerpBaseQty(deps: ServiceDeps, instrument: Instrument, text: string): Promise<bigint> {
+/** `field`: `baseQty`, or a SWEEP's `minFillQty`, which lies on the same grid. */
+export async function parsePerpBaseQty(deps: ServiceDeps, instrument: Instrument, text: string, field = 'baseQty'): Promise<bigint> {
   const coin = await perpCoin(deps, instrument);
   const overPrecise = () =>
-    new ServiceError('AMOUNT_OVER_PRECISE', `baseQty has more than ${coin.szDecimals} decimal places (the venue's size grid for ${instrument.base})`, {
-      field: 'baseQty',
+    new ServiceError('AMOUNT_OVER_PRECISE', `${field} has more than ${coin.szDecimals} decimal places (the venue's size grid for ${instrument.base})`, {
+      field,
       maxDecimals: coin.szDecimals,
     });
   let baseQty: bigint;
   try {
-    baseQty = parseAmount(text, instrument.baseDecimals, { field: 'baseQty', positive: true });
+    baseQty = parseAmount(text, instrument.baseDecimals, { field, positive: true });
   } catch (error) {
     if (error instanceof ServiceError && error.code === 'AMOUNT_OVER_PRECISE') throw overPrecise();
     throw error;

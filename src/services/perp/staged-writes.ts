@@ -20,8 +20,16 @@ import { countSelection, type SelectionGuard } from '../protection/selection-gua
 import type { QuoteRow, RfqRow } from '../rfq/rows.ts';
 
 /** The columns a perp transition sets beside a status (the write function sets exactly these). */
-const RFQ_FIELDS = new Set(['quoted_at', 'settled_at', 'selected_quote_id', 'failure_code', 'failure_reason']);
-const QUOTE_FIELDS = new Set(['settlement_deadline_secs', 'position', 'settled_at', 'perp_filled_size', 'perp_fill_avg_px', 'perp_maker_filled_size']);
+const RFQ_FIELDS = new Set(['quoted_at', 'settled_at', 'selected_quote_id', 'failure_code', 'failure_reason', 'sweep_fills']);
+const QUOTE_FIELDS = new Set([
+  'settlement_deadline_secs', 'position', 'settled_at', 'perp_filled_size', 'perp_fill_avg_px', 'perp_maker_filled_size',
+  'maker_pays_amount', 'maker_receives_amount', 'taker_fee', 'taker_total', 'selected_qty',
+]);
+
+/** The fields as the write function takes them (JSON): an amount as its integer text. */
+function jsonFields(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]));
+}
 
 type Staged =
   | { kind: 'rfq'; write: RowStatusWrite; frames: readonly Frame[] }
@@ -67,7 +75,7 @@ export class StagedWrites {
   async rfq(rfq: RfqRow, to: RfqRow['status'], frames: readonly Frame[], fields: object): Promise<RfqRow> {
     if (this.#staged.some((s) => s.kind === 'rfq' && s.write.id === rfq.id)) await this.flush(null);
     const set = definedFields('rfqs', RFQ_FIELDS, fields);
-    this.#staged.push({ kind: 'rfq', write: { id: rfq.id, from: rfq.status, to, fields: set }, frames });
+    this.#staged.push({ kind: 'rfq', write: { id: rfq.id, from: rfq.status, to, fields: jsonFields(set) }, frames });
     this.#rfq = { ...rfq, ...set, status: to, updated_at: this.#now };
     return this.#rfq;
   }
@@ -76,7 +84,7 @@ export class StagedWrites {
   async quote(quote: QuoteRow, to: QuoteRow['status'], frames: readonly Frame[], fields: object): Promise<QuoteRow> {
     if (this.#staged.some((s) => s.kind === 'quote' && s.write.id === quote.id)) await this.flush(null);
     const set = definedFields('quotes', QUOTE_FIELDS, fields);
-    this.#staged.push({ kind: 'quote', write: { id: quote.id, from: quote.status, to, fields: set }, frames });
+    this.#staged.push({ kind: 'quote', write: { id: quote.id, from: quote.status, to, fields: jsonFields(set) }, frames });
     const row = { ...quote, ...set, status: to, updated_at: this.#now };
     this.#quotes.set(row.id, row);
     return row;

@@ -64,19 +64,18 @@ export async function acceptQuote(
 async function singleQuoteAccept(deps: ServiceDeps, rfqId: string, request: AcceptRequestInput): Promise<AcceptInput | null> {
   const asked = [request.quoteId !== undefined && request.quoteId !== null, request.sweep === true, request.quotes !== undefined && request.quotes !== null].filter(Boolean).length;
   if (asked !== 1) throw invalidField('quoteId', asked === 0 ? 'required' : 'notAllowed', 'name exactly one of quoteId, sweep: true and quotes');
-  if (request.quoteId === undefined || request.quoteId === null) {
-    if (request.perpTakerOrder !== undefined) throw invalidField('perpTakerOrder', 'unexpected', 'perpTakerOrder goes with quoteId');
-    return null;
-  }
+  // A sweep's perp order goes with the sweep (acceptSweep checks that the RFQ is a perp one).
+  if (request.quoteId === undefined || request.quoteId === null) return null;
   // The RFQ's fill never changes: the per-node cache answers it (quote-caches.ts).
   const cached = await deps.quoteCaches.rfq(deps.db, rfqId);
-  if (cached?.fill === 'SWEEP' && request.perpTakerOrder === undefined) return null;
+  if (cached?.fill === 'SWEEP') return null;
   return { quoteId: request.quoteId, expectedVersion: request.expectedVersion, perpTakerOrder: request.perpTakerOrder };
 }
 
 function sweepInput(request: AcceptRequestInput): SweepAcceptInput {
-  if (request.quoteId !== undefined && request.quoteId !== null) return { quotes: [{ quoteId: request.quoteId, expectedVersion: request.expectedVersion ?? null }] };
-  return { sweep: request.sweep ?? null, quotes: request.quotes ?? null };
+  const perp = request.perpTakerOrder !== undefined ? { perpTakerOrder: request.perpTakerOrder } : {};
+  if (request.quoteId !== undefined && request.quoteId !== null) return { quotes: [{ quoteId: request.quoteId, expectedVersion: request.expectedVersion ?? null }], ...perp };
+  return { sweep: request.sweep ?? null, quotes: request.quotes ?? null, ...perp };
 }
 
 /**

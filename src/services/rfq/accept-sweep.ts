@@ -38,6 +38,11 @@ import { resolveInstrument } from './create-rfq.ts';
 import { persistQuote, persistRfq, rfqState } from './persist-transition.ts';
 import { quoteTerms, sweepTerms, type QuoteRow, type RfqRow } from './rows.ts';
 import { makerBarred, protectionWithdrew } from './select-quote.ts';
+import { parsePerpTakerOrder, recordPerpAccept } from '../perp/accept-perp.ts';
+import { perpCoin } from '../perp/venue-market.ts';
+import { checkingPerpExecutionOf } from '../../store/perp-execution-rows.ts';
+import { perpBaseStep } from '../../domain/perp/sweep.ts';
+import type { ExecutionState, SweepExecution } from '../../domain/perp/execution.ts';
 
 /** The most quotes one accept may name. */
 export const MAX_NAMED_QUOTES = 64;
@@ -47,6 +52,8 @@ export interface SweepAcceptInput {
   sweep?: boolean | null;
   /** Or rank only these. */
   quotes?: ReadonlyArray<{ quoteId: string; expectedVersion?: number | null }> | null;
+  /** A perp SWEEP: the taker's IOC over the selection (DESIGN.md section 14, "Perp"). */
+  perpTakerOrder?: unknown;
 }
 
 export interface SweepAcceptResult extends AcceptResult {
@@ -67,7 +74,7 @@ export function rankedQuote(row: QuoteRow): Ranked {
 
 export async function acceptSweep(
   deps: ServiceDeps,
-  taker: { accountId: string },
+  taker: { accountId: string; address?: string },
   rfqId: string,
   input: SweepAcceptInput,
   claim?: DeferredClaim,
@@ -75,12 +82,20 @@ export async function acceptSweep(
   const named = input.quotes ?? null;
   if (named !== null && new Set(named.map((q) => q.quoteId)).size !== named.length) throw invalidField('quotes', 'duplicate', 'each quote may be named once');
   const now = deps.clock.now();
+  // A perp's size grid comes from the venue's (cached) meta: read before any row is locked.
+  const perp = await perpSweepContext(deps, rfqId, input);
   const outcome = await inTransaction(deps.db, async (tx) => {
     assertTimestampClaimed(await claimInTransaction(tx, claim && !claim.timestampClaimed ? claim : undefined), deps.clock.now());
     const locked = await lockSweepRfq(tx, rfqId, taker.accountId);
     if (!locked) throw new ServiceError('NOT_FOUND', 'no such RFQ');
     const { rfq, quotes } = locked;
     if (rfq.fill !== 'SWEEP') throw invalidField(named !== null ? 'quotes' : 'sweep', 'notAllowed', 'only an RFQ with fill SWEEP is accepted as a sweep');
+    const perpOrder = perp === null ? null : parsePerpTakerOrder(input.perpTakerOrder);
+    if (perpOrder !== null && rfq.status === 'PENDING' && now >= rfq.auction_ends_at) {
+      // The same signed order as the accept being checked: answered as that one was (202).
+      const open = await checkingPerpExecutionOf(tx, rfq.id);
+      if (open && open.taker_order === JSON.stringify(perpOrder)) return { rfq, quoteIds: (open.state as unknown as ExecutionState).sweep?.legs.map((l) => l.quoteId) ?? [open.quote_id], replayed: true };
+    }
     if (rfq.status !== 'PENDING') {
       if (isReplay(rfq, named)) return { rfq, quoteIds: (rfq.sweep_fills ?? []).map((f) => f.quoteId), replayed: true };
       assertAuctionOpen(rfq.auction_ends_at, deps.clock.now());
@@ -97,7 +112,7 @@ export async function acceptSweep(
       if (named !== null) throw guard.barred(q.maker_account_id) ? makerBarred() : protectionWithdrew();
       return false;
     });
-    const terms = sweepTerms(rfq, instrument);
+    const terms = { ...sweepTerms(rfq, instrument), ...(perp ? { baseStep: perp.baseStep } : {}) };
     const ranked = selectable.map(rankedQuote);
     const selection = selectSweep(terms, ranked, now);
     if (selection === null) {
@@ -108,6 +123,12 @@ export async function acceptSweep(
         fillableQty: formatAmount(fillable, instrument.baseDecimals),
       });
     }
+    if (perpOrder !== null && perp !== null) {
+      // The perp executor selects once the taker's order passes its checks (execute-perp.ts).
+      const sweep = perpSweepExecution(selection.legs, terms.minFillQty, perp.baseStep);
+      const accepted = await recordPerpAccept(tx, deps, { rfq, quote: selection.legs[0]!.quote.row, order: perpOrder, now, sweep });
+      return { rfq, quoteIds: selection.legs.map((l) => l.quote.row.id), replayed: accepted.replayed, perp: { executionId: accepted.executionId, order: perpOrder } };
+    }
     // An autoAccept RFQ locked its bound at submission: it goes back before each leg locks its own (as at its close).
     if (rfq.auto_accept) await endLock(tx, 'rfq', rfq.id, 'release', 'selection', now);
     const written = await writeSelection(tx, deps, { rfq, quotes, legs: selection.legs, instrument, now });
@@ -116,8 +137,49 @@ export async function acceptSweep(
     return { rfq: written.rfq, quoteIds: written.legs.map((q) => q.id), replayed: false };
   });
   if (claim) claim.timestampClaimed = true;
-  if (!outcome.replayed) deps.hooks.quoteSelected(outcome.rfq.id, outcome.rfq.settlement_deadline_secs);
+  const perpAccepted = 'perp' in outcome ? outcome.perp : undefined;
+  if (perpAccepted !== undefined) {
+    if (!outcome.replayed) {
+      if (taker.address !== undefined) deps.hooks.perpAcceptArrived?.(outcome.rfq.id, perpAccepted.order, taker.address);
+      deps.hooks.perpAccepted?.(perpAccepted.executionId);
+    }
+  } else if (!outcome.replayed && outcome.rfq.status === 'QUOTED') deps.hooks.quoteSelected(outcome.rfq.id, outcome.rfq.settlement_deadline_secs);
   return { rfqId: outcome.rfq.id, quoteId: outcome.quoteIds[0]!, quoteIds: outcome.quoteIds, status: outcome.rfq.status, replayed: outcome.replayed };
+}
+
+/**
+ * A perp SWEEP's accept: its perp order required, its size step from the venue's meta. Null for
+ * a spot RFQ, which refuses a perp order.
+ */
+async function perpSweepContext(deps: ServiceDeps, rfqId: string, input: SweepAcceptInput): Promise<{ baseStep: bigint } | null> {
+  const cached = await deps.quoteCaches.rfq(deps.db, rfqId);
+  const instrument = cached ? await resolveInstrument(deps, cached.instrument_id) : null;
+  if (instrument?.type !== 'PERP') {
+    if (input.perpTakerOrder !== undefined) throw invalidField('perpTakerOrder', 'unexpected', 'perpTakerOrder is only for a perp RFQ');
+    return null;
+  }
+  // Refused before anything is read when the order is missing or malformed.
+  parsePerpTakerOrder(input.perpTakerOrder);
+  const coin = await perpCoin(deps, instrument);
+  return { baseStep: perpBaseStep({ baseDecimals: instrument.baseDecimals, szDecimals: coin.szDecimals }) };
+}
+
+/** The execution's sweep: each leg with the quote version and legs its taker's order was checked against. */
+function perpSweepExecution(legs: SweepLeg<Ranked>[], minFillQty: bigint, baseStep: bigint): SweepExecution {
+  return {
+    legs: legs.map((l) => ({
+      quoteId: l.quote.row.id,
+      baseQty: l.baseQty.toString(),
+      cut: l.cut,
+      state: 'pending' as const,
+      version: l.quote.row.version,
+      makerPays: l.quote.row.maker_pays_amount.toString(),
+      makerReceives: l.quote.row.maker_receives_amount.toString(),
+    })),
+    backups: [],
+    minFillQty: minFillQty.toString(),
+    baseStep: baseStep.toString(),
+  };
 }
 
 /** A retry of the sweep that won: the RFQ has legs and every quote named (if any) is one of them. */

@@ -85,18 +85,17 @@ async function refuseBeyondOpenCap(tx: Tx, accountId: string, maxOpen: number): 
 
 /**
  * A SWEEP RFQ's `minFillQty` in base units (default `baseQty`; positive, at most `baseQty`, on the
- * base token's grid), or null on an ALL RFQ, which takes none. A sweep is offered on spot
- * instruments: a perp sweep (one maker order per selected quote and a taker order over the
- * selection) is refused with SWEEP_UNSUPPORTED.
+ * base token's grid, on a perp the venue coin's size grid), or null on an ALL RFQ, which takes none.
  */
-function sweepMinFill(instrument: Instrument, fill: RfqFill, baseQty: bigint, minFillQty: string | null): bigint | null {
+async function sweepMinFill(deps: ServiceDeps, instrument: Instrument, fill: RfqFill, baseQty: bigint, minFillQty: string | null): Promise<bigint | null> {
   if (fill === 'ALL') {
     if (minFillQty !== null) throw invalidField('minFillQty', 'notAllowed', 'minFillQty is only for fill SWEEP');
     return null;
   }
-  if (instrument.type === 'PERP') throw new ServiceError('SWEEP_UNSUPPORTED', 'fill SWEEP is not offered on perp instruments', { reason: 'perp' });
   if (minFillQty === null) return baseQty;
-  const min = parseAmount(minFillQty, instrument.baseDecimals, { field: 'minFillQty', positive: true });
+  const min = instrument.type === 'PERP'
+    ? await parsePerpBaseQty(deps, instrument, minFillQty, 'minFillQty')
+    : parseAmount(minFillQty, instrument.baseDecimals, { field: 'minFillQty', positive: true });
   if (min > baseQty) throw invalidField('minFillQty', 'aboveBaseQty', 'minFillQty must be at most baseQty');
   return min;
 }
@@ -115,7 +114,7 @@ export async function createRfq(deps: ServiceDeps, accountId: string, input: Cre
       ? await parsePerpBaseQty(deps, instrument, input.baseQty)
       : parseAmount(input.baseQty, instrument.baseDecimals, { field: 'baseQty', positive: true });
   const fill = input.fill ?? 'ALL';
-  const minFillQty = sweepMinFill(instrument, fill, baseQty, input.minFillQty ?? null);
+  const minFillQty = await sweepMinFill(deps, instrument, fill, baseQty, input.minFillQty ?? null);
   const quoteLimit =
     input.quoteLimit === undefined || input.quoteLimit === null
       ? null

@@ -22,7 +22,13 @@ begin
     settled_at = case when d.f ? 'settled_at' then (d.f ->> 'settled_at')::int8 else q.settled_at end,
     perp_filled_size = case when d.f ? 'perp_filled_size' then d.f ->> 'perp_filled_size' else q.perp_filled_size end,
     perp_fill_avg_px = case when d.f ? 'perp_fill_avg_px' then d.f ->> 'perp_fill_avg_px' else q.perp_fill_avg_px end,
-    perp_maker_filled_size = case when d.f ? 'perp_maker_filled_size' then d.f ->> 'perp_maker_filled_size' else q.perp_maker_filled_size end
+    perp_maker_filled_size = case when d.f ? 'perp_maker_filled_size' then d.f ->> 'perp_maker_filled_size' else q.perp_maker_filled_size end,
+    -- A cut SWEEP leg's legs as selected (a perp leg's: its cut is what its execution reports).
+    maker_pays_amount = case when d.f ? 'maker_pays_amount' then (d.f ->> 'maker_pays_amount')::numeric else q.maker_pays_amount end,
+    maker_receives_amount = case when d.f ? 'maker_receives_amount' then (d.f ->> 'maker_receives_amount')::numeric else q.maker_receives_amount end,
+    taker_fee = case when d.f ? 'taker_fee' then (d.f ->> 'taker_fee')::numeric else q.taker_fee end,
+    taker_total = case when d.f ? 'taker_total' then (d.f ->> 'taker_total')::numeric else q.taker_total end,
+    selected_qty = case when d.f ? 'selected_qty' then (d.f ->> 'selected_qty')::numeric else q.selected_qty end
   from (select u.id, u.prior, u.status, u.deadline, u.f::jsonb as f from unnest(p_ids, p_from, p_to, p_deadlines, p_fields) as u(id, prior, status, deadline, f)) as d
   where q.id = d.id and q.status = d.prior
   returning q.*;

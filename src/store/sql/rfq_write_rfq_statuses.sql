@@ -15,7 +15,8 @@ begin
     settled_at = case when d.f ? 'settled_at' then (d.f ->> 'settled_at')::int8 else r.settled_at end,
     selected_quote_id = case when d.f ? 'selected_quote_id' then d.f ->> 'selected_quote_id' else r.selected_quote_id end,
     failure_code = case when d.f ? 'failure_code' then d.f ->> 'failure_code' else r.failure_code end,
-    failure_reason = case when d.f ? 'failure_reason' then d.f ->> 'failure_reason' else r.failure_reason end
+    failure_reason = case when d.f ? 'failure_reason' then d.f ->> 'failure_reason' else r.failure_reason end,
+    sweep_fills = case when d.f ? 'sweep_fills' then nullif(d.f -> 'sweep_fills', 'null'::jsonb) else r.sweep_fills end
   from (select u.id, u.prior, u.status, u.f::jsonb as f from unnest(p_ids, p_from, p_to, p_fields) as u(id, prior, status, f)) as d
   where r.id = d.id and r.status = d.prior
   returning r.*;

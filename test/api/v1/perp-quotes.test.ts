@@ -143,11 +143,15 @@ for (const backend of backends()) {
       assert.equal(open?.baseQty, '0.5');
     });
 
-    it('refuses fill SWEEP on a perp (SWEEP_UNSUPPORTED, details.reason perp) and creates nothing', async () => {
+    it('takes fill SWEEP on a perp with minFillQty on the coin size grid, refuses a finer one, and shows makers the sweep', async () => {
       const before = (await taker.client.listRfqs()).items.length;
-      const refused = await rejects(taker.client.createRfq({ instrumentId: 'ETH-USDC-PERP', side: 'BUY', baseQty: '0.5', quoteLimit: '2000', fill: 'SWEEP' }), 400, 'SWEEP_UNSUPPORTED');
-      assert.equal(refused.details?.reason, 'perp');
-      assert.equal((await taker.client.listRfqs()).items.length, before);
+      const refused = await rejects(taker.client.createRfq({ instrumentId: 'ETH-USDC-PERP', side: 'BUY', baseQty: '0.5', quoteLimit: '2000', fill: 'SWEEP', minFillQty: '0.00001' }), 400, 'AMOUNT_OVER_PRECISE');
+      assert.equal(refused.details?.field, 'minFillQty');
+      assert.equal((await taker.client.listRfqs()).items.length, before, 'the refused RFQ created nothing');
+      const { rfqId } = await taker.client.createRfq({ instrumentId: 'ETH-USDC-PERP', side: 'BUY', baseQty: '0.5', quoteLimit: '2000', fill: 'SWEEP', minFillQty: '0.2', windowMs: 60_000 });
+      const open = (await maker.client.openRfqs()).items.find((r) => r.id === rfqId);
+      assert.equal(open?.fill, 'SWEEP');
+      assert.equal(open?.minFillQty, '0.2');
     });
 
     it('only makers with the perp mode see perp RFQs', async () => {
