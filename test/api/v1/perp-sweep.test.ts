@@ -138,6 +138,33 @@ for (const backend of backends()) {
       assert.ok(!(await f.callKinds(rfqId)).some((c) => c.kind === 'makerOrder' || c.kind === 'takerOrder'), 'nothing was sent');
     });
 
+    it('two accepts of one perp sweep at once: one executes, the other is 409; the winning accept again is its replay', async () => {
+      const a = await f.perpMaker();
+      const b = await f.perpMaker();
+      const taker = await f.perpTaker();
+      const { rfqId, quoteIds } = await sweepAuction(taker, 'BUY', '0.2', [
+        { maker: a, size: '0.1', price: '3500.1' },
+        { maker: b, size: '0.1', price: '3500.2' },
+      ]);
+      // Two selections: both quotes, or the second alone (its own order for its own size and price).
+      const both = { quotes: quoteIds.map((quoteId) => ({ quoteId, expectedVersion: 1 })), perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.2', '3500.2') };
+      const alone = { quotes: [{ quoteId: quoteIds[1]!, expectedVersion: 1 }], perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.2') };
+      const outcomes = await Promise.allSettled([taker.client.acceptSweep(rfqId, both as never), taker.client.acceptSweep(rfqId, alone as never)]);
+      const won = outcomes.findIndex((o) => o.status === 'fulfilled');
+      assert.ok(won >= 0, JSON.stringify(outcomes));
+      const lost = outcomes[1 - won]!;
+      assert.equal(lost.status, 'rejected', 'one accept of the two');
+      assert.equal((lost as PromiseRejectedResult).reason.status, 409);
+      const rfq = await eventually(() => taker.client.getRfq(rfqId), ended);
+      assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+      assert.equal(await f.ethPosition(taker.account.address), won === 0 ? '0.2' : '0.1', 'the winning selection executed');
+      assert.equal((await f.callKinds(rfqId)).filter((c) => c.kind === 'takerOrder').length, 1);
+      // The winning accept sent again after the end: answered with its legs, nothing sent.
+      const again = await taker.client.acceptSweep(rfqId, (won === 0 ? both : alone) as never);
+      assert.deepEqual(again.quoteIds, won === 0 ? quoteIds : [quoteIds[1]]);
+      assert.equal((await f.callKinds(rfqId)).filter((c) => c.kind === 'takerOrder').length, 1);
+    });
+
     it('legs resting short of minFillQty: FAILED EXECUTION_NOT_FILLED and the taker order never sent', async () => {
       const a = await f.perpMaker();
       const poor = await f.perpMaker('1');

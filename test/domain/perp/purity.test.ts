@@ -8,7 +8,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const DIR = fileURLToPath(new URL('../../../src/domain/perp/', import.meta.url));
-const ALLOWED_IMPORT = /^(\.\/[a-z-]+\.ts|\.\.\/money\/index\.ts|\.\.\/rfq\/types\.ts|viem|@nktkas\/hyperliquid\/(signing|api\/exchange))$/;
+const ALLOWED_IMPORT = /^(\.\/[a-z-]+\.ts|\.\.\/money\/index\.ts|\.\.\/rfq\/(types|sweep-selection)\.ts|viem|@nktkas\/hyperliquid\/(signing|api\/exchange))$/;
 const FORBIDDEN = [/\bDate\b/, /Math\.random/, /\bperformance\b/, /\bprocess\b/, /\bsetTimeout\b/, /\bfetch\(/];
 
 describe('src/domain/perp purity', () => {
