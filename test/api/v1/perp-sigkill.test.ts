@@ -3,6 +3,8 @@
  * SIGKILLed after it committed "taker order sending" while the order is at the venue (the
  * simulator applies it and holds the reply). Restarted on the same store, the service resolves
  * the order by its cloid (SETTLED) and never sends it again: the venue saw one taker order.
+ * A perp sweep killed between its legs (the second leg's maker order applied, its reply held)
+ * resumes with that leg looked up by cloid, never sent twice, and settles both legs.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -141,5 +143,47 @@ describe('perp execution survives SIGKILL between recording and answering the ta
     assert.ok(calls.some((c) => c.kind === 'orderStatus'), 'resolved by cloid');
     const fills = (await (await fetch(`${sim.url}/info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'userFills', user: takerAccount.address.toLowerCase() }) })).json()) as { cloid?: string }[];
     assert.equal(fills.filter((f) => f.cloid === tc).length, 1, 'the venue filled the taker order once');
+  });
+
+  it('a perp sweep killed between its legs looks the second maker order up after the restart, sends it once, and settles both legs', async () => {
+    const admin = new AdminClient(url, ADMIN_TOKEN);
+    await admin.putInstrument('ETH-USDC-PERP', { base: 'ETH', quote: 'USDC', type: 'PERP', takerFeeTenthBp: 0, minQuoteNotional: '10' });
+    const makers = [privateKeyToAccount(generatePrivateKey()), privateKeyToAccount(generatePrivateKey())];
+    const takerAccount = privateKeyToAccount(generatePrivateKey());
+    for (const user of [...makers, takerAccount]) await control.fund({ user: user.address, account: 'perp', token: 'USDC', amount: '100000' });
+    const taker = new RfqClient(url);
+    await taker.signIn(takerAccount);
+    const { rfqId } = await taker.createRfq({ instrumentId: 'ETH-USDC-PERP', side: 'BUY', baseQty: '0.2', quoteLimit: '800', windowMs: 60_000, fill: 'SWEEP' });
+    const cloids: string[] = [];
+    const quoteIds: string[] = [];
+    for (const [i, account] of makers.entries()) {
+      await admin.putMaker(account.address, { active: true, pairs: ['ETH-USDC'], settlementModes: ['perp'] });
+      const maker = new RfqClient(url);
+      await maker.signIn(account);
+      const c = cloid();
+      cloids.push(c);
+      const p = i === 0 ? '3500.1' : '3500.2';
+      const order = await sign(account, { type: 'order', orders: [{ a: 1, b: false, p, s: '0.1', r: false, t: { limit: { tif: 'Alo' } }, c }], grouping: 'na' });
+      const cancel = await sign(account, { type: 'cancelByCloid', cancels: [{ asset: 1, cloid: c }] }, Math.max(order.nonce + 1, freshNonce()));
+      const quote = await maker.submitQuote({ rfqId, instrumentId: 'ETH-USDC-PERP', side: 'BUY', makerPays: { token: 'ETH', amount: '0.1' }, makerReceives: { token: 'USDC', amount: i === 0 ? '350.01' : '350.02' }, perpMakerOrder: order, perpMakerCancel: cancel });
+      quoteIds.push(quote.quoteId);
+    }
+    const tc = cloid();
+    const takerSigned = await sign(takerAccount, { type: 'order', orders: [{ a: 1, b: true, p: '3500.2', s: '0.2', r: false, t: { limit: { tif: 'Ioc' } }, c: tc }], grouping: 'na' });
+    // The venue applies the second leg's maker order and holds the reply: the service is killed while waiting.
+    const held = await control.addFault({ match: { action: 'order', cloid: cloids[1]! }, effect: { type: 'timeoutAfterApply', holdMs: 60_000 }, count: 1 });
+    await taker.acceptSweep(rfqId, { quotes: quoteIds.map((quoteId) => ({ quoteId, expectedVersion: 1 })), perpTakerOrder: takerSigned } as never);
+    await waitFor(async () => !(await control.faults()).some((rule) => rule.id === held.id), 'the venue applies the second maker order and holds its reply', { timeoutMs: 10_000 });
+    await kill();
+
+    await startService();
+    const rfq = await eventually(() => taker.getRfq(rfqId), (r) => r.status !== 'PENDING' && r.status !== 'QUOTED', 30_000);
+    assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+    assert.deepEqual((rfq as { fills?: { status: string }[] }).fills?.map((f) => f.status), ['SETTLED', 'SETTLED']);
+    const calls = await store.db.selectFrom('perp_execution_calls').innerJoin('perp_executions', 'perp_executions.id', 'perp_execution_calls.execution_id').select(['perp_execution_calls.kind as kind', 'perp_execution_calls.quote_id as quote_id']).where('perp_executions.rfq_id', '=', rfqId).execute();
+    assert.equal(calls.filter((c) => c.kind === 'makerOrder' && c.quote_id === quoteIds[1]).length, 0, 'the second maker order was not sent again');
+    assert.ok(calls.some((c) => c.kind === 'orderStatus'), 'looked up by cloid');
+    const fills = (await (await fetch(`${sim.url}/info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'userFills', user: makers[1]!.address.toLowerCase() }) })).json()) as { cloid?: string }[];
+    assert.equal(fills.filter((f) => f.cloid === cloids[1]).length, 1, 'the second maker order was placed once and filled');
   });
 });
