@@ -19,7 +19,9 @@
  * `perpMakerPrice`), and each quote carries the maker's venue order and its cancel, signed with
  * the venue SDK (`perpMakerOrder`, `perpMakerCancel`); the service executes them at the venue, so
  * there is nothing to relay. The maker's wallet signs them here; production should use a
- * dedicated API wallet in production (`perpSigner`).
+ * dedicated API wallet in production (`perpSigner`). On a SWEEP RFQ, spot or perp, the maker
+ * quotes its part of it and lets the service cut that (`allOrNone: false`); on a perp the part is
+ * a share of the RFQ on the venue's size grid (pricing.ts `perpSweepPart`), its venue order for it.
  * Failures (refused quotes, relay reverts, socket loss, quotes that expire) are logged, never fatal.
  *
  *   const maker = new ReferenceMaker({ baseUrl, privateKey, instruments: [{ instrumentId: 'ETH-USDC-SPOT', referencePrice: '3000', spreadBp: 10, maxBaseQty: '50', levelSize: '5' }] });
@@ -37,7 +39,7 @@ import type { MakerQuote, OpenRfq } from '../../src/client/types.ts';
 import type { ProtectionFrame } from '../../src/client/frames.ts';
 import { formatAmount, parseAmount } from '../../src/domain/money/index.ts';
 import { isPerpInstrument, perpCoin, perpMakerLegs, PerpVenueClient, signMakerOrders, VenueNonces, VENUE_MIN_ORDER_USDC, type VenueNetwork } from '../../src/client/perp-order.ts';
-import { ladder, perpMakerPrice, quoteLegs, seededRandom, stepPrice, type QuoteLegs, type TokenScale } from './pricing.ts';
+import { ladder, perpMakerPrice, perpSweepPart, quoteLegs, seededRandom, stepPrice, type QuoteLegs, type TokenScale } from './pricing.ts';
 import { relaySettlement, settleCall, type ChainToken, type RelayChain } from './relay.ts';
 
 export interface MakerInstrument {
@@ -51,9 +53,17 @@ export interface MakerInstrument {
   /**
    * On a SWEEP RFQ (several makers may fill it), the most we quote of it, in the base token: a
    * larger RFQ gets a quote for this much that the service may cut further (`allOrNone: false`).
-   * Default `maxBaseQty`. Spot only.
+   * Default `maxBaseQty`.
    */
   sweepBaseQty?: string;
+  /**
+   * Perp only: on a SWEEP RFQ, the share of it we quote, basis points (default 5000), at most
+   * `sweepBaseQty`, on the venue's size grid. A share rather than a fixed size, since a perp is
+   * priced from the venue's book with no size scale of ours: any RFQ is then filled by a few
+   * makers, none carrying the whole. A part under the venue's minimum order value is not quoted
+   * alone: the whole RFQ is, when it fits `maxBaseQty`.
+   */
+  sweepShareBp?: number;
   /** Depth of each ladder level, in the base token ("5"). */
   levelSize: string;
   ladderLevels?: number;
@@ -124,6 +134,9 @@ interface PerpMarket {
   coin: string;
   maxBaseQty: bigint;
 }
+
+/** The share of a perp SWEEP RFQ we quote when the config names none: half, so two makers at least fill one. */
+const DEFAULT_SWEEP_SHARE_BP = 5000;
 
 /** Base sizes compared as exact integers at a precision finer than any venue size grid. */
 const SIZE_DECIMALS = 18;
@@ -357,17 +370,24 @@ export class ReferenceMaker {
       return legs ? { legs, ...(part !== null ? { divisible: true } : {}) } : null;
     }
     const perp = this.#perpMarkets.get(rfq.instrumentId)!;
-    if (parseAmount(rfq.baseQty, SIZE_DECIMALS, { field: 'baseQty' }) > perp.maxBaseQty) return null;
+    const sweep = rfq.fill === 'SWEEP';
+    // A sweep larger than we take is still quoted: for our part of it.
+    if (!sweep && parseAmount(rfq.baseQty, SIZE_DECIMALS, { field: 'baseQty' }) > perp.maxBaseQty) return null;
     // The coin's index and the book are read for each price: both are the venue's, not ours.
     const [asset, touch] = await Promise.all([this.#venue!.asset(perp.coin), this.#venue!.touch(perp.coin)]);
     const price = perpMakerPrice(rfq.side, touch, perp.config.spreadBp, asset.szDecimals);
     if (price === null) return null;
-    const order = { side: rfq.side, asset, size: rfq.baseQty, price };
+    const size = sweep
+      ? perpSweepPart(rfq.baseQty, { shareBp: perp.config.sweepShareBp ?? DEFAULT_SWEEP_SHARE_BP, maxBaseQty: perp.config.sweepBaseQty ?? perp.config.maxBaseQty, szDecimals: asset.szDecimals, price, minNotional: VENUE_MIN_ORDER_USDC })
+      : rfq.baseQty;
+    if (size === null) return null;
+    // On a sweep our order is for our part: s the part, p its quote leg over it, as for a whole RFQ.
+    const order = { side: rfq.side, asset, size, price };
     const { notional, ...legs } = perpMakerLegs(order);
     // The venue refuses an order under its minimum value.
     if (notional < VENUE_MIN_ORDER_USDC) return null;
     const signer = privateKeyToAccount(this.options.perpSigner ?? this.options.privateKey);
-    return { legs, perp: () => signMakerOrders(signer, order, this.#venue!.network, this.#venueNonces) };
+    return { legs, ...(sweep ? { divisible: true } : {}), perp: () => signMakerOrders(signer, order, this.#venue!.network, this.#venueNonces) };
   }
 
   /** Quotes, or re-quotes when our legs for this RFQ changed; one request per auction at a time. */

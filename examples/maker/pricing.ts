@@ -126,5 +126,40 @@ export function perpMakerPrice(side: 'BUY' | 'SELL', touch: VenueTouch, spreadBp
   return price > bestBid && price < bestAsk ? price : null;
 }
 
+/** Base sizes of a perp part are worked at this scale: finer than any venue size grid. */
+const PART_DECIMALS = 18;
+
+export interface PerpSweepPartOptions {
+  /** The share of the RFQ we quote, basis points. */
+  shareBp: number;
+  /** The most we quote, coins (decimal string). */
+  maxBaseQty: string;
+  /** The coin's size decimals at the venue: a part is a whole number of its size steps. */
+  szDecimals: number;
+  /** Our order price, USDC micro-units per coin. */
+  price: bigint;
+  /** The venue's minimum order value, USDC micro-units. */
+  minNotional: bigint;
+}
+
+/**
+ * Our part of a perp SWEEP RFQ of `baseQty` coins: `shareBp` of it, capped at `maxBaseQty`,
+ * rounded down to the venue's size grid, so each of a few makers carries less than the whole of a
+ * large RFQ and the last one is cut. A part under the venue's minimum order value at `price`
+ * would be refused there, so then we quote the whole RFQ when it fits `maxBaseQty` and is worth
+ * an order itself; otherwise nothing (null).
+ */
+export function perpSweepPart(baseQty: string, o: PerpSweepPartOptions): string | null {
+  const whole = parseAmount(baseQty, PART_DECIMALS, { field: 'baseQty', positive: true });
+  const cap = parseAmount(o.maxBaseQty, PART_DECIMALS, { field: 'maxBaseQty', positive: true });
+  const step = 10n ** BigInt(Math.max(PART_DECIMALS - o.szDecimals, 0));
+  const unit = 10n ** BigInt(PART_DECIMALS);
+  const worthAnOrder = (units: bigint) => units > 0n && (o.price * units) / unit >= o.minNotional;
+  const share = minBig(mulDivDown(whole, BigInt(o.shareBp), BP), cap);
+  const part = share - (share % step);
+  if (part < whole && worthAnOrder(part)) return formatAmount(part, PART_DECIMALS);
+  return whole <= cap && worthAnOrder(whole) ? formatAmount(whole, PART_DECIMALS) : null;
+}
+
 const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
 const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);

@@ -141,11 +141,33 @@ export function takerOrderAction(input: TakerOrderInput): Record<string, unknown
     : { makerPays: parseAmount(quoteLeg, quoteDecimals, { field: 'makerPays' }), makerReceives: parseAmount(baseLeg, baseDecimals, { field: 'makerReceives' }) };
   const expected = expectedTakerSizeAndPrice({ side, legs, baseDecimals, quoteDecimals, assetIndex: asset.index, szDecimals: asset.szDecimals, builder: null });
   if (expected.p === null) throw new Error(`cannot build an order for this quote: ${expected.problem}`);
-  const fee = quote.builderFeeTenthBp;
+  return iocAction({ side, asset, s: expected.s, p: expected.p, builderFeeTenthBp: quote.builderFeeTenthBp, builderAddress: input.builderAddress, reduceOnly: input.reduceOnly, cloid: input.cloid });
+}
+
+export interface TakerOrderTermsInput {
+  /** The RFQ's side. */
+  side: Side;
+  asset: PerpAsset;
+  /** The order's size and limit price as the venue reads them (decimal strings, already on its grids). */
+  s: string;
+  p: string;
+  /** The rate the order's builder key carries; absent or null: no builder key. */
+  builderFeeTenthBp?: number | null;
+  builderAddress: string | null;
+  reduceOnly?: boolean;
+  cloid?: Hex;
+}
+
+/**
+ * The one place a taker IOC action is laid out, for a single quote and for a sweep alike, so the
+ * key order, the lowercase builder and the cloid rule are the same whatever chose `s` and `p`.
+ */
+function iocAction(input: TakerOrderTermsInput): Record<string, unknown> {
+  const fee = input.builderFeeTenthBp;
   if (fee != null && !input.builderAddress) throw new Error('the quote carries builderFeeTenthBp but no builder address is known (GET /v1/rfq/network venue.builderAddress)');
   return {
     type: 'order',
-    orders: [{ a: asset.index, b: side === 'BUY', p: expected.p, s: expected.s, r: input.reduceOnly ?? false, t: { limit: { tif: 'Ioc' } }, c: input.cloid ?? newCloid() }],
+    orders: [{ a: input.asset.index, b: input.side === 'BUY', p: input.p, s: input.s, r: input.reduceOnly ?? false, t: { limit: { tif: 'Ioc' } }, c: input.cloid ?? newCloid() }],
     grouping: 'na',
     // Rule 11: no key at all without a rate (not null, not zero).
     ...(fee != null ? { builder: { b: input.builderAddress!.toLowerCase(), f: fee } } : {}),
@@ -156,6 +178,14 @@ export function takerOrderAction(input: TakerOrderInput): Record<string, unknown
 export async function signTakerOrder(wallet: LocalAccount, input: TakerOrderInput, network: VenueNetwork, nonces: VenueNonces): Promise<SignedVenueOrder> {
   const action = takerOrderAction(input);
   return signVenueAction(wallet, action, nonces.next(), network);
+}
+
+/**
+ * A signed taker IOC for `s` and `p` given directly: a sweep's order, whose size and price come
+ * from its whole selection (`perpSweepTakerTerms`) rather than from one quote's legs.
+ */
+export async function signTakerOrderTerms(wallet: LocalAccount, input: TakerOrderTermsInput, network: VenueNetwork, nonces: VenueNonces): Promise<SignedVenueOrder> {
+  return signVenueAction(wallet, iocAction(input), nonces.next(), network);
 }
 
 /**

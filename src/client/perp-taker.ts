@@ -6,12 +6,17 @@
  * refused order turns the quote FAILED and leaves the RFQ PENDING, which `acceptPerp`'s caller
  * sees on the quote.
  *
+ * On a SWEEP RFQ, `acceptSweep` ranks the quotes the taker sees as the service will, signs one IOC
+ * over the selection and accepts naming the selected quotes.
+ *
  *   const taker = await PerpTaker.connect(client, privateKeyToAccount(key));
  *   await taker.accept(rfq, quote);
+ *   await taker.acceptSweep(sweepRfq, (await client.rfqQuotes(sweepRfq.id)).items);
  */
 import type { Address, LocalAccount } from 'viem';
 import { ApiError } from './http.ts';
-import { perpCoin, perpDefaultLimit, PerpVenueClient, signTakerOrder, VenueNonces, type SignedVenueOrder, type VenueNetwork } from './perp-order.ts';
+import { perpCoin, perpDefaultLimit, PerpVenueClient, signTakerOrder, signTakerOrderTerms, VenueNonces, type SignedVenueOrder, type VenueNetwork } from './perp-order.ts';
+import { planPerpSweep, type PerpSweepPlan, type PerpSweepRfq } from './perp-sweep.ts';
 import type { RfqClient } from './rfq-client.ts';
 import type { Quote, Rfq, Side } from './types.ts';
 
@@ -21,6 +26,24 @@ export interface PerpVenueSettings {
   network?: VenueNetwork;
   /** The service's builder address for this environment (published out of band; the embedded stack in `network`). */
   builderAddress?: string | null;
+}
+
+export interface PerpSweepOptions {
+  /** Server time, unix ms (a quote past its maker window is not ranked); default the local clock. */
+  now?: number;
+  /** The instrument's rate; default read from `GET /v1/rfq/instruments`. */
+  takerFeeTenthBp?: number;
+  reduceOnly?: boolean;
+}
+
+export interface PerpSweepAccepted {
+  /** The selection the order was signed for, and the order's terms. */
+  plan: PerpSweepPlan;
+  order: SignedVenueOrder;
+  /** The service's 202: the selected quotes in rank order (`quoteId` the first). */
+  accepted: { rfqId: string; quoteId: string; status: Rfq['status']; quoteIds: string[] };
+  /** The builder rate approved at the venue for this accept; null when none was needed. */
+  approvedBuilderFeeTenthBp: number | null;
 }
 
 export class PerpTaker {
@@ -85,5 +108,36 @@ export class PerpTaker {
     const order = await this.order(rfq, quote);
     await this.client.accept(rfq.id, { quoteId: quote.quoteId, expectedVersion, perpTakerOrder: order });
     return { order };
+  }
+
+  /**
+   * A perp SWEEP: ranks `quotes` (the RFQ's, latest versions) as the service ranks the quotes an
+   * accept names, approves the selected quotes' builder rate when needed, signs one IOC for the
+   * selected base at the worst selected maker price, and accepts naming the selected quotes in
+   * rank order at the versions ranked (a quote that moved meanwhile is a 409, not a refused
+   * order). Throws `SweepShortOfMinimum` (nothing sent) when they cannot reach `minFillQty`.
+   * The 202 means parsed, not executed: follow the RFQ's `fills`.
+   */
+  async acceptSweep(rfq: PerpSweepRfq, quotes: readonly Quote[], options: PerpSweepOptions = {}): Promise<PerpSweepAccepted> {
+    const [asset, takerFeeTenthBp] = await Promise.all([
+      this.venue.asset(perpCoin(rfq.instrumentId)),
+      options.takerFeeTenthBp ?? this.#takerFeeOf(rfq.instrumentId),
+    ]);
+    const plan = planPerpSweep(rfq, quotes, { szDecimals: asset.szDecimals, takerFeeTenthBp, now: options.now ?? Date.now() });
+    const approvedBuilderFeeTenthBp = await this.ensureBuilderFee(plan.builderFeeTenthBp);
+    const order = await signTakerOrderTerms(
+      this.wallet,
+      { side: rfq.side, asset, s: plan.s, p: plan.p, builderFeeTenthBp: plan.builderFeeTenthBp, builderAddress: this.builderAddress, reduceOnly: options.reduceOnly },
+      this.venue.network,
+      this.#nonces,
+    );
+    const accepted = await this.client.acceptSweep(rfq.id, { quotes: plan.quotes, perpTakerOrder: order });
+    return { plan, order, accepted, approvedBuilderFeeTenthBp };
+  }
+
+  async #takerFeeOf(instrumentId: string): Promise<number> {
+    const instrument = (await this.client.instruments()).instruments.find((i) => i.instrumentId === instrumentId);
+    if (!instrument) throw new Error(`the service lists no instrument ${instrumentId}`);
+    return instrument.takerFeeTenthBp;
   }
 }

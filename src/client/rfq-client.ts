@@ -82,8 +82,14 @@ export class RfqClient {
   accept(rfqId: string, body: { quoteId: string; expectedVersion?: number; perpTakerOrder?: { action: unknown; nonce: number; signature: unknown } }): Promise<{ rfqId: string; quoteId: string; status: T.RfqStatus }> {
     return this.signed('POST', `/v1/rfq/requests/${encodeURIComponent(rfqId)}/accept`, { body });
   }
-  /** A SWEEP RFQ: the sweep as the service ranks it (`{ sweep: true }`), or only the quotes named. */
-  acceptSweep(rfqId: string, body: { sweep: true } | { quotes: Array<{ quoteId: string; expectedVersion?: number }> }): Promise<{ rfqId: string; quoteId: string; status: T.RfqStatus; quoteIds: string[] }> {
+  /**
+   * A SWEEP RFQ: the sweep as the service ranks it (`{ sweep: true }`), or only the quotes named.
+   * A perp sweep adds the taker's one IOC over the selection (`PerpTaker.acceptSweep` builds it).
+   */
+  acceptSweep(
+    rfqId: string,
+    body: ({ sweep: true } | { quotes: Array<{ quoteId: string; expectedVersion?: number }> }) & { perpTakerOrder?: { action: unknown; nonce: number; signature: unknown } },
+  ): Promise<{ rfqId: string; quoteId: string; status: T.RfqStatus; quoteIds: string[] }> {
     return this.signed('POST', `/v1/rfq/requests/${encodeURIComponent(rfqId)}/accept`, { body });
   }
 

@@ -25,12 +25,14 @@ import { keyFile } from './embedded-stack.ts';
 /**
  * Three makers with different spreads and reference prices, so auctions have a real contest; on a
  * SWEEP RFQ each quotes at most a few ETH (or a fraction of a BTC), so a large one is filled by
- * several of them (`npm run rfq -- buy 3 ETH-USDC --sweep`).
+ * several of them (`npm run rfq -- buy 3 ETH-USDC --sweep`). On a perp SWEEP each quotes a share
+ * of the RFQ (35 to 45 %), so any size takes all three, the last one cut
+ * (`npm run rfq -- buy 0.3 ETH-USDC-PERP --sweep`).
  */
-const DEMO_MAKERS: Array<{ seed: number; spreadBp: number; eth: string; btc: string; sweepEth: string; sweepBtc: string }> = [
-  { seed: 1, spreadBp: 10, eth: '3000', btc: '60000', sweepEth: '1.25', sweepBtc: '0.05' },
-  { seed: 2, spreadBp: 16, eth: '3001.5', btc: '60030', sweepEth: '1', sweepBtc: '0.04' },
-  { seed: 3, spreadBp: 20, eth: '2999', btc: '59980', sweepEth: '1.5', sweepBtc: '0.06' },
+const DEMO_MAKERS: Array<{ seed: number; spreadBp: number; eth: string; btc: string; sweepEth: string; sweepBtc: string; perpSweepShareBp: number }> = [
+  { seed: 1, spreadBp: 10, eth: '3000', btc: '60000', sweepEth: '1.25', sweepBtc: '0.05', perpSweepShareBp: 4000 },
+  { seed: 2, spreadBp: 16, eth: '3001.5', btc: '60030', sweepEth: '1', sweepBtc: '0.04', perpSweepShareBp: 3500 },
+  { seed: 3, spreadBp: 20, eth: '2999', btc: '59980', sweepEth: '1.5', sweepBtc: '0.06', perpSweepShareBp: 4500 },
 ];
 
 /** What each demo maker holds on-chain (topped up to this at every start), raw units by symbol. */
@@ -124,8 +126,8 @@ function makerInstruments(spec: (typeof DEMO_MAKERS)[number], perps: boolean): M
     // Perps are priced from the venue's book (referencePrice and levelSize are not used).
     ...(perps
       ? [
-          { instrumentId: 'ETH-USDC-PERP', referencePrice: spec.eth, spreadBp: spec.spreadBp, maxBaseQty: '20', levelSize: '1' },
-          { instrumentId: 'BTC-USDC-PERP', referencePrice: spec.btc, spreadBp: spec.spreadBp, maxBaseQty: '1', levelSize: '0.1' },
+          { instrumentId: 'ETH-USDC-PERP', referencePrice: spec.eth, spreadBp: spec.spreadBp, maxBaseQty: '20', sweepShareBp: spec.perpSweepShareBp, levelSize: '1' },
+          { instrumentId: 'BTC-USDC-PERP', referencePrice: spec.btc, spreadBp: spec.spreadBp, maxBaseQty: '1', sweepShareBp: spec.perpSweepShareBp, levelSize: '0.1' },
         ]
       : []),
   ];

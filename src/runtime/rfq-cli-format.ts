@@ -44,10 +44,17 @@ export function statusLine(rfq: Rfq): string {
   return `status ${rfq.id} ${rfq.status}${failure}${rfq.fills ? `; legs ${rfq.fills.map((f) => `${f.baseQty} ${f.status}`).join(', ')}` : ''}`;
 }
 
-/** A SWEEP RFQ's legs, one line each: its quote, the base and quote it moves, its status and transaction. */
-function legLines(rfq: Rfq): string[] {
+/**
+ * A SWEEP RFQ's legs, one line each: its quote, the base and quote it moves, its status and
+ * transaction; on a perp, the leg's fill as its quote reports it.
+ */
+function legLines(rfq: Rfq, perpLegs: PerpFillView[] = []): string[] {
   const [base = '?', quote = '?'] = rfq.instrumentId.split('-');
-  return (rfq.fills ?? []).map((f) => `  leg       ${f.quoteId}: ${f.baseQty} ${base} for ${f.quoteQty} ${quote}, ${f.status}${f.txHash ? ` (tx ${f.txHash})` : ''}`);
+  return (rfq.fills ?? []).map((f) => {
+    const fill = perpLegs.find((l) => l.quoteId === f.quoteId);
+    const filled = fill ? `, filled ${fill.perpFilledSize ?? '?'} @ ${fill.perpFillAvgPx ?? '?'}` : '';
+    return `  leg       ${f.quoteId}: ${f.baseQty} ${base} for ${f.quoteQty} ${quote}, ${f.status}${filled}${f.txHash ? ` (tx ${f.txHash})` : ''}`;
+  });
 }
 
 /** The pay and receive tokens of an RFQ, from its InstrumentId `<BASE>-<QUOTE>-<TYPE>`. */
@@ -63,11 +70,25 @@ export interface PerpFillView {
   perpFillAvgPx: string | null;
 }
 
-export function outcome(rfq: Rfq, perpFill?: PerpFillView): string {
+/** A perp SWEEP's fill: each settled leg's, and (when every leg's was read) their sum. */
+export interface PerpSweepView {
+  filledSize: string | null;
+  legs: PerpFillView[];
+}
+
+export function outcome(rfq: Rfq, perpFill?: PerpFillView, perpSweep?: PerpSweepView): string {
   const { pay, receive } = tokens(rfq);
   const [base = '?', quote = '?'] = rfq.instrumentId.split('-');
   switch (rfq.status) {
     case 'SETTLED':
+      if (perpSweep) {
+        return [
+          `SETTLED ${rfq.id}`,
+          `  ${rfq.side === 'BUY' ? 'bought' : 'sold'}    ${perpSweep.filledSize ?? '?'} ${base} (perp) of ${rfq.baseQty} in ${rfq.fills?.length ?? 0} legs`,
+          ...legLines(rfq, perpSweep.legs),
+          '  venue fees and builder fee charged on your venue account',
+        ].join('\n');
+      }
       if (perpFill) {
         return [
           `SETTLED ${rfq.id}`,
@@ -93,11 +114,20 @@ export function outcome(rfq: Rfq, perpFill?: PerpFillView): string {
   }
 }
 
+const fillView = (q: Quote): PerpFillView => ({ quoteId: q.quoteId, perpFilledSize: q.perpFilledSize ?? null, perpFillAvgPx: q.perpFillAvgPx ?? null });
+
 /** A perp RFQ's fill, read from its selected quote among `quotes` (the RFQ holds no amounts). */
 function perpFillOf(rfq: Rfq, quotes: Quote[]): PerpFillView | undefined {
-  if (!isPerpInstrument(rfq.instrumentId)) return undefined;
+  if (!isPerpInstrument(rfq.instrumentId) || rfq.fills) return undefined;
   const selected = quotes.find((q) => q.quoteId === rfq.selectedQuoteId);
-  return selected ? { quoteId: selected.quoteId, perpFilledSize: selected.perpFilledSize ?? null, perpFillAvgPx: selected.perpFillAvgPx ?? null } : undefined;
+  return selected ? fillView(selected) : undefined;
+}
+
+/** A perp SWEEP's legs' fills, from their quotes among `quotes`; no sum (nothing here does arithmetic). */
+function perpSweepOf(rfq: Rfq, quotes: Quote[]): PerpSweepView | undefined {
+  if (!isPerpInstrument(rfq.instrumentId) || !rfq.fills) return undefined;
+  const legs = rfq.fills.map((f) => quotes.find((q) => q.quoteId === f.quoteId)).filter((q): q is Quote => q !== undefined && q.status === 'SETTLED');
+  return { filledSize: null, legs: legs.map(fillView) };
 }
 
 export function rfqSummary(rfq: Rfq, quotes: Quote[]): string {
@@ -105,7 +135,7 @@ export function rfqSummary(rfq: Rfq, quotes: Quote[]): string {
     `${rfq.id}  ${rfq.side} ${rfq.baseQty} ${rfq.instrumentId}  ${rfq.status}${rfq.autoAccept ? '  autoAccept' : ''}${rfq.quoteLimit ? `  limit ${rfq.quoteLimit}` : ''}`,
     `  auction ends ${new Date(rfq.auctionEndsAt).toISOString()}, settlement deadline ${new Date(rfq.settlementDeadline * 1000).toISOString()}`,
   ];
-  if (rfq.status === 'SETTLED' || rfq.status === 'FAILED' || rfq.status === 'CANCELLED') lines.push(outcome(rfq, perpFillOf(rfq, quotes)).split('\n').map((line) => `  ${line}`).join('\n'));
+  if (rfq.status === 'SETTLED' || rfq.status === 'FAILED' || rfq.status === 'CANCELLED') lines.push(outcome(rfq, perpFillOf(rfq, quotes), perpSweepOf(rfq, quotes)).split('\n').map((line) => `  ${line}`).join('\n'));
   for (const quote of quotes) lines.push(`  ${quoteLine(quote, false)}`);
   return lines.join('\n');
 }

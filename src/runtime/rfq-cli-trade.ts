@@ -7,6 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../client/http.ts';
 import type { RfqClient } from '../client/rfq-client.ts';
 import type { PerpTaker } from '../client/perp-taker.ts';
+import { SweepShortOfMinimum } from '../client/perp-sweep.ts';
+import { formatAmount, parseAmount } from '../domain/money/index.ts';
+import { makerOrderPrice } from '../domain/perp/sweep.ts';
+import { fractionDigits } from '../domain/perp/venue-decimals.ts';
 import { bestQuote } from '../client/best-quote.ts';
 import { RfqWatch } from '../client/rfq-watch.ts';
 import type { Quote, Rfq, Side } from '../client/types.ts';
@@ -21,6 +25,8 @@ export interface TradeResult {
   transport: 'websocket' | 'rest';
   /** Perp, once SETTLED: the executed quote's fill (the RFQ itself carries none). */
   perpFill?: PerpFill;
+  /** Perp SWEEP, once SETTLED: each settled leg's fill, read from its quote, and their sum. */
+  perpSweep?: PerpSweepFill;
   /** The service's refusals of this CLI's accepts, in order (absent when none): why nothing was taken. */
   refusals?: AcceptRefusal[];
 }
@@ -35,6 +41,13 @@ export interface PerpFill {
   quoteId: string;
   perpFilledSize: string | null;
   perpFillAvgPx: string | null;
+}
+
+export interface PerpSweepFill {
+  /** The sum of the legs' `perpFilledSize`: what the taker's one IOC filled; null when a leg's was never read. */
+  filledSize: string | null;
+  /** One per SETTLED leg, in rank order. */
+  legs: PerpFill[];
 }
 
 export class FollowTimeout extends Error {
@@ -138,7 +151,9 @@ export async function trade(client: RfqClient, tradeRequest: TradeRequest, say: 
         : endsAtLocal - Math.min(DECIDE_MARGIN_MS, Math.floor((endsAtLocal - Date.now()) / 4));
       await watch.until(() => watch.rfq !== undefined && watch.rfq.status !== 'PENDING', decideAt);
       accepted = request.sweep
-        ? await acceptSweep(client, watch, created.rfqId, endsAtLocal, say, refusals)
+        ? request.perp
+          ? await acceptPerpSweep(request.perp, watch, endsAtLocal, now, say, refusals)
+          : await acceptSweep(client, watch, created.rfqId, endsAtLocal, say, refusals)
         : await acceptBest(client, watch, created.rfqId, request.side, request.quoteLimit, now, say, request.perp, refusals);
     }
     const rfq = await follow(watch, offset, request.timeoutMs);
@@ -284,6 +299,58 @@ async function acceptSweep(
   return null;
 }
 
+/**
+ * Accepts a perp SWEEP RFQ: the client ranks the quotes it sees (the service ranks the quotes an
+ * accept names the same way), signs one IOC over the selection and names the selected quotes at
+ * the versions it ranked. Short of `minFillQty` (nothing sent), or refused because a named quote
+ * moved: wait for the quotes to change and try again, until the auction is about to end.
+ */
+async function acceptPerpSweep(
+  perp: PerpTaker, watch: RfqWatch, endsAtLocal: number, now: () => number, say: (line: string) => void, refusals: AcceptRefusal[],
+): Promise<TradeResult['accepted']> {
+  for (let attempt = 1; attempt <= MAX_ACCEPT_ATTEMPTS; attempt++) {
+    const rfq = watch.rfq;
+    if (rfq?.status !== 'PENDING') return null;
+    say('accepting the sweep');
+    const seen = quotesSeen(watch);
+    try {
+      const { plan, order, accepted, approvedBuilderFeeTenthBp } = await perp.acceptSweep(rfq, watch.quotes(), { now: now() });
+      if (approvedBuilderFeeTenthBp !== null) say(`approved a builder fee of ${approvedBuilderFeeTenthBp} tenths of a bp for ${perp.builderAddress} at the venue`);
+      const placed = (order.action['orders'] as Array<{ c: string }>)[0]!;
+      say(`signed ${rfq.side === 'BUY' ? 'buy' : 'sell'} IOC ${plan.s} @ ${plan.p} over ${plan.quotes.length} quote${plan.quotes.length === 1 ? '' : 's'} (cloid ${placed.c}, nonce ${order.nonce})`);
+      for (const leg of plan.selection.legs) {
+        const whole = rfq.side === 'BUY' ? leg.quote.wire.makerPays.amount : leg.quote.wire.makerReceives.amount;
+        const price = makerOrderPrice(rfq.side, leg.quote, plan.decimals) ?? '?';
+        say(`  leg ${leg.quote.quoteId} v${leg.quote.wire.version}: ${formatAmount(leg.baseQty, plan.decimals.baseDecimals)} @ ${price}${leg.cut ? ` (cut from ${whole})` : ''}`);
+      }
+      say(`selected ${accepted.quoteIds.length} quote${accepted.quoteIds.length === 1 ? '' : 's'}: ${accepted.quoteIds.join(', ')}`);
+      return { quoteId: accepted.quoteId, version: plan.quotes[0]!.expectedVersion, quoteIds: accepted.quoteIds };
+    } catch (error) {
+      if (error instanceof SweepShortOfMinimum) {
+        say(`${error.message}; waiting for the quotes to change`);
+      } else if (error instanceof ApiError && (error.code === 'QUOTE_NOT_ACCEPTABLE' || error.code === 'QUOTE_VERSION_MISMATCH')) {
+        refusals.push(refusalOf(error));
+        say(`${error.code}: ${error.message}; waiting for the quotes to change`);
+        await watch.refresh();
+      } else if (error instanceof ApiError) {
+        refusals.push(refusalOf(error));
+        if (tooLateToAccept(error, say)) return null;
+        throw error;
+      } else {
+        throw error;
+      }
+      // Ranking the same quotes again would give the same answer: wait for them to move.
+      const changed = await watch.until(() => quotesSeen(watch) !== seen || watch.rfq?.status !== 'PENDING', endsAtLocal - ACCEPT_HEADROOM_MS);
+      if (!changed) {
+        say('the quotes did not change before the auction ends; not accepting');
+        return null;
+      }
+    }
+  }
+  say(`gave up accepting after ${MAX_ACCEPT_ATTEMPTS} attempts`);
+  return null;
+}
+
 /** The auction ended or the RFQ moved on: an accept cannot succeed any more. */
 function tooLateToAccept(error: ApiError, say: (line: string) => void): boolean {
   if (error.code !== 'AUCTION_CLOSED' && error.code !== 'RFQ_NOT_PENDING') return false;
@@ -327,17 +394,33 @@ async function acceptPerp(client: RfqClient, perp: PerpTaker, rfq: Rfq, quote: Q
   }
 }
 
-/** The executed quote's fill fields, read again while absent (spec: "read again if absent"). */
-async function perpFillOf(client: RfqClient, rfq: Rfq, accepted: TradeResult['accepted'], perp: PerpTaker | undefined): Promise<{ perpFill?: PerpFill }> {
+/** The executed quote's fill fields (each leg's on a sweep); absent ones are read again (spec: "read again if absent"). */
+async function perpFillOf(client: RfqClient, rfq: Rfq, accepted: TradeResult['accepted'], perp: PerpTaker | undefined): Promise<{ perpFill?: PerpFill; perpSweep?: PerpSweepFill }> {
   if (!perp || rfq.status !== 'SETTLED') return {};
+  if (rfq.fills) {
+    const legs = await Promise.all(rfq.fills.filter((f) => f.status === 'SETTLED').map((f) => quoteFill(client, f.quoteId)));
+    return { perpSweep: { filledSize: sumSizes(legs.map((l) => l.perpFilledSize)), legs } };
+  }
   const quoteId = rfq.selectedQuoteId ?? accepted?.quoteId;
   if (!quoteId) return {};
+  return { perpFill: await quoteFill(client, quoteId) };
+}
+
+async function quoteFill(client: RfqClient, quoteId: string): Promise<PerpFill> {
   let quote = await client.getQuote(quoteId);
   for (let attempt = 0; attempt < 20 && quote.perpFilledSize == null; attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     quote = await client.getQuote(quoteId);
   }
-  return { perpFill: { quoteId, perpFilledSize: quote.perpFilledSize ?? null, perpFillAvgPx: quote.perpFillAvgPx ?? null } };
+  return { quoteId, perpFilledSize: quote.perpFilledSize ?? null, perpFillAvgPx: quote.perpFillAvgPx ?? null };
+}
+
+/** The sum of venue sizes (decimal strings), exact; null when any of them was never read. */
+function sumSizes(sizes: Array<string | null>): string | null {
+  if (sizes.some((size) => size === null)) return null;
+  const known = sizes as string[];
+  const decimals = Math.max(0, ...known.map(fractionDigits));
+  return formatAmount(known.reduce((sum, size) => sum + parseAmount(size, decimals, { field: 'perpFilledSize' }), 0n), decimals);
 }
 
 async function follow(watch: RfqWatch, offset: number, timeoutMs: number | undefined): Promise<Rfq> {

@@ -57,8 +57,9 @@ commands:
       --makers A,B       only these disclosed makers (by alias, see \`makers\`) see it and quote
       --exclude-makers A,B
                          these disclosed makers never see it (not with --makers)
-      --sweep            several makers may fill it (spot): each quotes part of the size and
-                         the service takes the best quotes until the size is filled
+      --sweep            several makers may fill it: each quotes part of the size and the
+                         best quotes are taken until the size is filled (on a perp the CLI
+                         ranks them, signs one IOC over the selection and names the quotes)
       --min X            with --sweep: the least that must be filled (default: all of it)
     Quotes are shown live as they arrive and re-price; then the best acceptable one is
     accepted and settlement is followed until SETTLED, FAILED or CANCELLED.
@@ -271,7 +272,7 @@ function tradeExit(result: TradeResult): number {
 }
 
 function tradeHuman(result: TradeResult): string {
-  return outcome(result.rfq, result.perpFill);
+  return outcome(result.rfq, result.perpFill, result.perpSweep);
 }
 
 async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -418,7 +419,6 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       if (values.makers !== undefined && values['exclude-makers'] !== undefined) throw new UsageError('--makers names who may quote, --exclude-makers who may not: give one of them');
       if (values.auto && command === 'buy' && values.limit === undefined) throw new UsageError('buy --auto needs --limit X: the most you pay, fee included, in the quote token');
       if (values.min !== undefined && !values.sweep) throw new UsageError('--min is the least a sweep must fill: it needs --sweep');
-      if (values.sweep && isPerpInstrument(instrumentOf(instrument!))) throw new UsageError('--sweep is offered on spot instruments only');
       const request = {
         side: command.toUpperCase() as Side,
         baseQty: size!,

@@ -60,9 +60,9 @@ for (const backend of backends()) {
       failed(await cli(['balances', '--limit', '3']), 2, 'USAGE');
       // A BUY left to the auction needs a price cap: the message names the flag to add.
       assert.match(failed(await cli(['buy', '1', 'ETH-USDC', '--auto']), 2, 'USAGE'), /needs --limit X/);
-      // A sweep's least fill needs the sweep; a perp has no sweep.
+      // A sweep's least fill needs the sweep, on a spot as on a perp.
       assert.match(failed(await cli(['buy', '1', 'ETH-USDC', '--min', '0.5']), 2, 'USAGE'), /needs --sweep/);
-      assert.match(failed(await cli(['buy', '1', 'ETH-USDC-PERP', '--sweep']), 2, 'USAGE'), /spot instruments only/);
+      assert.match(failed(await cli(['buy', '1', 'ETH-USDC-PERP', '--min', '0.5']), 2, 'USAGE'), /needs --sweep/);
       failed(await cli(['login', '--private-key', '0x1234']), 2, 'USAGE');
       assert.match(failed(await cli(['--url', h.url, 'balances'], { RFQ_CREDENTIALS: path.join(scratch, 'none.json') }), 2, 'NOT_LOGGED_IN'), /login/);
     });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bidAsk, ladder, quoteLegs, seededRandom, stepPrice } from '../../../examples/maker/pricing.ts';
+import { bidAsk, ladder, perpSweepPart, quoteLegs, seededRandom, stepPrice } from '../../../examples/maker/pricing.ts';
 
 const ETH = { symbol: 'ETH', decimals: 18 };
 const USDC = { symbol: 'USDC', decimals: 6 };
@@ -53,5 +53,23 @@ describe('reference maker pricing', () => {
     // A price so small that levels collapse after rounding: duplicates are dropped, not sent.
     const tiny = ladder(2n, { spreadBp: 10, levels: 3, levelSize: 1n }, ETH, USDC);
     assert.equal(new Set(tiny.asks.map((l) => l[0])).size, tiny.asks.length);
+  });
+
+  it('a perp sweep part: a share of the RFQ on the size grid, capped; the whole RFQ when a part would be under the venue minimum', () => {
+    // ETH: 4 size decimals; 3500 USDC per coin; the venue's minimum order value is 10 USDC.
+    const part = (baseQty: string, shareBp: number, maxBaseQty = '5') => perpSweepPart(baseQty, { shareBp, maxBaseQty, szDecimals: 4, price: 3500_000000n, minNotional: 10_000000n });
+    assert.equal(part('0.3', 4000), '0.12');
+    // 35 % of 0.3 is 0.105; of 0.33333 it is 0.1166655, rounded down to 0.1166.
+    assert.equal(part('0.3', 3500), '0.105');
+    assert.equal(part('0.3333', 3500), '0.1166');
+    // Capped at the most we quote, still on the grid.
+    assert.equal(part('20', 4000, '2.00005'), '2');
+    // 40 % of 0.005 ETH is 7 USDC, under the minimum: the whole 17.5 USDC instead.
+    assert.equal(part('0.005', 4000), '0.005');
+    // Neither a part nor the whole is worth an order; the whole is beyond what we quote.
+    assert.equal(part('0.002', 4000), null);
+    assert.equal(part('0.01', 100, '0.005'), null);
+    // A share of all of it or more is the whole.
+    assert.equal(part('0.3', 10_000), '0.3');
   });
 });
