@@ -109,7 +109,7 @@ function v0Cli(url: string, args: string[]): Promise<{ status: number | null; js
 }
 
 describe('npm start: a living venue', { timeout: 8 * 60_000 }, () => {
-  it('trades on both spot pairs, a three-maker sweep and both perps against the demo makers, settles, stops cleanly and resumes', async () => {
+  it('trades on both spot pairs, a three-maker sweep, both perps and a three-maker perp sweep against the demo makers, settles, stops cleanly and resumes', async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'rfq-embedded-start-'));
     const credentials = path.join(dataDir, 'cli-credential.json');
     const port = await freePort();
@@ -214,6 +214,17 @@ describe('npm start: a living venue', { timeout: 8 * 60_000 }, () => {
       assert.equal(result.perpFill.perpFillAvgPx, executed.perpFillAvgPx);
       assert.equal((await positionOf(coin)) - held, (side === 'buy' ? 1n : -1n) * parseSigned(size), `${coin} position moved by the fill`);
     }
+    // A perp sweep, as the taker quickstart shows it: the demo makers quote 35-45 % of it each, so
+    // 0.3 ETH takes all three; one maker order rests per leg and one IOC, signed over the selection, takes them.
+    const ethHeld = await positionOf('ETH');
+    const perpSweep = await cli(['--json', 'buy', '0.3', 'ETH-USDC-PERP', '--sweep', '--window', '5s'], credentials, { RFQ_DATA_DIR: dataDir });
+    assert.equal(perpSweep.status, 0, `perp sweep: ${perpSweep.stderr}\n${perpSweep.stdout}`);
+    const perpSwept = await taker.getRfq((JSON.parse(perpSweep.stdout) as { rfq: Rfq }).rfq.id);
+    assert.equal(perpSwept.status, 'SETTLED', JSON.stringify(perpSwept));
+    assert.equal(perpSwept.fills?.length, 3, JSON.stringify(perpSwept.fills));
+    assert.ok(perpSwept.fills!.every((leg) => leg.status === 'SETTLED'), JSON.stringify(perpSwept.fills));
+    assert.equal((await positionOf('ETH')) - ethHeld, parseSigned('0.3'), 'the ETH position moved by the sweep');
+    process.stdout.write(`# sweep buy 0.3 ETH-USDC-PERP: legs ${perpSwept.fills!.map((leg) => leg.baseQty).join(' + ')}\n`);
     assert.deepEqual(totals((await taker.balances()).balances), expected, 'perps move nothing on the service\'s ledger');
     const positionsAtStop = await venuePositions(first.venueUrl, first.takerAddress);
     assert.deepEqual(positionsAtStop.map((p) => p.coin), ['BTC', 'ETH']);
