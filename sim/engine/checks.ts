@@ -245,14 +245,21 @@ export class Checker {
     for (const id of model.quotes.keys()) if (!listed.has(id)) this.#findings.add('exactlyOnce', `${rfq.id}: acknowledged quote ${id} missing`);
     const fills = rfq.fills ?? [];
     const byId = new Map(quotes.map((q) => [q.quoteId, q]));
-    const selected = quotes.filter((q) => SELECTED_LIKE.has(q.status)).map((q) => q.quoteId).sort();
-    if (JSON.stringify(fills.map((f) => f.quoteId).sort()) !== JSON.stringify(selected)) bad(`fills ${fills.map((f) => `${f.quoteId}=${f.status}`).join(', ')}, selected quotes ${selected.join(', ')}`);
+    // A perp sweep's FAILED quotes may be refused accepts (no leg) as well as failed legs (record 0082).
+    const perp = model.instrument.perp === true;
+    const selected = quotes.filter((q) => (perp ? q.status === 'SELECTED' || q.status === 'SETTLED' : SELECTED_LIKE.has(q.status))).map((q) => q.quoteId).sort();
+    const legIds = fills.filter((f) => !perp || f.status !== 'FAILED').map((f) => f.quoteId).sort();
+    if (JSON.stringify(legIds) !== JSON.stringify(selected)) bad(`fills ${fills.map((f) => `${f.quoteId}=${f.status}`).join(', ')}, selected quotes ${selected.join(', ')}`);
+    if (perp && fills.some((f) => byId.get(f.quoteId) === undefined)) bad(`a leg of ${fills.map((f) => f.quoteId).join(', ')} is not one of its quotes`);
     if ((rfq.status === 'PENDING' || rfq.status === 'CANCELLED' || rfq.failureCode === 'NO_CONFORMING_QUOTE') && fills.length > 0) bad(`${rfq.status} (${rfq.failureCode ?? ''}) with fills`);
     if (rfq.txHash) bad(`carries txHash ${rfq.txHash}`);
-    if (sweep.acceptedLegs && rfq.status !== 'PENDING' && rfq.status !== 'CANCELLED' && JSON.stringify(fills.map((f) => f.quoteId)) !== JSON.stringify(sweep.acceptedLegs)) {
-      this.#findings.add('ackedAccept', `${rfq.id}: the accept answered legs ${sweep.acceptedLegs.join(', ')}, the RFQ fills ${fills.map((f) => f.quoteId).join(', ')} (${rfq.status})`);
+    if (perp) this.#perpSweepAccept(model, rfq, quotes);
+    else {
+      if (sweep.acceptedLegs && rfq.status !== 'PENDING' && rfq.status !== 'CANCELLED' && JSON.stringify(fills.map((f) => f.quoteId)) !== JSON.stringify(sweep.acceptedLegs)) {
+        this.#findings.add('ackedAccept', `${rfq.id}: the accept answered legs ${sweep.acceptedLegs.join(', ')}, the RFQ fills ${fills.map((f) => f.quoteId).join(', ')} (${rfq.status})`);
+      }
+      if (sweep.acceptedLegs && (rfq.status === 'PENDING' || rfq.status === 'CANCELLED')) this.#findings.add('ackedAccept', `${rfq.id}: sweep accept of ${sweep.acceptedLegs.join(', ')} acknowledged, status ${rfq.status}`);
     }
-    if (sweep.acceptedLegs && (rfq.status === 'PENDING' || rfq.status === 'CANCELLED')) this.#findings.add('ackedAccept', `${rfq.id}: sweep accept of ${sweep.acceptedLegs.join(', ')} acknowledged, status ${rfq.status}`);
     for (const q of quotes) {
       const qm = model.quotes.get(q.quoteId);
       if (!qm) {
@@ -276,16 +283,20 @@ export class Checker {
       // Each quote's takerTotal is its own: BUY its quote leg plus the fee on it, SELL the base it takes.
       const takerTotal = rfq.side === 'BUY' ? units(quoteToken, q.takerTotal) !== legQuote + fee : units(base, q.takerTotal) !== legBase;
       if (takerTotal) this.#findings.add('takerTotal', `${q.quoteId}: takerTotal ${q.takerTotal} on a sweep leg of ${f.baseQty} / ${f.quoteQty}`);
-      this.#cut(model, q, qm, legBase, legQuote, i === fills.length - 1, bad);
+      // A perp backup promoted for a refused leg joins the legs behind the others, cut or not.
+      this.#cut(model, q, qm, legBase, legQuote, perp || i === fills.length - 1, bad);
       if (model.quoteLimit !== null) {
         const taker = rfq.side === 'BUY' ? legQuote + fee : legQuote - fee;
         const lhs = taker * units(base, model.baseQty);
         const rhs = units(quoteToken, model.quoteLimit) * legBase;
         if (rfq.side === 'BUY' ? lhs > rhs : lhs < rhs) bad(`leg ${f.quoteId} (${f.baseQty} for ${taker} raw, fee included) breaks the bound ${model.quoteLimit} per ${model.baseQty}`);
       }
-      if (f.status === 'SETTLED' && !f.txHash) bad(`leg ${f.quoteId} SETTLED with no txHash`);
-      filled += legBase;
-      legs.push({ quoteId: f.quoteId, base: legBase, quoteQty: legQuote, fee, status: f.status, makerPays: q.makerPays.amount, makerReceives: q.makerReceives.amount });
+      if (f.status === 'SETTLED' && !perp && !f.txHash) bad(`leg ${f.quoteId} SETTLED with no txHash`);
+      if (perp && f.txHash) bad(`perp leg ${f.quoteId} carries txHash ${f.txHash}`);
+      // A perp leg SETTLED with a share of the taker's fill, at most its own size.
+      if (perp && f.status === 'SETTLED' && (q.perpFilledSize === undefined || q.perpFilledSize === null || units(base, q.perpFilledSize) <= 0n || units(base, q.perpFilledSize) > legBase)) bad(`perp leg ${f.quoteId} SETTLED with perpFilledSize ${q.perpFilledSize} of ${f.baseQty}`);
+      if (!perp || f.status !== 'FAILED') filled += legBase;
+      legs.push({ quoteId: f.quoteId, base: legBase, quoteQty: legQuote, fee, status: f.status, makerPays: q.makerPays.amount, makerReceives: q.makerReceives.amount, ...(perp ? { perpFilledSize: q.perpFilledSize ?? null } : {}) });
     }
     // Quotes not selected keep the terms acknowledged (a cut is only ever of a leg).
     for (const q of quotes) {
@@ -297,7 +308,8 @@ export class Checker {
     }
     if (fills.length > 0) {
       const minFill = units(base, sweep.minFillQty ?? model.baseQty);
-      if (filled > units(base, model.baseQty) || filled < minFill) bad(`legs fill ${filled} raw of ${model.baseQty} (minFillQty ${sweep.minFillQty ?? model.baseQty})`);
+      // A perp leg refused and not refilled, or left without a share, only reduces the fill.
+      if (filled > units(base, model.baseQty) || (!perp && filled < minFill)) bad(`legs fill ${filled} raw of ${model.baseQty} (minFillQty ${sweep.minFillQty ?? model.baseQty})`);
     }
     const open = legs.some((l) => l.status === 'SELECTED');
     const settled = legs.filter((l) => l.status === 'SETTLED');
@@ -305,7 +317,8 @@ export class Checker {
       const want = open ? 'QUOTED' : settled.length > 0 ? 'SETTLED' : 'FAILED';
       if (rfq.status !== want) bad(`${rfq.status} with legs ${legs.map((l) => `${l.quoteId}=${l.status}`).join(', ')} (want ${want})`);
     }
-    if (rfq.status === 'SETTLED') {
+    // A perp moves nothing on the ledger: no executed amounts (its fills are checked at the venue).
+    if (rfq.status === 'SETTLED' && !perp) {
       const sum = (pick: (l: SweepLegModel) => bigint) => settled.reduce((t, l) => t + pick(l), 0n);
       const baseSum = sum((l) => l.base);
       const quoteSum = rfq.side === 'BUY' ? sum((l) => l.quoteQty + l.fee) : sum((l) => l.quoteQty - l.fee);
@@ -321,7 +334,7 @@ export class Checker {
         this.#findings.add('settledTwice', `${rfq.id}: leg ${leg.quoteId} settled as ${JSON.stringify(before, bigints)}, now ${JSON.stringify(leg, bigints)}`);
       }
       if (before && before.status !== 'SELECTED' && before.status !== leg.status) bad(`leg ${leg.quoteId} ${before.status} -> ${leg.status}`);
-      this.#legSettlement(rfq, leg, before?.status === 'SETTLED', fills.find((f) => f.quoteId === leg.quoteId)?.txHash ?? null);
+      if (!perp) this.#legSettlement(rfq, leg, before?.status === 'SETTLED', fills.find((f) => f.quoteId === leg.quoteId)?.txHash ?? null);
     }
     if (legs.length > 0 || sweep.legs.size === 0) sweep.legs = new Map(legs.map((l) => [l.quoteId, l]));
   }
@@ -516,7 +529,8 @@ export class Checker {
     for (const d of this.#model.deposits.values()) move(d.user, d.token, -d.raw);
     for (const w of this.#model.withdrawals.values()) if (w.status === 'COMPLETED') move(w.user, w.token, units(w.token, w.amount));
     for (const rfq of this.#model.rfqs.values()) {
-      for (const leg of settledLegs(rfq)) {
+      // A perp sweep's legs trade at the venue (venuePositions), not on the chain.
+      for (const leg of rfq.instrument.perp ? [] : settledLegs(rfq)) {
         const effect = this.#model.legEffect(rfq, leg);
         for (const [token, delta] of effect.maker) move(this.#model.makerOf(leg.quoteId), token, delta);
         custody.set(effect.fee.token, custody.get(effect.fee.token)! + effect.fee.raw);
@@ -548,6 +562,13 @@ export class Checker {
     const venue = this.#stack.venue!;
     const expected = new Map<string, bigint>(this.#actors.map((a) => [a.name, 0n]));
     for (const rfq of this.#model.rfqs.values()) {
+      // A perp sweep: each SETTLED leg's share of the taker's fill, against that leg's maker.
+      for (const leg of rfq.instrument.perp ? settledLegs(rfq) : []) {
+        const fill = signedSize(leg.perpFilledSize ?? '0') * (rfq.side === 'BUY' ? 1n : -1n);
+        const maker = this.#model.quotes.get(leg.quoteId)!.maker;
+        expected.set(rfq.taker, expected.get(rfq.taker)! + fill);
+        expected.set(maker, expected.get(maker)! - fill);
+      }
       if (!rfq.instrument.perp || !rfq.settled) continue;
       const fill = signedSize(rfq.settled.perpFilledSize ?? '0') * (rfq.side === 'BUY' ? 1n : -1n);
       const maker = this.#model.quotes.get(rfq.settled.quoteId)!.maker;
@@ -575,6 +596,24 @@ export class Checker {
    * (the taker's order refused, or the execution failed), or still SUBMITTED while the RFQ is
    * PENDING (the executor's checks running). Anything else lost the acceptance.
    */
+  /**
+   * An acknowledged perp sweep accept: its legs lead the RFQ's `fills` (refilled backups only
+   * behind them), or, with no fills, every leg FAILED (the taker's order refused) or still
+   * SUBMITTED while the RFQ is PENDING (the executor's checks running).
+   */
+  #perpSweepAccept(model: RfqModel, rfq: Rfq, quotes: Quote[]): void {
+    const accepted = model.sweep!.acceptedLegs;
+    if (!accepted) return;
+    const fills = (rfq.fills ?? []).map((f) => f.quoteId);
+    if (fills.length > 0) {
+      if (JSON.stringify(fills.slice(0, accepted.length)) !== JSON.stringify(accepted)) this.#findings.add('ackedAccept', `${rfq.id}: the perp sweep accept answered legs ${accepted.join(', ')}, the RFQ fills ${fills.join(', ')} (${rfq.status})`);
+      return;
+    }
+    const statuses = accepted.map((id) => quotes.find((q) => q.quoteId === id)?.status);
+    const ok = statuses.every((s) => s === 'FAILED' || s === 'CANCELLED') || (rfq.status === 'PENDING' && statuses.every((s) => s === 'SUBMITTED' || s === 'FAILED' || s === 'CANCELLED'));
+    if (!ok) this.#findings.add('ackedAccept', `${rfq.id}: perp sweep accept of ${accepted.join(', ')} acknowledged; quotes ${statuses.join(', ')}, RFQ ${rfq.status}`);
+  }
+
   #perpAccept(model: RfqModel, rfq: Rfq, quotes: Quote[]): void {
     const status = quotes.find((q) => q.quoteId === model.acceptedQuote)?.status;
     const ok = status === 'FAILED' || status === 'SELECTED' || status === 'SETTLED' || (status === 'SUBMITTED' && rfq.status === 'PENDING');

@@ -227,7 +227,7 @@ export class Driver {
     // Long enough for makers to find it a few steps later (a step takes seconds on a loaded machine).
     const windowMs = this.rng.int(6000, 25_000);
     const idempotencyKey = this.rng.uuid();
-    const sweep = this.#sweeps && !instrument.perp && this.sweepRng.chance(SWEEP_SHARE);
+    const sweep = this.#sweeps && this.sweepRng.chance(SWEEP_SHARE);
     // Half the sweeps take any fill of at least a share of the size; the others only the whole size.
     const minFillQty = sweep && this.sweepRng.chance(0.5) ? share(instrument, baseQty, this.sweepRng.int(30, 90)) : null;
     const sweepFields = sweep ? { fill: 'SWEEP' as const, ...(minFillQty ? { minFillQty } : {}) } : {};
@@ -334,7 +334,7 @@ export class Driver {
       const quote = { token: instrument.quote, amount: usdc };
       return { rfqId: rfq.id, instrumentId: instrument.id, side: rfq.side, makerPays: rfq.side === 'BUY' ? base : quote, makerReceives: rfq.side === 'BUY' ? quote : base };
     }).map((body, i) => (divisible[i] ? { ...body, allOrNone: false } : body));
-    const bodies = instrument.perp ? await this.#perpBodies(maker, rfq, reordered ? 2 : 1) : await Promise.all(spot.map(async (body) => {
+    const bodies = instrument.perp ? await this.#perpBodies(maker, rfq, makerBaseQty, divisible) : await Promise.all(spot.map(async (body) => {
       if (!xchangeId) return body;
       const xchange = await xchangeBundle(chain!, { quoteId: xchangeId, expiration: rfq.settlementDeadline!, maker: maker.wallet!.address, signer: maker.adapterSigner!, makerPays: body.makerPays, makerReceives: body.makerReceives });
       return { ...body, xchange };
@@ -366,16 +366,17 @@ export class Driver {
    * (inside the book's first level, a basis point away, so the taker's IOC meets the maker's
    * ALO), on the venue's grid, the legs `p * s` exactly, with the maker's ALO and its cancel signed.
    */
-  async #perpBodies(maker: Actor, rfq: RfqModel, count: number) {
+  async #perpBodies(maker: Actor, rfq: RfqModel, size: string, divisible: boolean[]) {
     const asset: PerpAsset = { coin: 'ETH', index: 1, szDecimals: 4 };
     const mid = parseAmount(await this.#stack.venue!.mid(rfq.instrument.refPrice), 6, { field: 'mid' });
     const bodies = [];
-    for (let i = 0; i < count; i++) {
+    // On a sweep the maker's part (its order for that size), divisible as drawn.
+    for (const cut of divisible) {
       const offset = BigInt(this.rng.int(1, 3)) * 100_000n;
       const price = onPerpGrid(rfq.side === 'BUY' ? mid + offset : mid - offset, asset.szDecimals, rfq.side === 'BUY' ? 'up' : 'down');
-      const legs = perpMakerLegs({ side: rfq.side, asset, size: rfq.baseQty, price });
-      const orders = await signMakerOrders(maker.account, { side: rfq.side, asset, size: rfq.baseQty, price }, 'mainnet', maker.nonces);
-      bodies.push({ rfqId: rfq.id, instrumentId: rfq.instrument.id, side: rfq.side, makerPays: legs.makerPays, makerReceives: legs.makerReceives, ...orders });
+      const legs = perpMakerLegs({ side: rfq.side, asset, size, price });
+      const orders = await signMakerOrders(maker.account, { side: rfq.side, asset, size, price }, 'mainnet', maker.nonces);
+      bodies.push({ rfqId: rfq.id, instrumentId: rfq.instrument.id, side: rfq.side, makerPays: legs.makerPays, makerReceives: legs.makerReceives, ...orders, ...(cut ? { allOrNone: false } : {}) });
     }
     return bodies;
   }
@@ -483,6 +484,7 @@ export class Driver {
    * are the `quoteIds` answered, the same for a duplicate sent at once.
    */
   async #acceptSweep(taker: Actor, rfq: RfqModel, open: Quote[], picked: Quote, mode: 'right' | 'stale' | 'none', duplicate: boolean, action: string): Promise<void> {
+    if (rfq.instrument.perp) return this.#acceptPerpSweep(taker, rfq, open, duplicate, action);
     const form = this.sweepRng.weighted({ sweep: 4, quotes: 3, quoteId: 1 });
     const stale = (q: Quote) => mode === 'stale' && q === picked && q.version > 1;
     const version = (q: Quote) => (mode === 'none' ? {} : { expectedVersion: stale(q) ? q.version - 1 : q.version });
@@ -510,6 +512,46 @@ export class Driver {
     }
     const args = { rfqId: rfq.id, form, ...body, ...(race ? { race: `${race.cancel ? 'cancel' : 'requote'} ${race.quote.quoteId}` } : {}) };
     this.#record(taker.name, `${stale(picked) && named.includes(picked) ? `${action}(stale)` : action}(sweep)`, args, outcomes.map((o) => (o.ok ? `${o.value.status} ${((o.value as { quoteIds?: string[] }).quoteIds ?? [o.value.quoteId]).join('+')}` : o.code)).join(' | '), outcomes.some((o) => o.ok));
+  }
+
+  /**
+   * A perp sweep, as the client library takes it (PerpTaker.acceptSweep: ranks the open quotes,
+   * signs one IOC over the selection, names the quotes), now and then with a maker's cancel or
+   * re-price of one of them at the same moment. A selection short of `minFillQty` or a venue read
+   * the taker cannot make is refused on the taker's side (no accept sent), not a finding.
+   */
+  async #acceptPerpSweep(taker: Actor, rfq: RfqModel, open: Quote[], duplicate: boolean, action: string): Promise<void> {
+    const terms = { id: rfq.id, instrumentId: rfq.instrument.id, side: rfq.side, baseQty: rfq.baseQty, minFillQty: rfq.sweep!.minFillQty ?? rfq.baseQty, quoteLimit: rfq.quoteLimit };
+    const send = async () => {
+      try {
+        const { accepted } = await taker.perp!.acceptSweep(terms, open);
+        return accepted;
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        throw new ApiError(499, 'REFUSED_BY_TAKER', error instanceof Error ? error.message.split('\n')[0]! : String(error), undefined, new Headers());
+      }
+    };
+    const raceable = open.filter((q) => {
+      const qm = this.#model.quotes.get(q.quoteId);
+      return qm && !qm.cancelAcked && this.#stack.isRunning(this.#actor(qm.maker).node);
+    });
+    const race = raceable.length > 0 && this.sweepRng.chance(0.25) ? { quote: this.sweepRng.pick(raceable), cancel: this.sweepRng.chance(0.5) } : null;
+    // A venue refusal mid-sweep: one quoting maker's next order refused (its leg fails, a backup may take its place).
+    const refusedMaker = this.sweepRng.chance(0.35) ? this.#model.quotes.get(this.sweepRng.pick(open).quoteId)?.maker : undefined;
+    const refused = this.#actors.find((a) => a.role === 'maker' && a.name === refusedMaker) ?? null;
+    if (refused) {
+      await this.#stack.venue!.control.addFault({ match: { endpoint: 'exchange', action: 'order', user: refused.address }, effect: { type: 'reject', message: 'Insufficient margin to place order' }, count: 1 });
+    }
+    const accepts = Promise.all((duplicate ? [1, 2] : [1]).map(() => attempt(send, this.#findings, `accept ${taker.name}`)));
+    const [outcomes] = await Promise.all([accepts, race ? this.#raceAccept(rfq, race.quote, race.cancel) : Promise.resolve(null)]);
+    const answered = outcomes.flatMap((o) => (o.ok ? [o.value.quoteIds] : []));
+    const legs = answered[0];
+    if (legs) {
+      rfq.acceptedQuote = legs[0]!;
+      rfq.sweep!.acceptedLegs = legs;
+    }
+    const args = { rfqId: rfq.id, form: 'perp', ...(race ? { race: `${race.cancel ? 'cancel' : 'requote'} ${race.quote.quoteId}` } : {}), ...(refused ? { venueRefuses: refused.name } : {}) };
+    this.#record(taker.name, `${action}(perp sweep)`, args, outcomes.map((o) => (o.ok ? `${o.value.status} ${o.value.quoteIds.join('+')}` : o.code)).join(' | '), outcomes.some((o) => o.ok));
   }
 
   /** A maker's cancel or re-price of `quote` sent at the moment its RFQ is accepted (the submit records itself). */

@@ -54,7 +54,7 @@ export interface QuoteModel {
  * amount between maker and taker before the fee, the fee (quote token on both sides), and the
  * quote's legs as selected (decimal strings, cut if it was cut), what a payout pays.
  */
-export interface SweepLegModel { quoteId: string; base: bigint; quoteQty: bigint; fee: bigint; status: string; makerPays: string; makerReceives: string }
+export interface SweepLegModel { quoteId: string; base: bigint; quoteQty: bigint; fee: bigint; status: string; makerPays: string; makerReceives: string; /** A perp leg's share of the taker's fill, once SETTLED. */ perpFilledSize?: string | null }
 
 /** What a SWEEP RFQ adds: the `minFillQty` asked for, the legs the accept answered, the legs as last read. */
 export interface SweepModel {
@@ -201,6 +201,8 @@ export class Model {
    * holds its own, its `takerTotal` as selected (BUY what it pays, fee included; SELL its base).
    */
   sweepLock(rfq: RfqModel, status: string, selectedTakerTotals: string[]): { token: Token; amount: bigint } | null {
+    // A perp locks nothing: the taker trades from its venue account.
+    if (rfq.instrument.perp) return null;
     const token = rfq.side === 'BUY' ? rfq.instrument.quote : rfq.instrument.base;
     if (status === 'PENDING' && rfq.autoAccept) return { token, amount: units(token, rfq.side === 'BUY' ? rfq.quoteLimit! : rfq.baseQty) };
     if (status !== 'QUOTED') return null;

@@ -43,10 +43,11 @@ export interface SettlementClocks {
 
 /** The SQL condition "this QUOTED RFQ's deadline has passed on the clock that judges it" (`r` the RFQ, `q` its selected quote). */
 function overdue(c: SettlementClocks) {
-  // A sweep is judged by its first leg's clock and never left out by its mode: its legs of other
-  // modes end here (sweep-legs.ts leaves promised legs to expire-delivery.ts).
+  // A spot sweep is judged by its first leg's clock and never left out by its mode: its legs of
+  // other modes end here (sweep-legs.ts leaves promised legs to expire-delivery.ts). A perp sweep
+  // (its legs all perp) is its execution's alone, as a perp win is: its taker order may be at the venue.
   return sql<boolean>`r.settlement_deadline_secs < case when q.settlement_mode = any(${c.chainModes}::text[]) then ${c.chainSecs}::int8 else ${c.wallSecs}::int8 end
-    and (r.fill = 'SWEEP' or not coalesce(q.settlement_mode = any(${c.excludedModes}::text[]), false))`;
+    and ((r.fill = 'SWEEP' and coalesce(q.settlement_mode, '') <> 'perp') or not coalesce(q.settlement_mode = any(${c.excludedModes}::text[]), false))`;
 }
 
 /** Ids of the QUOTED RFQs past their settlement deadline, earliest deadline first. */

@@ -17,9 +17,11 @@ type Leg = { maker: VenueUser; size: string; price: string; allOrNone?: boolean 
 for (const backend of backends()) {
   describe(`perp sweep [${backend}]`, () => {
     let f: PerpFixture;
+    /** The service's clock, which one case sets past the settlement deadline. */
+    const clock = { offsetMs: 0, now: () => Date.now() + clock.offsetMs };
 
     before(async () => {
-      f = await PerpFixture.start(backend);
+      f = await PerpFixture.start(backend, { clock });
     });
     after(async () => {
       await f?.close();
@@ -163,6 +165,46 @@ for (const backend of backends()) {
       const again = await taker.client.acceptSweep(rfqId, (won === 0 ? both : alone) as never);
       assert.deepEqual(again.quoteIds, won === 0 ? quoteIds : [quoteIds[1]]);
       assert.equal((await f.callKinds(rfqId)).filter((c) => c.kind === 'takerOrder').length, 1);
+    });
+
+    it('the taker order applied and its reply lost: resolved by cloid, the leg SETTLED with its share', async () => {
+      const a = await f.perpMaker();
+      const taker = await f.perpTaker();
+      const { rfqId, quoteIds } = await sweepAuction(taker, 'SELL', '0.2', [{ maker: a, size: '0.2', price: '3499.9' }]);
+      const order = await takerOrder(taker.account, 'SELL', '0.2', '3499.9');
+      const c = (order.action['orders'] as { c: string }[])[0]!.c;
+      await f.control.addFault({ match: { action: 'order', cloid: c }, effect: { type: 'timeoutAfterApply', holdMs: 300 }, count: 1 });
+      await taker.client.acceptSweep(rfqId, { quotes: [{ quoteId: quoteIds[0]!, expectedVersion: 1 }], perpTakerOrder: order } as never);
+      const rfq = await eventually(() => taker.client.getRfq(rfqId), ended);
+      assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+      assert.equal((await taker.client.getQuote(quoteIds[0]!)).perpFilledSize, '0.2');
+      assert.equal(await f.ethPosition(taker.account.address), '-0.2');
+    });
+
+    it('the settlement deadline passing while the taker order is at the venue leaves the sweep to its execution (SETTLED)', async () => {
+      const a = await f.perpMaker();
+      const b = await f.perpMaker();
+      const taker = await f.perpTaker();
+      const { rfqId, quoteIds } = await sweepAuction(taker, 'BUY', '0.2', [
+        { maker: a, size: '0.1', price: '3500.1' },
+        { maker: b, size: '0.1', price: '3500.2' },
+      ]);
+      const order = await takerOrder(taker.account, 'BUY', '0.2', '3500.2');
+      const c = (order.action['orders'] as { c: string }[])[0]!.c;
+      // The venue applies the taker's order and holds its reply while the deadline passes.
+      await f.control.addFault({ match: { action: 'order', cloid: c }, effect: { type: 'timeoutAfterApply', holdMs: 4000 }, count: 1 });
+      await taker.client.acceptSweep(rfqId, { quotes: quoteIds.map((quoteId) => ({ quoteId, expectedVersion: 1 })), perpTakerOrder: order } as never);
+      await waitUntil(() => f.h.node.store.db.selectFrom('perp_executions').select('phase').where('rfq_id', '=', rfqId).executeTakeFirst(), (e) => e?.phase === 'takerSending', 'the taker order sent');
+      clock.offsetMs = 3_600_000;
+      try {
+        await f.h.node.afterPass('settlement-expiry');
+      } finally {
+        clock.offsetMs = 0;
+      }
+      assert.equal((await taker.client.getRfq(rfqId)).status, 'QUOTED', 'the settlement expiry left the perp sweep alone');
+      const rfq = await eventually(() => taker.client.getRfq(rfqId), ended, 20_000);
+      assert.equal(rfq.status, 'SETTLED', JSON.stringify(rfq));
+      assert.equal(await f.ethPosition(taker.account.address), '0.2');
     });
 
     it('legs resting short of minFillQty: FAILED EXECUTION_NOT_FILLED and the taker order never sent', async () => {
