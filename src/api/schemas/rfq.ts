@@ -187,6 +187,7 @@ export const AcceptRequest = Type.Object(
     /** One quote. Exactly one of quoteId, sweep and quotes. */
     quoteId: Type.Optional(Id),
     expectedVersion: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+    /** A perp RFQ: the taker's signed IOC for the quote, or on a SWEEP for the selection (its size at the worst selected price). */
     perpTakerOrder: Type.Optional(Type.Unknown()),
     /** SWEEP RFQ: take the sweep as the service ranks it. */
     sweep: Type.Optional(Type.Literal(true)),
