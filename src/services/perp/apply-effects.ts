@@ -18,6 +18,7 @@ import type { Tx } from '../../store/transaction.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { rfqState } from '../rfq/persist-transition.ts';
 import { quoteTerms, type QuoteRow, type RfqRow } from '../rfq/rows.ts';
+import { fillRecord, selectedLegFields } from '../rfq/accept-sweep.ts';
 import { recordMakerFailure } from '../settlement/maker-failures.ts';
 import type { StagedWrites } from './staged-writes.ts';
 
@@ -69,24 +70,17 @@ export async function syncSweepFills(c: EffectContext): Promise<void> {
   c.rfq = await c.writes.rfq(c.rfq, c.rfq.status, [], { sweep_fills: fills });
 }
 
-/** A leg's quote as selected: a cut leg's legs rewritten to its size, its quote leg scaled in the maker's favour. */
+/**
+ * A leg's quote as selected, as a spot sweep writes it (accept-sweep.ts): a cut leg's legs
+ * rewritten to its size, its quote leg scaled in the maker's favour; no fee (the venue bills the taker).
+ */
 function cutLeg(c: EffectContext, quote: QuoteRow, plan: SweepLegPlan) {
   const side = c.rfq.side;
   const legs = quoteTerms(quote);
-  const base = BigInt(plan.baseQty);
-  const quoteQty = plan.cut ? cutQuoteAmountInMakersFavour(side, legs, base) : quoteQuoteAmount(side, legs);
-  const fill: SweepFillRecord = { quoteId: quote.id, baseQty: base.toString(), quoteQty: quoteQty.toString(), takerFee: '0', takerQuoteAmount: quoteQty.toString(), cut: plan.cut, status: 'SELECTED', txHash: null };
-  if (!plan.cut) return { fields: {}, fill };
-  return {
-    fill,
-    fields: {
-      maker_pays_amount: side === 'BUY' ? base : quoteQty,
-      maker_receives_amount: side === 'BUY' ? quoteQty : base,
-      taker_fee: 0n,
-      taker_total: side === 'BUY' ? quoteQty : base,
-      selected_qty: base,
-    },
-  };
+  const baseQty = BigInt(plan.baseQty);
+  const quoteQty = plan.cut ? cutQuoteAmountInMakersFavour(side, legs, baseQty) : quoteQuoteAmount(side, legs);
+  const leg = { baseQty, quoteQty, cut: plan.cut, takerFee: 0n, takerQuoteAmount: quoteQty };
+  return { fields: selectedLegFields(side, leg), fill: fillRecord(leg, { id: quote.id, status: 'SELECTED', tx_hash: null }) };
 }
 
 async function selectSweepLegs(c: EffectContext, legs: readonly SweepLegPlan[], cascade: readonly string[]): Promise<void> {

@@ -209,7 +209,7 @@ function namedQuotes(rfq: RfqRow, instrument: Instrument, quotes: readonly Quote
 }
 
 /** A leg's quote as selected: a cut quote's legs and totals rewritten to the cut, with `selected_qty`. */
-export function selectedLegFields(side: Side, leg: SweepLeg<Ranked>): Pick<QuoteOutcomeFields, 'maker_pays_amount' | 'maker_receives_amount' | 'taker_fee' | 'taker_total' | 'selected_qty'> {
+export function selectedLegFields(side: Side, leg: Pick<SweepLeg<Ranked>, 'baseQty' | 'quoteQty' | 'takerFee' | 'takerQuoteAmount' | 'cut'>): Pick<QuoteOutcomeFields, 'maker_pays_amount' | 'maker_receives_amount' | 'taker_fee' | 'taker_total' | 'selected_qty'> {
   if (!leg.cut) return {};
   return {
     maker_pays_amount: side === 'BUY' ? leg.baseQty : leg.quoteQty,

@@ -49,6 +49,18 @@ for (const backend of backends()) {
       return fraction ? `${whole}.${fraction}` : `${whole}`;
     }
 
+    /** A BUY sweep of 0.2 ETH quoted 0.1 at 3500.1 and 0.1 at 3500.2 by two makers, in that order. */
+    async function twoMakerBuy() {
+      const a = await f.perpMaker();
+      const b = await f.perpMaker();
+      const taker = await f.perpTaker();
+      const auction = await sweepAuction(taker, 'BUY', '0.2', [
+        { maker: a, size: '0.1', price: '3500.1' },
+        { maker: b, size: '0.1', price: '3500.2' },
+      ]);
+      return { a, b, taker, ...auction };
+    }
+
     const legsOf = (rfq: unknown) => ((rfq as { fills?: Array<{ quoteId: string; baseQty: string; status: string }> }).fills ?? []);
 
     it('three makers fill one BUY: three ALOs rest, one IOC at the worst price takes them, every leg SETTLED', async () => {
@@ -126,13 +138,7 @@ for (const backend of backends()) {
     });
 
     it('a taker order not signed over the selection is refused: every leg FAILED, the RFQ still PENDING', async () => {
-      const a = await f.perpMaker();
-      const b = await f.perpMaker();
-      const taker = await f.perpTaker();
-      const { rfqId, quoteIds } = await sweepAuction(taker, 'BUY', '0.2', [
-        { maker: a, size: '0.1', price: '3500.1' },
-        { maker: b, size: '0.1', price: '3500.2' },
-      ]);
+      const { taker, rfqId, quoteIds } = await twoMakerBuy();
       // The best leg's price, not the worst: the IOC would not cross the second maker's order.
       await taker.client.acceptSweep(rfqId, { sweep: true, perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.2', '3500.1') } as never);
       for (const id of quoteIds) await eventually(() => taker.client.getQuote(id), (q) => q.status === 'FAILED');
@@ -141,13 +147,7 @@ for (const backend of backends()) {
     });
 
     it('two accepts of one perp sweep at once: one executes, the other is 409; the winning accept again is its replay', async () => {
-      const a = await f.perpMaker();
-      const b = await f.perpMaker();
-      const taker = await f.perpTaker();
-      const { rfqId, quoteIds } = await sweepAuction(taker, 'BUY', '0.2', [
-        { maker: a, size: '0.1', price: '3500.1' },
-        { maker: b, size: '0.1', price: '3500.2' },
-      ]);
+      const { taker, rfqId, quoteIds } = await twoMakerBuy();
       // Two selections: both quotes, or the second alone (its own order for its own size and price).
       const both = { quotes: quoteIds.map((quoteId) => ({ quoteId, expectedVersion: 1 })), perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.2', '3500.2') };
       const alone = { quotes: [{ quoteId: quoteIds[1]!, expectedVersion: 1 }], perpTakerOrder: await takerOrder(taker.account, 'BUY', '0.1', '3500.2') };
@@ -182,13 +182,7 @@ for (const backend of backends()) {
     });
 
     it('the settlement deadline passing while the taker order is at the venue leaves the sweep to its execution (SETTLED)', async () => {
-      const a = await f.perpMaker();
-      const b = await f.perpMaker();
-      const taker = await f.perpTaker();
-      const { rfqId, quoteIds } = await sweepAuction(taker, 'BUY', '0.2', [
-        { maker: a, size: '0.1', price: '3500.1' },
-        { maker: b, size: '0.1', price: '3500.2' },
-      ]);
+      const { taker, rfqId, quoteIds } = await twoMakerBuy();
       const order = await takerOrder(taker.account, 'BUY', '0.2', '3500.2');
       const c = (order.action['orders'] as { c: string }[])[0]!.c;
       // The venue applies the taker's order and holds its reply while the deadline passes.
